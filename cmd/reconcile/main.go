@@ -1,12 +1,20 @@
+// Command reconcile is the reporting and reconciliation batch job: it pulls
+// an organization's recurring billing, transactions, BIN attributes and
+// merchant journals from the payments platform into DuckDB, runs
+// reconciliation and audit checks in SQL, and publishes an Excel workbook,
+// Parquet datasets and a DuckDB file.
 package main
 
 import (
-	_ "github.com/duckdb/duckdb-go/v2"
-	_ "github.com/robfig/cron/v3"
-	_ "github.com/xuri/excelize/v2"
-	_ "go.yaml.in/yaml/v3"
-	_ "golang.org/x/sync/errgroup"
-	_ "golang.org/x/time/rate"
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
 )
 
-func main() {}
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	stop()
+	os.Exit(code)
+}

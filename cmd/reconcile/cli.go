@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/reconcile/reconcile/ingest"
+)
+
+// Exit codes (a contract: cron and schedulers read them).
+const (
+	exitOK          = 0
+	exitFailed      = 1   // the run failed: bad config, no credentials, database locked, ...
+	exitPartial     = 3   // some members failed; the rest were loaded and reported
+	exitInterrupted = 130 // SIGINT or SIGTERM
+)
+
+// errPartial marks a run that finished with some members failed.
+var errPartial = errors.New("some members failed")
+
+// version is set at build time with -ldflags "-X main.version=..."; the
+// module version from the build info is used otherwise.
+var version = ""
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += "+" + s.Value[:12]
+			}
+		}
+		if v != "" {
+			return v
+		}
+	}
+	return "dev"
+}
+
+// env is the process environment a command runs in; tests pass their own.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+const usage = `reconcile: reporting and reconciliation for the payments platform
+
+Usage:
+  reconcile run       one batch run (what cron calls)
+  reconcile sandbox   serve the simulated platform on an address
+  reconcile sql       read-only ad-hoc SQL over a DuckDB file
+  reconcile version   print the version
+
+Run "reconcile <command> -h" for a command's flags.
+
+Exit codes:
+  0    all members reconciled
+  1    the run failed (bad config, no credentials, database locked, ...)
+  3    partial: some members failed, the rest were loaded and reported
+  130  interrupted
+`
+
+// run is the whole CLI, callable in-process by tests.
+func run(ctx context.Context, args []string, e env) int {
+	if len(args) == 0 {
+		fmt.Fprint(e.stderr, usage)
+		return exitFailed
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "run":
+		err = cmdRun(ctx, rest, e)
+	case "sandbox":
+		err = cmdSandbox(ctx, rest, e)
+	case "sql":
+		err = cmdSQL(ctx, rest, e)
+	case "version", "--version", "-version":
+		fmt.Fprintln(e.stdout, "reconcile", buildVersion())
+	case "help", "-h", "--help":
+		fmt.Fprint(e.stdout, usage)
+	default:
+		fmt.Fprintf(e.stderr, "reconcile: unknown command %q\n\n%s", cmd, usage)
+		return exitFailed
+	}
+	return exitCode(ctx, err, e.stderr)
+}
+
+// exitCode maps a command's error to the process exit code, in one place.
+func exitCode(ctx context.Context, err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errPartial):
+		fmt.Fprintln(stderr, "reconcile: partial run:", err)
+		return exitPartial
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "reconcile: interrupted")
+		return exitInterrupted
+	case errors.Is(err, ingest.ErrDatabaseLocked):
+		fmt.Fprintln(stderr, "reconcile:", err)
+		fmt.Fprintln(stderr, "reconcile: another reconcile run (or a program with the file open for writing) holds the database; wait for it to finish")
+		return exitFailed
+	default:
+		fmt.Fprintln(stderr, "reconcile:", err)
+		return exitFailed
+	}
+}
+
+// newLogger writes JSON lines when stderr is not a terminal (cron, files,
+// log collectors) and readable text on a terminal.
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	if isTerminal(w) {
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return slog.New(slog.NewJSONHandler(w, opts)), nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// prints its usage with examples to the command's stderr.
+func newFlagSet(name, synopsis, examples string, e env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: reconcile %s\n\n%s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+		if examples != "" {
+			fmt.Fprintf(e.stderr, "\nExamples:\n%s", examples)
+		}
+		fmt.Fprintf(e.stderr, "\nExit codes: 0 ok, 1 failed, 3 partial (some members failed), 130 interrupted.\n")
+	}
+	return fs
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

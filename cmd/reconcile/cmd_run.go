@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/reports"
+	"github.com/reconcile/reconcile/sandbox"
+)
+
+// runOptions are the flags of `reconcile run` (DESIGN.md's table, plus a
+// few operational ones).
+type runOptions struct {
+	config         string
+	baseURL        string
+	organizationID string
+	portfolioID    string
+	keyID          string
+	secretFile     string
+	date           string
+	lookback       int
+	journal        string
+	db             string
+	out            string
+	concurrency    int
+	rate           float64
+	groups         string
+	shard          string
+	memberTimeout  time.Duration
+	logLevel       string
+	sandboxSeed    int64
+	sandboxScale   string
+}
+
+const runExamples = `  reconcile run                                    # embedded sandbox, yesterday
+  reconcile run --date 2026-11-20 --lookback 3
+  RECONCILE_SECRET=$(cat key.b64) reconcile run --base-url https://api.example.com \
+      --organization-id myorg --key-id 1a2b3c --journal '/var/log/payments/*.ndjson'
+  reconcile run --config reconcile.yaml --shard 0/4
+`
+
+func cmdRun(ctx context.Context, args []string, e env) error {
+	var o runOptions
+	fs := newFlagSet("run [flags]", "One batch run: pull every member of the organization's groups, reconcile, publish.", runExamples, e)
+	fs.StringVar(&o.config, "config", e.getenv("RECONCILE_CONFIG"), "YAML config file of flag: value pairs")
+	fs.StringVar(&o.baseURL, "base-url", "", "platform base URL; empty starts the embedded sandbox on a loopback port")
+	fs.StringVar(&o.organizationID, "organization-id", "", "organization whose groups are reconciled (default: the sandbox's)")
+	fs.StringVar(&o.portfolioID, "portfolio-id", "", "merchant ID that owns the key (signing identity); default = organization")
+	fs.StringVar(&o.keyID, "key-id", "", "shared-secret key ID")
+	fs.StringVar(&o.secretFile, "secret-file", "", "file holding the base64 shared secret (RECONCILE_SECRET also accepted)")
+	fs.StringVar(&o.date, "date", "", "business day, UTC (YYYY-MM-DD): transactions submitted that day (default yesterday)")
+	fs.IntVar(&o.lookback, "lookback", 3, "extra days re-read before --date for late or changed records")
+	fs.StringVar(&o.journal, "journal", "", "glob of merchant journal files (NDJSON) to import")
+	fs.StringVar(&o.db, "db", "reconcile.duckdb", "DuckDB working file")
+	fs.StringVar(&o.out, "out", "out", "output folder")
+	fs.IntVar(&o.concurrency, "concurrency", 8, "members processed at once")
+	fs.Float64Var(&o.rate, "rate", 20, "requests per second, whole run")
+	fs.StringVar(&o.groups, "groups", "", "only these group IDs (comma separated)")
+	fs.StringVar(&o.shard, "shard", "0/1", "i/n: this process takes members whose hash mod n = i")
+	fs.DurationVar(&o.memberTimeout, "member-timeout", 15*time.Minute, "time limit for one member's pull")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.Int64Var(&o.sandboxSeed, "sandbox-seed", 7, "embedded sandbox only: data seed")
+	fs.StringVar(&o.sandboxScale, "sandbox-scale", "small", "embedded sandbox only: small, medium, large or members=N,subscriptions=N")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
+	}
+	if err := applyLayers(fs, e.getenv, o.config); err != nil {
+		return err
+	}
+	log, err := newLogger(e.stderr, o.logLevel)
+	if err != nil {
+		return err
+	}
+	return runRun(ctx, o, e, log)
+}
+
+func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
+	now := time.Now().UTC()
+	date, err := businessDate(o.date, now)
+	if err != nil {
+		return err
+	}
+	shard, err := groups.ParseShard(o.shard)
+	if err != nil {
+		return err
+	}
+	if o.concurrency < 1 {
+		return fmt.Errorf("--concurrency must be at least 1")
+	}
+	if o.rate <= 0 {
+		return fmt.Errorf("--rate must be positive")
+	}
+	if o.lookback < 0 {
+		return fmt.Errorf("--lookback must not be negative")
+	}
+
+	creds, baseURL, journal := platform.Credentials{}, o.baseURL, o.journal
+	org := o.organizationID
+	if baseURL == "" {
+		sb, err := startEmbeddedSandbox(ctx, o, date, log)
+		if err != nil {
+			return err
+		}
+		defer sb.close()
+		baseURL, creds, journal = sb.url, sb.creds, firstNonEmpty(journal, sb.journalGlob)
+		org = firstNonEmpty(org, sb.organizationID)
+	} else {
+		if creds, err = loadCredentials(o, e.getenv); err != nil {
+			return err
+		}
+		if org == "" {
+			return errors.New("--organization-id is required with --base-url")
+		}
+	}
+	if creds.PortfolioID == "" {
+		creds.PortfolioID = org
+	}
+
+	limiter := rate.NewLimiter(rate.Limit(o.rate), max(1, min(int(o.rate), o.concurrency)))
+	client, err := platform.NewClient(baseURL, creds,
+		platform.WithRateLimiter(limiter),
+		platform.WithUserAgent("reconcile/"+buildVersion()))
+	if err != nil {
+		return err
+	}
+
+	store, err := ingest.Open(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	res, err := ingest.Run(ctx, store, ingest.Options{
+		Client:         client,
+		OrganizationID: org,
+		BusinessDate:   date,
+		Lookback:       o.lookback,
+		JournalGlob:    journal,
+		Concurrency:    o.concurrency,
+		MemberTimeout:  o.memberTimeout,
+		GroupIDs:       splitList(o.groups),
+		Shard:          shard,
+		Version:        buildVersion(),
+		Logger:         log,
+	})
+	if err != nil {
+		return err
+	}
+	pub, err := reports.Publish(ctx, store.Conn(), o.out, reports.Run{
+		RunID:        res.RunID,
+		BusinessDate: res.BusinessDate,
+		Window:       reports.Window(res.Window),
+		StartedAt:    res.StartedAt,
+		FinishedAt:   res.FinishedAt,
+		Status:       res.Status,
+		Members:      map[string]int{"ok": res.MembersOK, "failed": len(res.Failed)},
+		Version:      buildVersion(),
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
+		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
+		"retries", res.Retries, "output", pub.Dir)
+	printSummary(e, res, pub, o.db)
+	if res.Status != "ok" {
+		var parts []string
+		if n := len(res.Failed); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d members failed", n, res.Members))
+		}
+		if n := len(res.Problems); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d other problem(s): %s", n, res.Problems[0]))
+		}
+		return fmt.Errorf("%w: %s", errPartial, strings.Join(parts, "; "))
+	}
+	return nil
+}
+
+func printSummary(e env, res *ingest.Result, pub *reports.Published, db string) {
+	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries\n",
+		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries)
+	for _, f := range res.Failed {
+		fmt.Fprintf(e.stdout, "  failed %s: %s\n", f.MerchantID, f.Error)
+	}
+	var total int64
+	for _, n := range res.Findings {
+		total += n
+	}
+	fmt.Fprintf(e.stdout, "findings: %d\n", total)
+	for _, k := range sortedKeys(res.Findings) {
+		fmt.Fprintf(e.stdout, "  %-32s %d\n", k, res.Findings[k])
+	}
+	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s\ndatabase: %s\n", pub.Workbook, pub.Manifest, pub.Snapshot, db)
+}
+
+// businessDate parses --date, or returns yesterday (UTC).
+func businessDate(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		y := now.AddDate(0, 0, -1)
+		return time.Date(y.Year(), y.Month(), y.Day(), 0, 0, 0, 0, time.UTC), nil
+	}
+	d, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--date %q: want YYYY-MM-DD", s)
+	}
+	return d, nil
+}
+
+// loadCredentials reads the key ID and the secret: from --secret-file, else
+// RECONCILE_SECRET. A secret is never taken from a flag's value, so it does
+// not show in process listings or shell history.
+func loadCredentials(o runOptions, getenv func(string) string) (platform.Credentials, error) {
+	if o.keyID == "" {
+		return platform.Credentials{}, errors.New("no credentials: --key-id (or RECONCILE_KEY_ID) is required with --base-url")
+	}
+	var b64 string
+	switch {
+	case o.secretFile != "":
+		b, err := os.ReadFile(o.secretFile)
+		if err != nil {
+			return platform.Credentials{}, fmt.Errorf("read secret: %w", err)
+		}
+		b64 = strings.TrimSpace(string(b))
+	case getenv("RECONCILE_SECRET") != "":
+		b64 = strings.TrimSpace(getenv("RECONCILE_SECRET"))
+	default:
+		return platform.Credentials{}, errors.New("no credentials: give --secret-file or RECONCILE_SECRET with --base-url")
+	}
+	secret, err := platform.NewSecret(b64)
+	if err != nil {
+		return platform.Credentials{}, fmt.Errorf("secret: %w", err)
+	}
+	return platform.Credentials{KeyID: o.keyID, Secret: secret, PortfolioID: o.portfolioID}, nil
+}
+
+// embeddedSandbox is the simulated platform a run starts when no --base-url
+// is given, so that `reconcile run` works on a fresh machine with no account.
+type embeddedSandbox struct {
+	url            string
+	creds          platform.Credentials
+	organizationID string
+	journalGlob    string
+	close          func()
+}
+
+func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, log *slog.Logger) (*embeddedSandbox, error) {
+	scale, err := sandbox.ParseScale(o.sandboxScale)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := sandbox.New(sandbox.Config{Seed: o.sandboxSeed, Scale: scale, BusinessDate: date, Lookback: o.lookback})
+	if err != nil {
+		return nil, fmt.Errorf("embedded sandbox: %w", err)
+	}
+	cfg := srv.Config()
+	// The sandbox's journals and ground truth go beside the outputs, so a
+	// newcomer can compare the run's findings with what the sandbox planted.
+	dir := filepath.Join(o.out, "sandbox")
+	journals := filepath.Join(dir, "journals-"+date.Format("2006-01-02"))
+	if _, err := srv.WriteJournals(journals); err != nil {
+		return nil, fmt.Errorf("embedded sandbox: write journals: %w", err)
+	}
+	truth := filepath.Join(dir, "ground-truth-"+date.Format("2006-01-02")+".json")
+	if err := srv.WriteGroundTruth(truth); err != nil {
+		return nil, fmt.Errorf("embedded sandbox: write ground truth: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("embedded sandbox: listen: %w", err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	secret, err := platform.NewSecret(sandbox.DefaultSecret)
+	if err != nil {
+		hs.Close()
+		return nil, err
+	}
+	url := "http://" + ln.Addr().String()
+	log.Info("embedded sandbox started", "url", url, "seed", o.sandboxSeed, "scale", scale.String(),
+		"journals", journals, "ground_truth", truth)
+	return &embeddedSandbox{
+		url:            url,
+		creds:          platform.Credentials{KeyID: cfg.KeyID, Secret: secret, PortfolioID: cfg.OrganizationID},
+		organizationID: cfg.OrganizationID,
+		journalGlob:    filepath.Join(journals, "*.ndjson"),
+		close: func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			hs.Shutdown(sctx)
+		},
+	}, nil
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/reconcile/reconcile/sandbox"
+)
+
+type sandboxOptions struct {
+	addr, scale, date, organizationID, keyID, secretFile string
+	groundTruth, journalDir                              string
+	seed                                                 int64
+	lookback                                             int
+	faults                                               sandbox.Faults
+	failMembers                                          string
+}
+
+const sandboxExamples = `  reconcile sandbox --addr 127.0.0.1:8080 --seed 7 --scale small
+  reconcile sandbox --scale medium --ground-truth truth.json --journal-dir journals/
+  reconcile sandbox --latency 50ms --jitter 20ms --rate-limit-rate 0.05 --fail-members sbxmid000003:403
+`
+
+func cmdSandbox(ctx context.Context, args []string, e env) error {
+	var o sandboxOptions
+	fs := newFlagSet("sandbox [flags]", "Serve the simulated platform: every endpoint the product reads, signature checks, deterministic data with planted anomalies.", sandboxExamples, e)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.Int64Var(&o.seed, "seed", 7, "data seed: the same seed, scale and date give the same data")
+	fs.StringVar(&o.scale, "scale", "small", "small, medium, large, or members=N,subscriptions=N,groups=N")
+	fs.StringVar(&o.date, "date", "", "business day the data centres on (default yesterday, UTC)")
+	fs.IntVar(&o.lookback, "lookback", 3, "lookback of the run the ground truth is written for")
+	fs.StringVar(&o.organizationID, "organization-id", "", "organization ID (default "+sandbox.DefaultOrganizationID+")")
+	fs.StringVar(&o.keyID, "key-id", "", "key ID accepted (default "+sandbox.DefaultKeyID+")")
+	fs.StringVar(&o.secretFile, "secret-file", "", "file with the base64 shared secret accepted (default: the documented test secret)")
+	fs.StringVar(&o.groundTruth, "ground-truth", "", "write the findings a correct reconciliation must report to this JSON file")
+	fs.StringVar(&o.journalDir, "journal-dir", "", "write the simulated merchants' journals (NDJSON) into this folder")
+	fs.DurationVar(&o.faults.Latency, "latency", 0, "fault: delay every response by this much")
+	fs.DurationVar(&o.faults.Jitter, "jitter", 0, "fault: plus a random delay up to this much")
+	fs.Float64Var(&o.faults.ErrorRate, "error-rate", 0, "fault: fraction of requests answered 503")
+	fs.Float64Var(&o.faults.RateLimitRate, "rate-limit-rate", 0, "fault: fraction of requests answered 429 with Retry-After")
+	fs.DurationVar(&o.faults.RetryAfter, "retry-after", time.Second, "fault: the Retry-After sent with 429")
+	fs.Float64Var(&o.faults.TruncateRate, "truncate-rate", 0, "fault: fraction of 2xx bodies cut in half")
+	fs.StringVar(&o.failMembers, "fail-members", "", "fault: MID:status,... answered to every request for those members (403 or 500)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("sandbox: unexpected argument %q", fs.Arg(0))
+	}
+	scale, err := sandbox.ParseScale(o.scale)
+	if err != nil {
+		return err
+	}
+	cfg := sandbox.Config{Seed: o.seed, Scale: scale, OrganizationID: o.organizationID, KeyID: o.keyID,
+		Lookback: o.lookback, Faults: o.faults}
+	if o.date != "" {
+		if cfg.BusinessDate, err = businessDate(o.date, time.Now()); err != nil {
+			return err
+		}
+	}
+	secretB64 := sandbox.DefaultSecret
+	if o.secretFile != "" {
+		b, err := os.ReadFile(o.secretFile)
+		if err != nil {
+			return fmt.Errorf("read secret: %w", err)
+		}
+		secretB64 = strings.TrimSpace(string(b))
+		if cfg.Secret, err = base64.StdEncoding.DecodeString(secretB64); err != nil {
+			return errors.New("secret file: not base64")
+		}
+	}
+	if o.failMembers != "" {
+		if cfg.Faults.FailMembers, err = sandbox.ParseFailMembers(o.failMembers); err != nil {
+			return err
+		}
+	}
+	srv, err := sandbox.New(cfg)
+	if err != nil {
+		return err
+	}
+	cfg = srv.Config()
+	if o.groundTruth != "" {
+		if err := srv.WriteGroundTruth(o.groundTruth); err != nil {
+			return err
+		}
+	}
+	if o.journalDir != "" {
+		if _, err := srv.WriteJournals(o.journalDir); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "sandbox serving http://%s\n", ln.Addr())
+	fmt.Fprintf(e.stdout, "  organization %s, %d members, business date %s, seed %d, scale %s\n",
+		cfg.OrganizationID, len(srv.Members()), cfg.BusinessDate.Format("2006-01-02"), cfg.Seed, cfg.Scale)
+	fmt.Fprintf(e.stdout, "  key id %s, shared secret (base64) %s — test credentials, not secret\n", cfg.KeyID, secretB64)
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("sandbox: %w", err)
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+		return nil
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// applyLayers gives each flag not set on the command line its value from
+// the environment (RECONCILE_<FLAG_IN_UPPER_SNAKE>), else from the config
+// file (keys are flag names), else its default: flag > env > file > default.
+func applyLayers(fs *flag.FlagSet, getenv func(string) string, configPath string) error {
+	file := map[string]string{}
+	if configPath != "" {
+		var err error
+		if file, err = readConfig(configPath); err != nil {
+			return err
+		}
+		var unknown []string
+		for k := range file {
+			if fs.Lookup(k) == nil {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			sort.Strings(unknown)
+			return fmt.Errorf("config %s: unknown setting(s) %s", configPath, strings.Join(unknown, ", "))
+		}
+	}
+	onCommandLine := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if err != nil || onCommandLine[f.Name] || f.Name == "config" {
+			return
+		}
+		name := envName(f.Name)
+		if v := getenv(name); v != "" {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("environment %s=%q: %w", name, v, e)
+			}
+			return
+		}
+		if v, ok := file[f.Name]; ok {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("config %s: %s: %q: %w", configPath, f.Name, v, e)
+			}
+		}
+	})
+	return err
+}
+
+// envName is RECONCILE_ and the flag name in upper snake case.
+func envName(flagName string) string {
+	return "RECONCILE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// readConfig reads a YAML file of flag-name: value pairs. Lists become
+// comma-separated values (e.g. groups: [1001, 1002]).
+func readConfig(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	out := map[string]string{}
+	for k, v := range raw {
+		switch x := v.(type) {
+		case nil:
+		case []any:
+			parts := make([]string, len(x))
+			for i, p := range x {
+				parts[i] = fmt.Sprint(p)
+			}
+			out[k] = strings.Join(parts, ",")
+		case time.Time: // YAML reads an unquoted 2026-11-20 as a timestamp
+			if x.Equal(x.Truncate(24 * time.Hour)) {
+				out[k] = x.Format("2006-01-02")
+			} else {
+				out[k] = x.Format(time.RFC3339)
+			}
+		case map[string]any:
+			return nil, fmt.Errorf("config %s: %s: want a value, not a mapping", path, k)
+		default:
+			out[k] = fmt.Sprint(x)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,502 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/sandbox"
+)
+
+var testDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+
+// fixture is a sandbox on real loopback HTTP with its journals and ground truth on disk.
+type fixture struct {
+	srv      *sandbox.Server
+	url      string
+	dir      string
+	journals string
+	truth    *sandbox.GroundTruth
+}
+
+func newFixture(t *testing.T, cfg sandbox.Config) *fixture {
+	t.Helper()
+	if cfg.Scale.Name == "" {
+		var err error
+		if cfg.Scale, err = sandbox.ParseScale("small"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cfg.BusinessDate.IsZero() {
+		cfg.BusinessDate = testDate
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = 7
+	}
+	srv, err := sandbox.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	dir := t.TempDir()
+	journals := filepath.Join(dir, "journals")
+	if _, err := srv.WriteJournals(journals); err != nil {
+		t.Fatal(err)
+	}
+	truth, err := srv.GroundTruth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{srv: srv, url: hs.URL, dir: dir, journals: journals, truth: truth}
+}
+
+// runCLI runs the CLI in-process and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, extraEnv map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	getenv := func(k string) string { return extraEnv[k] }
+	code := run(context.Background(), args, env{stdout: &stdout, stderr: &stderr, getenv: getenv})
+	return code, stdout.String(), stderr.String()
+}
+
+func (f *fixture) runArgs(db, out string, extra ...string) []string {
+	cfg := f.srv.Config()
+	args := []string{"run", "--base-url", f.url, "--organization-id", cfg.OrganizationID,
+		"--key-id", cfg.KeyID, "--date", cfg.BusinessDate.Format("2006-01-02"),
+		"--lookback", fmt.Sprint(cfg.Lookback), "--journal", filepath.Join(f.journals, "*.ndjson"),
+		"--db", db, "--out", out, "--rate", "5000", "--concurrency", "4"}
+	return append(args, extra...)
+}
+
+var sandboxEnv = map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret}
+
+type findingKey struct{ Kind, MerchantID, EntityID, Amount, Currency string }
+
+func truthSet(gt *sandbox.GroundTruth, skip func(merchantID string) bool) map[findingKey]bool {
+	out := map[findingKey]bool{}
+	for kind, fs := range gt.Findings {
+		for _, f := range fs {
+			if skip != nil && skip(f.MerchantID) {
+				continue
+			}
+			out[findingKey{kind, f.MerchantID, f.EntityID, f.Amount, f.Currency}] = true
+		}
+	}
+	return out
+}
+
+func openReadOnly(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	c, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func dbFindings(t *testing.T, db *sql.DB, runID string) map[findingKey]bool {
+	t.Helper()
+	rows, err := db.Query(`SELECT kind, merchant_id, entity_id, coalesce(CAST(amount AS VARCHAR), ''), coalesce(currency, '')
+		FROM findings WHERE run_id = ?`, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[findingKey]bool{}
+	for rows.Next() {
+		var k findingKey
+		if err := rows.Scan(&k.Kind, &k.MerchantID, &k.EntityID, &k.Amount, &k.Currency); err != nil {
+			t.Fatal(err)
+		}
+		out[k] = true
+	}
+	return out
+}
+
+// compareFindings reports every finding missing from or extra to the ground truth.
+func compareFindings(t *testing.T, got, want map[findingKey]bool) {
+	t.Helper()
+	var missing, extra []string
+	for k := range want {
+		if !got[k] {
+			missing = append(missing, fmt.Sprintf("%+v", k))
+		}
+	}
+	for k := range got {
+		if !want[k] {
+			extra = append(extra, fmt.Sprintf("%+v", k))
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing) > 0 || len(extra) > 0 {
+		t.Errorf("findings differ from ground truth: %d missing, %d extra\nmissing:\n  %s\nextra:\n  %s",
+			len(missing), len(extra), strings.Join(missing, "\n  "), strings.Join(extra, "\n  "))
+	}
+}
+
+func TestRunMatchesGroundTruth(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	work := t.TempDir()
+	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+
+	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	if code != exitOK {
+		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	want := truthSet(f.truth, nil)
+	for _, kind := range queries.Kinds() {
+		if len(f.truth.Findings[kind]) == 0 {
+			t.Errorf("ground truth plants no %s at scale small: the comparison would not test it", kind)
+		}
+	}
+	conn := openReadOnly(t, db)
+	compareFindings(t, dbFindings(t, conn, "2026-11-20"), want)
+
+	// Every output exists and the manifest accounts for each file.
+	day := filepath.Join(out, "2026-11-20")
+	for _, p := range []string{"reconcile-2026-11-20.xlsx", "manifest.json", "reconcile-2026-11-20.duckdb",
+		"parquet/plans/plans.parquet", "parquet/transactions/transactions.parquet"} {
+		if _, err := os.Stat(filepath.Join(day, p)); err != nil {
+			t.Errorf("output %s: %v", p, err)
+		}
+	}
+	var man struct {
+		RunID          string           `json:"runId"`
+		FindingsByKind map[string]int64 `json:"findingsByKind"`
+		Files          []struct{ Path string }
+	}
+	readJSON(t, filepath.Join(day, "manifest.json"), &man)
+	if man.RunID != "2026-11-20" || len(man.Files) < 5 {
+		t.Errorf("manifest: run %q with %d files", man.RunID, len(man.Files))
+	}
+	for kind, fs := range f.truth.Findings {
+		if man.FindingsByKind[kind] != int64(len(fs)) {
+			t.Errorf("manifest findings %s = %d, ground truth %d", kind, man.FindingsByKind[kind], len(fs))
+		}
+	}
+	// The Parquet findings dataset, read back, holds the same findings.
+	pq := openReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb"))
+	var n int
+	if err := pq.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/parquet/findings/*/*.parquet', hive_partitioning = true)`, day)).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(want) {
+		t.Errorf("parquet findings: %d rows, want %d", n, len(want))
+	}
+	// The snapshot answers like the working file.
+	compareFindings(t, dbFindings(t, pq, "2026-11-20"), want)
+
+	// The journals carried full card numbers; nothing written may.
+	if len(luhnRunsInDir(t, f.journals)) == 0 {
+		t.Fatal("sandbox journals carry no full card numbers: the PAN check below would prove nothing")
+	}
+	assertNoPANs(t, "stdout+stderr", []byte(stdout+stderr))
+	assertNoPANsInDB(t, conn)
+	assertNoPANsInFile(t, db)
+	assertNoPANsInWorkbook(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"))
+	assertNoPANsInParquet(t, pq, filepath.Join(day, "parquet"))
+	var rejects int
+	if err := conn.QueryRow(`SELECT count(*) FROM journal_rejects`).Scan(&rejects); err != nil {
+		t.Fatal(err)
+	}
+	if rejects != len(f.truth.JournalRejects) {
+		t.Errorf("journal_rejects: %d rows, ground truth %d", rejects, len(f.truth.JournalRejects))
+	}
+}
+
+func TestRerunSameDateChangesNothing(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	work := t.TempDir()
+	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out)...); code != exitOK {
+		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
+	}
+	first := tableCounts(t, db)
+	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out)...); code != exitOK {
+		t.Fatalf("second run exited %d\n%s\n%s", code, so, se)
+	}
+	second := tableCounts(t, db)
+	for table, n := range first {
+		if second[table] != n {
+			t.Errorf("table %s: %d rows after the first run, %d after the second", table, n, second[table])
+		}
+		if n == 0 && table != "journal_rejects" {
+			t.Errorf("table %s is empty: the re-run comparison proves nothing for it", table)
+		}
+	}
+	conn := openReadOnly(t, db)
+	for table, key := range tableKeys {
+		var dups int
+		q := fmt.Sprintf(`SELECT count(*) FROM (SELECT %s FROM %s GROUP BY ALL HAVING count(*) > 1)`, key, table)
+		if err := conn.QueryRow(q).Scan(&dups); err != nil {
+			t.Fatal(err)
+		}
+		if dups > 0 {
+			t.Errorf("table %s: %d duplicate keys (%s)", table, dups, key)
+		}
+	}
+	var attempts int
+	if err := conn.QueryRow(`SELECT attempts FROM runs WHERE run_id = '2026-11-20'`).Scan(&attempts); err != nil || attempts != 2 {
+		t.Errorf("runs.attempts = %d (%v), want 2", attempts, err)
+	}
+}
+
+var tableKeys = map[string]string{
+	"groups":                "group_id",
+	"group_members":         "group_id, merchant_id",
+	"plans":                 "merchant_id, plan_id",
+	"subscriptions":         "merchant_id, subscription_id",
+	"subscription_payments": "merchant_id, payment_id",
+	"transactions":          "merchant_id, transaction_id",
+	"journal":               "merchant_id, file, line",
+	"journal_rejects":       "file, line",
+	"journal_files":         "sha256",
+	"bin_attributes":        "bin",
+	"findings":              "run_id, kind, merchant_id, entity_id",
+	"runs":                  "run_id",
+	"run_members":           "run_id, merchant_id",
+}
+
+func tableCounts(t *testing.T, path string) map[string]int {
+	t.Helper()
+	c, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	defer db.Close()
+	out := map[string]int{}
+	for table := range tableKeys {
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[table] = n
+	}
+	return out
+}
+
+func TestFailingMemberIsRecordedAndOthersReported(t *testing.T) {
+	probe := newFixture(t, sandbox.Config{})
+	bad := probe.srv.Members()[1]
+	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})
+	work := t.TempDir()
+	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+
+	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	if code != exitPartial {
+		t.Fatalf("run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitPartial, stdout, stderr)
+	}
+	conn := openReadOnly(t, db)
+	var status, errText string
+	if err := conn.QueryRow(`SELECT status, error FROM run_members WHERE run_id = '2026-11-20' AND merchant_id = ?`, bad).Scan(&status, &errText); err != nil {
+		t.Fatal(err)
+	}
+	if status != "failed" || !strings.Contains(errText, "403") {
+		t.Errorf("member %s: status %q error %q, want failed with the 403", bad, status, errText)
+	}
+	var ok int
+	if err := conn.QueryRow(`SELECT count(*) FROM run_members WHERE run_id = '2026-11-20' AND status = 'ok'`).Scan(&ok); err != nil {
+		t.Fatal(err)
+	}
+	if ok != len(f.srv.Members())-1 {
+		t.Errorf("%d members ok, want %d", ok, len(f.srv.Members())-1)
+	}
+	// The others are reported exactly; the failed member is not reported on
+	// stale or missing data.
+	compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, func(mid string) bool { return mid == bad }))
+	if _, err := os.Stat(filepath.Join(out, "2026-11-20", "reconcile-2026-11-20.xlsx")); err != nil {
+		t.Errorf("a partial run still publishes its workbook: %v", err)
+	}
+	if !strings.Contains(stderr, bad) {
+		t.Errorf("the failing member is not named in the logs:\n%s", stderr)
+	}
+}
+
+// TestEmbeddedDefault runs the README's command: no flags but where to
+// write, so the embedded sandbox is started and reconciled.
+func TestEmbeddedDefault(t *testing.T) {
+	work := t.TempDir()
+	db, out := filepath.Join(work, "reconcile.duckdb"), filepath.Join(work, "out")
+	code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--out", out)
+	if code != exitOK {
+		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	date, _ := businessDate("", time.Now().UTC())
+	d := date.Format("2006-01-02")
+	var gt sandbox.GroundTruth
+	readJSON(t, filepath.Join(out, "sandbox", "ground-truth-"+d+".json"), &gt)
+	compareFindings(t, dbFindings(t, openReadOnly(t, db), d), truthSet(&gt, nil))
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// digitRun finds maximal runs of digits; a Luhn-valid one of 13-19 digits is
+// a card number.
+var digitRun = regexp.MustCompile(`[0-9]+`)
+
+func luhnRuns(b []byte) []string {
+	var out []string
+	for _, m := range digitRun.FindAll(b, -1) {
+		if len(m) >= 13 && len(m) <= 19 && luhnValid(m) {
+			out = append(out, string(m))
+		}
+	}
+	return out
+}
+
+func luhnValid(d []byte) bool {
+	sum, double := 0, false
+	for i := len(d) - 1; i >= 0; i-- {
+		n := int(d[i] - '0')
+		if double {
+			if n *= 2; n > 9 {
+				n -= 9
+			}
+		}
+		sum += n
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+func assertNoPANs(t *testing.T, where string, b []byte) {
+	t.Helper()
+	if runs := luhnRuns(b); len(runs) > 0 {
+		t.Errorf("%s holds %d card number(s), e.g. %s…", where, len(runs), runs[0][:6])
+	}
+}
+
+func luhnRunsInDir(t *testing.T, dir string) []string {
+	t.Helper()
+	var runs []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			runs = append(runs, luhnRuns(b)...)
+		}
+		return nil
+	})
+	return runs
+}
+
+func assertNoPANsInFile(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertNoPANs(t, path, b)
+}
+
+// assertNoPANsInDB reads every text value of every table.
+func assertNoPANsInDB(t *testing.T, db *sql.DB) {
+	t.Helper()
+	rows, err := db.Query(`SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = 'main' AND data_type IN ('VARCHAR', 'JSON')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type col struct{ table, column string }
+	var cols []col
+	for rows.Next() {
+		var c col
+		rows.Scan(&c.table, &c.column)
+		cols = append(cols, c)
+	}
+	rows.Close()
+	if len(cols) < 20 {
+		t.Fatalf("only %d text columns found", len(cols))
+	}
+	for _, c := range cols {
+		var all sql.NullString
+		q := fmt.Sprintf(`SELECT string_agg(CAST("%s" AS VARCHAR), ' ') FROM "%s"`, c.column, c.table)
+		if err := db.QueryRow(q).Scan(&all); err != nil {
+			t.Fatal(err)
+		}
+		assertNoPANs(t, c.table+"."+c.column, []byte(all.String))
+	}
+}
+
+func assertNoPANsInWorkbook(t *testing.T, path string) {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		assertNoPANs(t, path+":"+f.Name, b)
+	}
+}
+
+func assertNoPANsInParquet(t *testing.T, db *sql.DB, dir string) {
+	t.Helper()
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".parquet") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) < 10 {
+		t.Fatalf("only %d parquet files under %s", len(files), dir)
+	}
+	for _, p := range files {
+		var all sql.NullString
+		q := fmt.Sprintf(`SELECT string_agg(CAST(COLUMNS(*) AS VARCHAR), ' ') FROM read_parquet('%s')`, p)
+		// COLUMNS(*) expands to one aggregate per column.
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			rows.Scan(ptrs...)
+			for _, v := range vals {
+				all.String += " " + v.String
+			}
+		}
+		rows.Close()
+		assertNoPANs(t, p, []byte(all.String))
+	}
+}

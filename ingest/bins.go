@@ -1,0 +1,192 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/reconcile/reconcile/platform"
+)
+
+// BINLookuper looks up card attributes (a *platform.Merchant).
+type BINLookuper interface {
+	LookupBIN(ctx context.Context, q platform.BINQuery) (*platform.BINResult, error)
+}
+
+// binsToLookUp lists the BINs carried by the run's in-window transactions and
+// journal calls that need a lookup: never looked up, looked up longer ago than
+// the refresh age, or still MULTIPLE while a token that might resolve them is
+// at hand. Each comes with a member that carries it, to act for.
+const binsToLookUp = `
+WITH seen AS (
+    SELECT card_bin AS bin, merchant_id FROM transactions
+    WHERE card_bin IS NOT NULL AND submit_time >= ? AND submit_time < ?
+      AND merchant_id IN (SELECT merchant_id FROM run_members WHERE run_id = ? AND status = 'ok')
+    UNION ALL
+    SELECT card_bin AS bin, merchant_id FROM journal
+    WHERE card_bin IS NOT NULL AND time >= ? AND time < ?
+)
+SELECT s.bin, min(s.merchant_id)
+FROM seen s
+LEFT JOIN bin_attributes b ON b.bin = s.bin
+WHERE regexp_full_match(s.bin, '[0-9]{6}')
+  AND (b.bin IS NULL
+       OR b.looked_up_at < ?
+       OR (b.lookup_status = 'MULTIPLE' AND EXISTS (
+             SELECT 1 FROM transactions t
+             WHERE t.card_bin = s.bin AND (t.customer_id IS NOT NULL OR t.instrument_identifier_id IS NOT NULL))))
+GROUP BY s.bin
+ORDER BY s.bin`
+
+// tokensForBIN lists up to three tokens carried by transactions on a BIN,
+// with the member that owns each (tokens are the merchant's own).
+const tokensForBIN = `
+SELECT DISTINCT merchant_id, customer_id, instrument_identifier_id
+FROM transactions
+WHERE card_bin = ? AND (customer_id IS NOT NULL OR instrument_identifier_id IS NOT NULL)
+ORDER BY merchant_id, customer_id, instrument_identifier_id
+LIMIT 3`
+
+// binOutcome is one BIN's lookup, ready to store.
+type binOutcome struct {
+	bin        string
+	result     *platform.BINResult
+	resolvedBy string
+}
+
+// enrichBINs looks up each distinct BIN once (MULTIPLE retried with tokens
+// the transactions carry) and stores the results in bin_attributes. Lookups
+// that fail are returned as errors per BIN; they do not stop the others.
+func (r *runner) enrichBINs(ctx context.Context) (looked int, failures []error, err error) {
+	refreshBefore := r.now.Add(-r.opts.BINRefreshAge)
+	type todo struct{ bin, merchantID string }
+	var work []todo
+	rows, err := r.store.conn.QueryContext(ctx, binsToLookUp,
+		r.window.Start, r.window.End, r.runID, r.window.Start, r.window.End, refreshBefore)
+	if err != nil {
+		return 0, nil, fmt.Errorf("list BINs to look up: %w", err)
+	}
+	for rows.Next() {
+		var t todo
+		if err := rows.Scan(&t.bin, &t.merchantID); err != nil {
+			rows.Close()
+			return 0, nil, fmt.Errorf("list BINs to look up: %w", err)
+		}
+		work = append(work, t)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, nil, fmt.Errorf("list BINs to look up: %w", err)
+	}
+
+	// Token candidates are read before the lookups start: the store has one
+	// connection and the lookups run concurrently.
+	tokens := map[string][]tokenRef{}
+	for _, t := range work {
+		refs, err := r.binTokens(ctx, t.bin)
+		if err != nil {
+			return 0, nil, err
+		}
+		tokens[t.bin] = refs
+	}
+
+	outcomes := make([]*binOutcome, len(work))
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(max(r.opts.Concurrency, 1))
+	for i, t := range work {
+		g.Go(func() error {
+			o, err := r.lookupBIN(ctx, t.bin, t.merchantID, tokens[t.bin])
+			if err != nil {
+				mu.Lock()
+				failures = append(failures, fmt.Errorf("look up BIN %s: %w", t.bin, err))
+				mu.Unlock()
+				return nil
+			}
+			outcomes[i] = o
+			return nil
+		})
+	}
+	g.Wait()
+
+	out := &Rows{Table: "bin_attributes", Columns: []string{"bin", "lookup_status", "resolved_by",
+		"funding_source", "funding_source_sub_type", "card_platform", "card_product", "health_card",
+		"brand", "card_type", "issuer_name", "issuer_country", "raw", "looked_up_at"}}
+	for _, o := range outcomes {
+		if o == nil {
+			continue
+		}
+		res := o.result
+		var health any
+		if res.HealthCard != nil {
+			health = *res.HealthCard
+		}
+		out.Add(o.bin, res.Status, text(o.resolvedBy), text(res.FundingSource), text(res.FundingSourceSubType),
+			text(res.CardPlatform), text(res.CardProduct), health, text(res.BrandName), text(res.CardType),
+			text(res.IssuerName), text(res.IssuerCountry), rawJSON(res.Raw), r.now)
+		looked++
+	}
+	err = r.store.Transact(ctx, func(tx *Tx) error {
+		return tx.Upsert(ctx, out, []string{"bin"}, "")
+	})
+	if err != nil {
+		return 0, failures, fmt.Errorf("store BIN attributes: %w", err)
+	}
+	return looked, failures, nil
+}
+
+type tokenRef struct{ merchantID, customerID, instrumentID string }
+
+func (r *runner) binTokens(ctx context.Context, bin string) ([]tokenRef, error) {
+	rows, err := r.store.conn.QueryContext(ctx, tokensForBIN, bin)
+	if err != nil {
+		return nil, fmt.Errorf("tokens for BIN %s: %w", bin, err)
+	}
+	defer rows.Close()
+	var refs []tokenRef
+	for rows.Next() {
+		var mid string
+		var cust, inst *string
+		if err := rows.Scan(&mid, &cust, &inst); err != nil {
+			return nil, fmt.Errorf("tokens for BIN %s: %w", bin, err)
+		}
+		ref := tokenRef{merchantID: mid}
+		if cust != nil {
+			ref.customerID = *cust
+		}
+		if inst != nil {
+			ref.instrumentID = *inst
+		}
+		refs = append(refs, ref)
+	}
+	return refs, rows.Err()
+}
+
+// lookupBIN looks the prefix up; a MULTIPLE answer is retried with each
+// token until one resolves. A full card number is never sent: the prefix is
+// six digits and platform.LookupBIN refuses anything longer.
+func (r *runner) lookupBIN(ctx context.Context, bin, merchantID string, tokens []tokenRef) (*binOutcome, error) {
+	res, err := r.opts.Client.Merchant(merchantID).LookupBIN(ctx, platform.BINQuery{CardPrefix: bin})
+	if err != nil {
+		return nil, err
+	}
+	o := &binOutcome{bin: bin, result: res, resolvedBy: "prefix"}
+	if res.Status != "MULTIPLE" {
+		return o, nil
+	}
+	for _, t := range tokens {
+		q := platform.BINQuery{CustomerID: t.customerID}
+		if q.CustomerID == "" {
+			q.InstrumentIdentifierID = t.instrumentID
+		}
+		tr, err := r.opts.Client.Merchant(t.merchantID).LookupBIN(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("with a token of %s: %w", t.merchantID, err)
+		}
+		if tr.Status == "COMPLETED" {
+			return &binOutcome{bin: bin, result: tr, resolvedBy: "token"}, nil
+		}
+	}
+	return o, nil
+}

@@ -1,0 +1,326 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reconcile/reconcile/level3audit"
+)
+
+// maxJournalLine bounds one journal line; a longer line is rejected rather
+// than read into memory whole.
+const maxJournalLine = 16 << 20
+
+// maxRejectText bounds the text kept of a rejected line.
+const maxRejectText = 4096
+
+// JournalImport summarises one journal file.
+type JournalImport struct {
+	File     string
+	SHA256   string
+	Skipped  bool // same content already imported
+	Lines    int
+	Loaded   int
+	Rejected int
+}
+
+// ImportJournals imports every file matching glob. A file whose content (by
+// SHA-256) was already imported is skipped, whatever its name. Each file is
+// loaded in one transaction with its journal_files row, so a crash never
+// leaves half a file marked as imported.
+func ImportJournals(ctx context.Context, s *Store, glob string, now time.Time) ([]JournalImport, error) {
+	files, err := filepath.Glob(glob)
+	if err != nil {
+		return nil, fmt.Errorf("journal glob %q: %w", glob, err)
+	}
+	sort.Strings(files)
+	var out []JournalImport
+	for _, f := range files {
+		if info, err := os.Stat(f); err != nil || info.IsDir() {
+			continue
+		}
+		imp, err := importJournalFile(ctx, s, f, now)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, imp)
+	}
+	return out, nil
+}
+
+func importJournalFile(ctx context.Context, s *Store, path string, now time.Time) (JournalImport, error) {
+	imp := JournalImport{File: path}
+	sum, err := fileSHA256(path)
+	if err != nil {
+		return imp, err
+	}
+	imp.SHA256 = sum
+	var seen int
+	if err := s.conn.QueryRowContext(ctx, `SELECT count(*) FROM journal_files WHERE sha256 = ?`, sum).Scan(&seen); err != nil {
+		return imp, fmt.Errorf("journal %s: check imported files: %w", path, err)
+	}
+	if seen > 0 {
+		imp.Skipped = true
+		return imp, nil
+	}
+
+	f, err := os.Open(path)
+	if err != nil {
+		return imp, fmt.Errorf("journal %s: %w", path, err)
+	}
+	defer f.Close()
+	rows := newJournalRows()
+	rejects := &Rows{Table: "journal_rejects", Columns: []string{"file", "line", "reason", "text", "file_sha256", "imported_at"}}
+	r := bufio.NewReaderSize(f, 1<<20)
+	for lineNo := 1; ; lineNo++ {
+		line, tooLong, err := readLine(r)
+		if err == io.EOF && len(line) == 0 && !tooLong {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return imp, fmt.Errorf("journal %s line %d: %w", path, lineNo, err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 && !tooLong {
+			if err == io.EOF {
+				break
+			}
+			continue // blank lines are not calls
+		}
+		imp.Lines++
+		var reason string
+		if tooLong {
+			reason = fmt.Sprintf("line longer than %d bytes", maxJournalLine)
+		} else if jerr := addJournalLine(rows, path, lineNo, line, sum, now); jerr != nil {
+			reason = jerr.Error()
+		}
+		if reason != "" {
+			masked, _ := MaskPANs(string(line))
+			if len(masked) > maxRejectText {
+				masked = masked[:maxRejectText]
+			}
+			rejects.Add(path, lineNo, reason, masked, sum, now)
+			imp.Rejected++
+		} else {
+			imp.Loaded++
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	err = s.Transact(ctx, func(tx *Tx) error {
+		if err := tx.Upsert(ctx, rows, []string{"merchant_id", "file", "line"}, ""); err != nil {
+			return err
+		}
+		if err := tx.Upsert(ctx, rejects, []string{"file", "line"}, ""); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT OR REPLACE INTO journal_files (sha256, file, lines, loaded, rejected, imported_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, sum, path, imp.Lines, imp.Loaded, imp.Rejected, now)
+		return err
+	})
+	if err != nil {
+		return imp, fmt.Errorf("journal %s: load: %w", path, err)
+	}
+	return imp, nil
+}
+
+// readLine reads one line without its newline. A line over maxJournalLine is
+// consumed and reported as tooLong, with no content.
+func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > maxJournalLine {
+			tooLong = true
+			line = nil
+		} else if !tooLong {
+			line = append(line, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimRight(line, "\r\n"), tooLong, err
+	}
+}
+
+func newJournalRows() *Rows {
+	return &Rows{Table: "journal", Columns: []string{
+		"merchant_id", "file", "line", "time", "method", "path", "status", "call_kind",
+		"transaction_id", "parent_id", "card_bin", "card_last4", "amount", "currency",
+		"purchase_level", "line_item_count", "level3_status", "request", "response",
+		"file_sha256", "imported_at"}}
+}
+
+// journalLine is DESIGN.md's journal format.
+type journalLine struct {
+	Time       string          `json:"time"`
+	MerchantID string          `json:"merchantId"`
+	Method     string          `json:"method"`
+	Path       string          `json:"path"`
+	Request    json.RawMessage `json:"request"`
+	Status     json.Number     `json:"status"`
+	Response   json.RawMessage `json:"response"`
+}
+
+// ParseJournalLine decodes one journal line and checks its required fields.
+// Its error is the reject reason kept in journal_rejects.
+func ParseJournalLine(line []byte) (journalLine, error) {
+	var jl journalLine
+	d := json.NewDecoder(bytes.NewReader(line))
+	d.UseNumber()
+	if err := d.Decode(&jl); err != nil {
+		return jl, fmt.Errorf("not a JSON object: %s", jsonErrorText(err))
+	}
+	if d.More() {
+		return jl, errors.New("not a JSON object: text after the object")
+	}
+	var missing []string
+	if strings.TrimSpace(jl.MerchantID) == "" {
+		missing = append(missing, "merchantId")
+	}
+	if strings.TrimSpace(jl.Path) == "" {
+		missing = append(missing, "path")
+	}
+	if jl.Status == "" {
+		missing = append(missing, "status")
+	}
+	if len(missing) > 0 {
+		return jl, fmt.Errorf("missing %s", strings.Join(missing, ", "))
+	}
+	if _, err := jl.Status.Int64(); err != nil {
+		return jl, fmt.Errorf("status %q is not an HTTP status", jl.Status)
+	}
+	if jl.Time != "" {
+		if _, err := parseTime(jl.Time); err != nil {
+			return jl, fmt.Errorf("time %q is not an ISO 8601 time", jl.Time)
+		}
+	}
+	return jl, nil
+}
+
+// jsonErrorText keeps decoder errors free of the line's content (which may
+// hold a card number): only the kind of error and its offset.
+func jsonErrorText(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("field %s has the wrong type (%s)", te.Field, te.Value)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "truncated"
+	}
+	return "invalid JSON"
+}
+
+func addJournalLine(rows *Rows, file string, lineNo int, line []byte, sum string, now time.Time) error {
+	jl, err := ParseJournalLine(line)
+	if err != nil {
+		return err
+	}
+	req, reqText, err := maskedBody(jl.Request)
+	if err != nil {
+		return fmt.Errorf("request: %w", err)
+	}
+	resp, respText, err := maskedBody(jl.Response)
+	if err != nil {
+		return fmt.Errorf("response: %w", err)
+	}
+	call := level3audit.Inspect(jl.Method, jl.Path, req, resp)
+	var c converter
+	var ts any
+	if jl.Time != "" {
+		ts = c.timestamp("time", jl.Time)
+	}
+	amount := c.amount("amount", call.TotalAmount)
+	if c.err != nil {
+		return c.err
+	}
+	status, _ := jl.Status.Int64()
+	var lineItems any
+	if call.LineItems > 0 || call.PurchaseLevel != "" {
+		lineItems = int32(call.LineItems)
+	}
+	path, _ := MaskPANs(jl.Path)
+	rows.Add(jl.MerchantID, file, int32(lineNo), ts, text(strings.ToUpper(jl.Method)), path, int32(status),
+		string(call.Kind), text(call.TransactionID), text(call.ParentID), text(call.CardBIN), text(call.CardLast4),
+		amount, text(call.Currency), text(call.PurchaseLevel), lineItems, text(call.Level3Status),
+		reqText, respText, sum, now)
+	return nil
+}
+
+// maskedBody decodes a request or response body and masks every card number
+// in it; it returns the decoded object (nil for an absent body or a
+// non-object) and the masked JSON text to store.
+func maskedBody(raw json.RawMessage) (map[string]any, any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, nil, errors.New(jsonErrorText(err))
+	}
+	v = maskValue(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, _ := v.(map[string]any)
+	return obj, string(b), nil
+}
+
+// maskValue masks card numbers in every string, number and key of a decoded
+// JSON value. A number that was a card number becomes a masked string.
+func maskValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		m, _ := MaskPANs(x)
+		return m
+	case json.Number:
+		if m, changed := MaskPANs(string(x)); changed {
+			return m
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = maskValue(x[i])
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			mk, _ := MaskPANs(k)
+			out[mk] = maskValue(val)
+		}
+		return out
+	}
+	return v
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("journal %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("journal %s: read: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,222 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/subscriptions"
+)
+
+// memberBatch is everything pulled for one member, already converted into
+// rows, ready to be loaded in one transaction.
+type memberBatch struct {
+	merchantID    string
+	plans         *Rows
+	subscriptions *Rows
+	payments      *Rows
+	transactions  *Rows
+}
+
+func newMemberBatch(mid string) *memberBatch {
+	return &memberBatch{
+		merchantID: mid,
+		plans: &Rows{Table: "plans", Columns: []string{
+			"merchant_id", "plan_id", "code", "name", "description", "status",
+			"billing_period_length", "billing_period_unit", "cycles_total",
+			"billing_amount", "setup_fee", "currency", "raw", "run_id", "loaded_at"}},
+		subscriptions: &Rows{Table: "subscriptions", Columns: []string{
+			"merchant_id", "subscription_id", "code", "plan_id", "plan_code", "name", "status",
+			"start_date", "customer_id", "client_reference", "billing_amount", "setup_fee", "currency",
+			"billing_period_length", "billing_period_unit", "cycles_total", "cycles_current",
+			"payments_total_count", "billing_cycles_to_skip", "cycles_completed", "raw", "run_id", "loaded_at"}},
+		payments: &Rows{Table: "subscription_payments", Columns: []string{
+			"merchant_id", "payment_id", "subscription_id", "status", "payment_type",
+			"billing_cycle", "payment_number", "payment_date", "billing_start_date", "billing_end_date",
+			"billing_amount", "setup_fee", "surcharge_amount", "surcharge_description", "currency",
+			"transaction_id", "modifiable", "raw", "run_id", "loaded_at"}},
+		transactions: &Rows{Table: "transactions", Columns: []string{
+			"merchant_id", "transaction_id", "submit_time", "status", "reason_code", "r_code", "r_flag",
+			"application_names", "applications", "amount", "currency", "card_bin", "card_last4", "card_type",
+			"customer_id", "instrument_identifier_id", "payment_solution", "commerce_indicator",
+			"business_application_id", "client_reference", "raw", "run_id", "loaded_at"}},
+	}
+}
+
+// addRecurring converts a member's recurring-billing snapshot into rows.
+func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, runID string, now time.Time) error {
+	mid := b.merchantID
+	for _, p := range snap.Plans {
+		var c converter
+		b.plans.Add(mid, p.ID, text(p.Code), text(p.Name), text(p.Description), text(p.Status),
+			c.integer("billingPeriod.length", p.PeriodLength), text(p.PeriodUnit), cyclesTotal(&c, p.CyclesTotal),
+			c.amount("billingAmount", p.BillingAmount), c.amount("setupFee", p.SetupFee), text(p.Currency),
+			rawJSON(p.Raw), runID, now)
+		if c.err != nil {
+			return fmt.Errorf("plan %s: %w", p.ID, c.err)
+		}
+	}
+	for _, s := range snap.Subscriptions {
+		var c converter
+		list := snap.Payments[s.ID]
+		var total, skip, completed any
+		if list != nil {
+			total = int32(list.TotalCount)
+			skip = jsonText(list.BillingCyclesToSkip)
+			completed = jsonText(list.CyclesCompleted)
+		}
+		b.subscriptions.Add(mid, s.ID, text(s.Code), text(s.PlanID), text(s.PlanCode), text(s.Name), text(s.Status),
+			c.timestamp("startDate", s.StartDate), text(s.CustomerID), text(s.ClientReference),
+			c.amount("billingAmount", s.BillingAmount), c.amount("setupFee", s.SetupFee), text(s.Currency),
+			c.integer("billingPeriod.length", s.PeriodLength), text(s.PeriodUnit), cyclesTotal(&c, s.CyclesTotal),
+			c.integer("billingCycles.current", s.CyclesCurrent), total, skip, completed,
+			rawJSON(s.Raw), runID, now)
+		if c.err != nil {
+			return fmt.Errorf("subscription %s: %w", s.ID, c.err)
+		}
+		if list == nil {
+			continue
+		}
+		for _, p := range list.Payments {
+			var modifiable any
+			if p.Modifiable != nil {
+				modifiable = *p.Modifiable
+			}
+			b.payments.Add(mid, p.ID, s.ID, text(p.Status), text(p.PaymentType),
+				c.integer("billingCycle", p.BillingCycle), c.integer("paymentNumber", p.PaymentNumber),
+				c.timestamp("date", p.Date), c.timestamp("billingStartDate", p.BillingStartDate),
+				c.timestamp("billingEndDate", p.BillingEndDate),
+				c.amount("billingAmount", p.BillingAmount), c.amount("setupFee", p.SetupFee),
+				c.amount("surchargeAmount", p.SurchargeAmount), text(p.SurchargeDescription), text(p.Currency),
+				text(p.TransactionID), modifiable, rawJSON(p.Raw), runID, now)
+			if c.err != nil {
+				return fmt.Errorf("payment %s of subscription %s: %w", p.ID, s.ID, c.err)
+			}
+		}
+	}
+	return nil
+}
+
+// cyclesTotal is NULL for a plan that bills indefinitely (no total, "0" or
+// empty).
+func cyclesTotal(c *converter, s string) any {
+	if strings.TrimSpace(s) == "0" {
+		return nil
+	}
+	return c.integer("billingCycles.total", s)
+}
+
+// addTransaction converts one Transaction Search summary into a row.
+func (b *memberBatch) addTransaction(t platform.TransactionSummary, runID string, now time.Time) error {
+	var c converter
+	names := make([]string, 0, len(t.Applications))
+	for _, a := range t.Applications {
+		names = append(names, a.Name)
+	}
+	b.transactions.Add(b.merchantID, t.ID, c.timestamp("submitTimeUtc", t.SubmitTimeUTC),
+		text(t.Status), text(t.ReasonCode), text(t.RCode), text(t.RFlag),
+		text(strings.Join(names, ",")), jsonText(t.Applications),
+		c.amount("totalAmount", t.TotalAmount), text(t.Currency),
+		text(t.CardPrefix), text(t.CardSuffix), text(t.CardType),
+		text(t.CustomerID), text(t.InstrumentIdentifierID), text(t.PaymentSolution),
+		text(t.CommerceIndicator), text(t.BusinessApplicationID), text(t.ClientReference),
+		rawJSON(t.Raw), runID, now)
+	if c.err != nil {
+		return fmt.Errorf("transaction %s: %w", t.ID, c.err)
+	}
+	return nil
+}
+
+func jsonText(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	return string(b)
+}
+
+// load writes the batch and the member's done-marker in one transaction:
+// after a crash, a member is either completely loaded and marked, or neither.
+func (s *Store) loadMember(ctx context.Context, b *memberBatch, status memberStatus) error {
+	return s.Transact(ctx, func(tx *Tx) error {
+		key := []string{"merchant_id", "plan_id"}
+		if err := tx.Upsert(ctx, b.plans, key, ""); err != nil {
+			return err
+		}
+		if err := tx.Upsert(ctx, b.subscriptions, []string{"merchant_id", "subscription_id"}, ""); err != nil {
+			return err
+		}
+		// A subscription's payment list is complete, so its reload replaces
+		// every payment it had: a payment the platform no longer lists must
+		// not linger (stage_subscriptions holds the subscriptions just
+		// staged above).
+		if err := tx.Upsert(ctx, b.payments, []string{"merchant_id", "payment_id"},
+			"t.merchant_id = '"+sqlEscape(b.merchantID)+"' AND t.subscription_id IN (SELECT subscription_id FROM stage_subscriptions)"); err != nil {
+			return err
+		}
+		if err := tx.Upsert(ctx, b.transactions, []string{"merchant_id", "transaction_id"}, ""); err != nil {
+			return err
+		}
+		return status.write(ctx, tx)
+	})
+}
+
+func sqlEscape(s string) string { return strings.ReplaceAll(s, "'", "''") }
+
+// memberStatus is a member's row in run_members.
+type memberStatus struct {
+	runID, merchantID, status, err string
+	started, finished              time.Time
+	plans, subs, payments, txns    int
+	requests, retries              int64
+}
+
+func (m memberStatus) write(ctx context.Context, tx *Tx) error {
+	var errText any
+	if m.err != "" {
+		errText = m.err
+	}
+	_, err := tx.Exec(ctx, `INSERT OR REPLACE INTO run_members
+		(run_id, merchant_id, status, error, started_at, finished_at, plans, subscriptions, payments, transactions, requests, retries)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.runID, m.merchantID, m.status, errText, m.started, m.finished,
+		m.plans, m.subs, m.payments, m.txns, m.requests, m.retries)
+	if err != nil {
+		return fmt.Errorf("record member %s as %s: %w", m.merchantID, m.status, err)
+	}
+	return nil
+}
+
+// memberGroups converts the directory into groups and group_members rows.
+func directoryRows(dir *groups.Directory, runID string, now time.Time) (*Rows, *Rows, error) {
+	gr := &Rows{Table: "groups", Columns: []string{"group_id", "organization_id", "name", "description", "type",
+		"created_time", "updated_time", "raw", "run_id", "loaded_at"}}
+	mr := &Rows{Table: "group_members", Columns: []string{"group_id", "merchant_id", "run_id"}}
+	for _, g := range dir.Groups {
+		var c converter
+		gr.Add(g.ID, dir.OrganizationID, text(g.Name), text(g.Description), text(groupType(g)),
+			c.timestamp("createdTime", g.CreatedTime), c.timestamp("lastUpdatedTime", g.LastUpdatedTime),
+			rawJSON(g.Raw), runID, now)
+		if c.err != nil {
+			return nil, nil, fmt.Errorf("group %s: %w", g.ID, c.err)
+		}
+		for _, mid := range g.Members {
+			mr.Add(g.ID, mid, runID)
+		}
+	}
+	return gr, mr, nil
+}
+
+// groupType reads the optional type from the raw record; the list response
+// does not always carry it.
+func groupType(g platform.Group) string {
+	var v struct {
+		Type string `json:"type"`
+	}
+	json.Unmarshal(g.Raw, &v)
+	return v.Type
+}

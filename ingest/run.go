@@ -1,0 +1,360 @@
+// Package ingest owns a run: discovering the organization's members, pulling
+// each member's recurring billing and transactions into the working DuckDB
+// file, importing merchant journals, enriching BINs, computing findings, and
+// keeping the run log (runs, run_members) committed with the data.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/subscriptions"
+)
+
+// Options configure a run.
+type Options struct {
+	Client         *platform.Client
+	OrganizationID string
+	BusinessDate   time.Time // a UTC date
+	Lookback       int       // days re-read before BusinessDate
+	JournalGlob    string
+	Concurrency    int           // members at once
+	MemberTimeout  time.Duration // 0: none
+	PaymentLists   int           // payment lists in flight within one member; default 4
+	GroupIDs       []string
+	Shard          groups.Shard
+	BINRefreshAge  time.Duration // default 30 days
+	Version        string
+	Logger         *slog.Logger
+	Now            func() time.Time
+}
+
+// Window is the half-open time range a run reconciles.
+type Window struct{ Start, End time.Time }
+
+// WindowFor is [date - lookback days, date + 1 day) in UTC.
+func WindowFor(date time.Time, lookback int) Window {
+	d := time.Date(date.Year(), date.Month(), date.Day(), 0, 0, 0, 0, time.UTC)
+	return Window{Start: d.AddDate(0, 0, -max(lookback, 0)), End: d.AddDate(0, 0, 1)}
+}
+
+// RunID names the run of a business date (and shard): re-running a date
+// replaces that run rather than adding another.
+func RunID(date time.Time, shard groups.Shard) string {
+	id := date.Format("2006-01-02")
+	if shard.Count > 1 {
+		id += fmt.Sprintf("-shard%dof%d", shard.Index, shard.Count)
+	}
+	return id
+}
+
+// Result is what a run did.
+type Result struct {
+	RunID        string
+	BusinessDate time.Time
+	Window       Window
+	StartedAt    time.Time
+	FinishedAt   time.Time
+	Status       string // ok or partial
+	Members      int
+	MembersOK    int
+	Failed       []MemberFailure
+	Requests     int64
+	Retries      int64
+	Findings     map[string]int64
+	Journals     []JournalImport
+	BINLookups   int
+	Problems     []string // failures other than members': journal files, BIN lookups
+}
+
+// MemberFailure is a member that could not be reconciled.
+type MemberFailure struct{ MerchantID, Error string }
+
+type runner struct {
+	store    *Store
+	opts     Options
+	runID    string
+	window   Window
+	now      time.Time
+	log      *slog.Logger
+	runStats platform.Stats // requests not made for a member: groups, BIN lookups
+}
+
+// Run performs one reconciliation run into store. It returns an error only
+// when the run as a whole failed (no members could be listed, the database
+// failed, or ctx was cancelled); members that fail are reported in Result.
+func Run(ctx context.Context, store *Store, opts Options) (*Result, error) {
+	if opts.Client == nil {
+		return nil, errors.New("ingest: no platform client")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Concurrency < 1 {
+		opts.Concurrency = 1
+	}
+	if opts.PaymentLists < 1 {
+		opts.PaymentLists = 4
+	}
+	if opts.BINRefreshAge == 0 {
+		opts.BINRefreshAge = 30 * 24 * time.Hour
+	}
+	if opts.Shard.Count == 0 {
+		opts.Shard = groups.Shard{Index: 0, Count: 1}
+	}
+	r := &runner{
+		store:  store,
+		opts:   opts,
+		runID:  RunID(opts.BusinessDate, opts.Shard),
+		window: WindowFor(opts.BusinessDate, opts.Lookback),
+		now:    opts.Now().UTC(),
+	}
+	r.log = opts.Logger.With("run_id", r.runID)
+	return r.run(ctx)
+}
+
+func (r *runner) run(ctx context.Context) (*Result, error) {
+	res := &Result{RunID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, StartedAt: r.now}
+	if err := r.startRun(ctx); err != nil {
+		return nil, err
+	}
+	r.log.Info("run started", "business_date", r.opts.BusinessDate.Format("2006-01-02"),
+		"window_start", r.window.Start, "window_end", r.window.End, "shard", r.opts.Shard.String())
+
+	fail := func(err error) (*Result, error) {
+		r.finishRun(context.WithoutCancel(ctx), res, "failed", err.Error())
+		return nil, err
+	}
+
+	orgCtx := platform.WithStats(ctx, &r.runStats)
+	dir, err := groups.Discover(orgCtx, r.opts.Client.Merchant(r.opts.OrganizationID), r.opts.OrganizationID, r.opts.GroupIDs)
+	if err != nil {
+		return fail(err)
+	}
+	if err := r.storeDirectory(ctx, dir); err != nil {
+		return fail(err)
+	}
+	members := r.opts.Shard.Select(dir.Members)
+	res.Members = len(members)
+	r.log.Info("members discovered", "groups", len(dir.Groups), "members", len(dir.Members), "in_shard", len(members))
+
+	if r.opts.JournalGlob != "" {
+		imports, err := ImportJournals(ctx, r.store, r.opts.JournalGlob, r.now)
+		res.Journals = imports
+		if err != nil {
+			if ctx.Err() != nil {
+				return fail(ctx.Err())
+			}
+			res.Problems = append(res.Problems, err.Error())
+			r.log.Error("journal import failed", "error", err)
+		}
+		for _, imp := range imports {
+			r.log.Info("journal file", "file", imp.File, "skipped", imp.Skipped, "lines", imp.Lines,
+				"loaded", imp.Loaded, "rejected", imp.Rejected)
+		}
+	}
+
+	statuses, err := r.pullMembers(ctx, members)
+	if err != nil {
+		return fail(err)
+	}
+	for _, st := range statuses {
+		switch st.status {
+		case "ok":
+			res.MembersOK++
+		default:
+			res.Failed = append(res.Failed, MemberFailure{MerchantID: st.merchantID, Error: st.err})
+		}
+		res.Requests += st.requests
+		res.Retries += st.retries
+	}
+	if ctx.Err() != nil {
+		return fail(context.Cause(ctx))
+	}
+
+	looked, binFailures, err := r.enrichBINs(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	res.BINLookups = looked
+	for _, f := range binFailures {
+		res.Problems = append(res.Problems, f.Error())
+		r.log.Error("BIN lookup failed", "error", f)
+	}
+
+	res.Findings, err = r.store.computeFindings(ctx, r.runID, r.opts.BusinessDate, r.window)
+	if err != nil {
+		return fail(fmt.Errorf("compute findings: %w", err))
+	}
+	res.Requests += r.runStats.Requests.Load()
+	res.Retries += r.runStats.Retries.Load()
+	res.Status = "ok"
+	if len(res.Failed) > 0 || len(res.Problems) > 0 {
+		res.Status = "partial"
+	}
+	if err := r.finishRun(ctx, res, res.Status, ""); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// startRun records the run as running; a re-run of the date counts another
+// attempt and starts the date's member log afresh.
+func (r *runner) startRun(ctx context.Context) error {
+	return r.store.Transact(ctx, func(tx *Tx) error {
+		var attempts int
+		if err := tx.QueryRow(ctx, `SELECT coalesce(max(attempts), 0) FROM runs WHERE run_id = ?`, r.runID).Scan(&attempts); err != nil {
+			return fmt.Errorf("read run %s: %w", r.runID, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT OR REPLACE INTO runs
+			(run_id, business_date, window_start, window_end, started_at, status, attempts, version)
+			VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
+			r.runID, r.opts.BusinessDate, r.window.Start, r.window.End, r.now, attempts+1, r.opts.Version); err != nil {
+			return fmt.Errorf("record run %s: %w", r.runID, err)
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM run_members WHERE run_id = ?`, r.runID); err != nil {
+			return fmt.Errorf("reset members of run %s: %w", r.runID, err)
+		}
+		return nil
+	})
+}
+
+func (r *runner) finishRun(ctx context.Context, res *Result, status, errText string) error {
+	res.FinishedAt = r.opts.Now().UTC()
+	var total int64
+	for _, n := range res.Findings {
+		total += n
+	}
+	var errAny any
+	if errText != "" {
+		errAny = errText
+	} else if len(res.Problems) > 0 {
+		errAny = fmt.Sprintf("%d problem(s); first: %s", len(res.Problems), res.Problems[0])
+	}
+	err := r.store.Transact(ctx, func(tx *Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE runs SET finished_at = ?, status = ?, members_total = ?, members_ok = ?,
+			members_failed = ?, members_skipped = 0, requests = ?, retries = ?, findings = ?, error = ?
+			WHERE run_id = ?`,
+			res.FinishedAt, status, res.Members, res.MembersOK, len(res.Failed), res.Requests, res.Retries, total, errAny, r.runID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record end of run %s: %w", r.runID, err)
+	}
+	return nil
+}
+
+func (r *runner) storeDirectory(ctx context.Context, dir *groups.Directory) error {
+	gr, mr, err := directoryRows(dir, r.runID, r.now)
+	if err != nil {
+		return err
+	}
+	return r.store.Transact(ctx, func(tx *Tx) error {
+		if err := tx.Upsert(ctx, gr, []string{"group_id"}, ""); err != nil {
+			return err
+		}
+		// Membership of the listed groups is replaced as a whole, so a MID
+		// removed from a group leaves it.
+		return tx.Upsert(ctx, mr, []string{"group_id", "merchant_id"},
+			"t.group_id IN (SELECT group_id FROM stage_groups)")
+	})
+}
+
+// loadJob is one member's outcome on its way to the single writer.
+type loadJob struct {
+	batch  *memberBatch // nil when the pull failed
+	status memberStatus
+}
+
+// pullMembers fans the pulls out over the members and feeds one writer
+// goroutine, which commits each member with its status row. It returns each
+// member's final status.
+func (r *runner) pullMembers(ctx context.Context, members []groups.Member) ([]memberStatus, error) {
+	jobs := make(chan loadJob, r.opts.Concurrency)
+	var statuses []memberStatus
+	var writeErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Completed members are committed even while the run is being
+		// interrupted: what was pulled is not thrown away.
+		wctx := context.WithoutCancel(ctx)
+		for job := range jobs {
+			st := job.status
+			if job.batch != nil {
+				if err := r.store.loadMember(wctx, job.batch, st); err != nil {
+					st.status, st.err = "failed", "load into database: "+err.Error()
+					if err := r.store.Transact(wctx, func(tx *Tx) error { return st.write(wctx, tx) }); err != nil && writeErr == nil {
+						writeErr = err
+					}
+				}
+			} else if err := r.store.Transact(wctx, func(tx *Tx) error { return st.write(wctx, tx) }); err != nil && writeErr == nil {
+				writeErr = err
+			}
+			if st.status == "ok" {
+				r.log.Info("member loaded", "merchant_id", st.merchantID, "plans", st.plans,
+					"subscriptions", st.subs, "payments", st.payments, "transactions", st.txns,
+					"requests", st.requests, "retries", st.retries)
+			} else {
+				r.log.Warn("member failed", "merchant_id", st.merchantID, "error", st.err)
+			}
+			statuses = append(statuses, st)
+		}
+	}()
+
+	groups.FanOut(ctx, members, r.opts.Concurrency, r.opts.MemberTimeout, func(ctx context.Context, m groups.Member) error {
+		st := memberStatus{runID: r.runID, merchantID: m.MerchantID, started: time.Now().UTC()}
+		var stats platform.Stats
+		batch, err := r.pullMember(platform.WithStats(ctx, &stats), m.MerchantID, &st)
+		st.finished = time.Now().UTC()
+		st.requests, st.retries = stats.Requests.Load(), stats.Retries.Load()
+		if err != nil {
+			st.status, st.err = "failed", err.Error()
+			batch = nil
+		} else {
+			st.status = "ok"
+		}
+		jobs <- loadJob{batch: batch, status: st}
+		return err
+	})
+	close(jobs)
+	<-done
+	sort.Slice(statuses, func(i, j int) bool { return statuses[i].merchantID < statuses[j].merchantID })
+	if writeErr != nil {
+		return statuses, fmt.Errorf("record member status: %w", writeErr)
+	}
+	return statuses, nil
+}
+
+// pullMember reads everything of one member and converts it into rows.
+func (r *runner) pullMember(ctx context.Context, mid string, st *memberStatus) (*memberBatch, error) {
+	api := r.opts.Client.Merchant(mid)
+	snap, err := subscriptions.Pull(ctx, api, r.opts.PaymentLists)
+	if err != nil {
+		return nil, err
+	}
+	b := newMemberBatch(mid)
+	if err := b.addRecurring(snap, r.runID, r.now); err != nil {
+		return nil, err
+	}
+	for t, err := range api.SearchTransactions(ctx, r.window.Start, r.window.End) {
+		if err != nil {
+			return nil, fmt.Errorf("search transactions: %w", err)
+		}
+		if err := b.addTransaction(t, r.runID, r.now); err != nil {
+			return nil, err
+		}
+	}
+	st.plans, st.subs = len(b.plans.Values), len(b.subscriptions.Values)
+	st.payments, st.txns = len(b.payments.Values), len(b.transactions.Values)
+	return b, nil
+}

@@ -1,0 +1,207 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/reconcile/reconcile/queries"
+)
+
+// Store is the working DuckDB file. It holds one connection for writing:
+// DuckDB allows one writing process per file, and within the process one
+// writer keeps every member's load a plain serial transaction.
+type Store struct {
+	db   *sql.DB
+	conn *sql.Conn
+	path string
+}
+
+// ErrDatabaseLocked means another process has the database file open.
+var ErrDatabaseLocked = errors.New("database is in use by another process")
+
+// Open opens (creating if needed) the DuckDB file at path and applies the
+// schema.
+func Open(ctx context.Context, path string) (*Store, error) {
+	connector, err := duckdb.NewConnector(path, nil)
+	if err != nil {
+		if isLockError(err) {
+			return nil, fmt.Errorf("open %s: %w (%v)", path, ErrDatabaseLocked, err)
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := sql.OpenDB(connector)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to %s: %w", path, err)
+	}
+	s := &Store{db: db, conn: conn, path: path}
+	if _, err := conn.ExecContext(ctx, queries.Schema()); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("apply schema to %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func isLockError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Could not set lock") || strings.Contains(msg, "Conflicting lock")
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Conn is the store's single connection; reads that must see the store's
+// uncommitted temp tables or settings go through it.
+func (s *Store) Conn() *sql.Conn { return s.conn }
+
+// Close checkpoints and closes the database.
+func (s *Store) Close() error {
+	var errs []error
+	if s.conn != nil {
+		if _, err := s.conn.ExecContext(context.Background(), "CHECKPOINT"); err != nil {
+			errs = append(errs, fmt.Errorf("checkpoint: %w", err))
+		}
+		errs = append(errs, s.conn.Close())
+	}
+	errs = append(errs, s.db.Close())
+	return errors.Join(errs...)
+}
+
+// Transact runs fn inside one transaction on the store's connection,
+// committing if fn returns nil and rolling back otherwise. Everything a
+// member's load writes, its done-marker included, goes through one call, so a
+// crash leaves either all of it or none.
+func (s *Store) Transact(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	if _, err := s.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			panic(p)
+		}
+		if err != nil {
+			if _, rbErr := s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rbErr != nil {
+				err = errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
+			}
+			return
+		}
+		if _, cErr := s.conn.ExecContext(ctx, "COMMIT"); cErr != nil {
+			err = fmt.Errorf("commit: %w", cErr)
+		}
+	}()
+	return fn(&Tx{conn: s.conn})
+}
+
+// Tx is an open transaction of the store.
+type Tx struct {
+	conn *sql.Conn
+}
+
+// Exec runs a statement in the transaction.
+func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.conn.ExecContext(ctx, query, args...)
+}
+
+// QueryRow runs a query returning one row in the transaction.
+func (tx *Tx) QueryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return tx.conn.QueryRowContext(ctx, query, args...)
+}
+
+// Rows is a batch of rows for one table, with the columns they fill.
+type Rows struct {
+	Table   string
+	Columns []string
+	Values  [][]any
+}
+
+// Add appends a row; values follow Columns.
+func (r *Rows) Add(values ...any) {
+	if len(values) != len(r.Columns) {
+		panic(fmt.Sprintf("ingest: %d values for %d columns of %s", len(values), len(r.Columns), r.Table))
+	}
+	r.Values = append(r.Values, values)
+}
+
+// Upsert writes rows into their table, replacing rows with the same key.
+// Rows are appended in bulk (DuckDB Appender) into a temporary staging
+// table, then moved with two set-based statements; never row by row.
+// replaceWhere, when not empty, is an extra condition on the target's rows
+// (aliased t) that are deleted before the insert, e.g. every payment of the
+// subscriptions being reloaded, so that rows the platform no longer lists do
+// not linger.
+func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replaceWhere string) error {
+	stage, err := tx.stage(ctx, rows)
+	if err != nil {
+		return err
+	}
+	var match []string
+	for _, k := range key {
+		match = append(match, fmt.Sprintf("t.%s = s.%s", k, k))
+	}
+	del := fmt.Sprintf("DELETE FROM %s t WHERE EXISTS (SELECT 1 FROM %s s WHERE %s)",
+		rows.Table, stage, strings.Join(match, " AND "))
+	if replaceWhere != "" {
+		del += " OR (" + replaceWhere + ")"
+	}
+	if _, err := tx.conn.ExecContext(ctx, del); err != nil {
+		return fmt.Errorf("replace rows of %s: %w", rows.Table, err)
+	}
+	// DISTINCT ON: a key listed twice (paging over live data can repeat a
+	// record) is inserted once.
+	cols := strings.Join(rows.Columns, ", ")
+	ins := fmt.Sprintf("INSERT INTO %s (%s) SELECT DISTINCT ON (%s) %s FROM %s",
+		rows.Table, cols, strings.Join(key, ", "), cols, stage)
+	if _, err := tx.conn.ExecContext(ctx, ins); err != nil {
+		return fmt.Errorf("insert into %s: %w", rows.Table, err)
+	}
+	return nil
+}
+
+// stage fills the temporary staging table of rows.Table with rows and
+// returns its name.
+func (tx *Tx) stage(ctx context.Context, rows *Rows) (string, error) {
+	stage := "stage_" + rows.Table
+	if _, err := tx.conn.ExecContext(ctx, fmt.Sprintf(
+		"CREATE TEMP TABLE IF NOT EXISTS %s AS SELECT * FROM %s LIMIT 0", stage, rows.Table)); err != nil {
+		return "", fmt.Errorf("create staging table for %s: %w", rows.Table, err)
+	}
+	if _, err := tx.conn.ExecContext(ctx, "DELETE FROM "+stage); err != nil {
+		return "", fmt.Errorf("clear staging table for %s: %w", rows.Table, err)
+	}
+	if len(rows.Values) == 0 {
+		return stage, nil
+	}
+	err := tx.conn.Raw(func(dc any) error {
+		a, err := duckdb.NewAppenderWithColumns(dc.(driver.Conn), "temp", "main", stage, rows.Columns)
+		if err != nil {
+			return err
+		}
+		for i, v := range rows.Values {
+			if err := a.AppendRow(toDriverValues(v)...); err != nil {
+				a.Close()
+				return fmt.Errorf("row %d: %w", i+1, err)
+			}
+		}
+		return a.Close()
+	})
+	if err != nil {
+		return "", fmt.Errorf("append %d rows to %s: %w", len(rows.Values), rows.Table, err)
+	}
+	return stage, nil
+}
+
+func toDriverValues(v []any) []driver.Value {
+	out := make([]driver.Value, len(v))
+	for i, x := range v {
+		out[i] = x
+	}
+	return out
+}

@@ -1,0 +1,211 @@
+// Package level3audit owns the Level II/III rules: what kind of call a
+// merchant made (authorization, capture, sale, credit, ...), what Level III
+// data it carried, and what the platform said about transmitting it. The
+// platform stores no Level II/III data, so these facts come from the
+// merchant's own journal of requests and responses.
+package level3audit
+
+import (
+	"strconv"
+	"strings"
+)
+
+// CallKind classifies a payments API call by method, path and request.
+type CallKind string
+
+const (
+	Authorization CallKind = "authorization"
+	Sale          CallKind = "sale" // an authorization with processingInformation.capture true
+	Capture       CallKind = "capture"
+	Credit        CallKind = "credit" // a stand-alone credit (POST /pts/v2/credits)
+	Refund        CallKind = "refund"
+	Reversal      CallKind = "reversal"
+	Void          CallKind = "void"
+	Other         CallKind = "other"
+)
+
+// Call is what the audit needs to know about one journaled call. It never
+// holds a full card number: only the BIN (first six digits) and last four.
+type Call struct {
+	Kind          CallKind
+	TransactionID string // the id of the platform's response
+	ParentID      string // the transaction a follow-on call refers to (from the path)
+	CardBIN       string // first 6 digits of the card or device token number, when the request carries one
+	CardLast4     string
+	TotalAmount   string // decimal string as sent (or as answered when the request has none)
+	Currency      string
+	PurchaseLevel string // processingInformation.purchaseLevel as sent ("3" for Level III)
+	LineItems     int    // number of orderInformation.lineItems sent
+	Level3Status  string // "Y", "N" or "" when the response does not say
+}
+
+// Inspect derives a Call from a journaled call. request and response are the
+// decoded JSON bodies (nil when absent).
+func Inspect(method, path string, request, response map[string]any) Call {
+	c := Call{
+		Kind:          classify(method, path, request),
+		TransactionID: str(lookup(response, "id")),
+		ParentID:      parentID(path),
+		PurchaseLevel: str(lookup(request, "processingInformation", "purchaseLevel")),
+		Level3Status:  normaliseLevel3Status(lookup(response, "orderInformation", "invoiceDetails", "level3TransmissionStatus")),
+	}
+	if items, ok := lookup(request, "orderInformation", "lineItems").([]any); ok {
+		c.LineItems = len(items)
+	}
+	for _, card := range []string{"card", "tokenizedCard"} {
+		if n := str(lookup(request, "paymentInformation", card, "number")); n != "" {
+			c.CardBIN, c.CardLast4 = binAndLast4(n)
+			break
+		}
+	}
+	c.TotalAmount = firstNonEmpty(
+		str(lookup(request, "orderInformation", "amountDetails", "totalAmount")),
+		str(lookup(response, "orderInformation", "amountDetails", "totalAmount")),
+		str(lookup(response, "orderInformation", "amountDetails", "authorizedAmount")),
+		str(lookup(response, "creditAmountDetails", "creditAmount")),
+	)
+	c.Currency = firstNonEmpty(
+		str(lookup(request, "orderInformation", "amountDetails", "currency")),
+		str(lookup(response, "orderInformation", "amountDetails", "currency")),
+		str(lookup(response, "creditAmountDetails", "currency")),
+	)
+	return c
+}
+
+// HasLevel3 reports whether the call carried Level III data: purchaseLevel 3
+// or at least one line item.
+func (c Call) HasLevel3() bool { return c.PurchaseLevel == "3" || c.LineItems > 0 }
+
+func classify(method, path string, request map[string]any) CallKind {
+	if !strings.EqualFold(method, "POST") {
+		return Other
+	}
+	p := strings.TrimSuffix(stripQuery(path), "/")
+	switch {
+	case p == "/pts/v2/payments":
+		if isTrue(lookup(request, "processingInformation", "capture")) {
+			return Sale
+		}
+		return Authorization
+	case p == "/pts/v2/credits":
+		return Credit
+	case strings.HasSuffix(p, "/captures"):
+		return Capture
+	case strings.HasSuffix(p, "/refunds"):
+		return Refund
+	case strings.HasSuffix(p, "/reversals"):
+		return Reversal
+	case strings.HasSuffix(p, "/voids"):
+		return Void
+	}
+	return Other
+}
+
+// parentID returns the id segment of a follow-on path such as
+// /pts/v2/payments/{id}/captures or /pts/v2/captures/{id}/refunds.
+func parentID(path string) string {
+	parts := strings.Split(strings.Trim(stripQuery(path), "/"), "/")
+	// pts v2 <collection> <id> <action>
+	if len(parts) == 5 && parts[0] == "pts" {
+		return parts[3]
+	}
+	return ""
+}
+
+// normaliseLevel3Status accepts the current "Y"/"N" strings and the older
+// boolean form (false = not transmitted).
+func normaliseLevel3Status(v any) string {
+	switch s := v.(type) {
+	case bool:
+		if s {
+			return "Y"
+		}
+		return "N"
+	case string:
+		switch strings.ToUpper(strings.TrimSpace(s)) {
+		case "Y", "TRUE":
+			return "Y"
+		case "N", "FALSE":
+			return "N"
+		}
+	}
+	return ""
+}
+
+func binAndLast4(number string) (bin, last4 string) {
+	if len(number) >= 6 && allDigits(number[:6]) {
+		bin = number[:6]
+	}
+	if len(number) >= 10 && allDigits(number[len(number)-4:]) {
+		last4 = number[len(number)-4:]
+	}
+	return bin, last4
+}
+
+func lookup(m map[string]any, keys ...string) any {
+	var v any = m
+	for _, k := range keys {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = obj[k]
+	}
+	return v
+}
+
+// str renders a scalar JSON value as text; numbers arrive as json.Number
+// or float64 depending on the decoder.
+func str(v any) string {
+	switch s := v.(type) {
+	case string:
+		return s
+	case nil:
+		return ""
+	case interface{ String() string }:
+		return s.String()
+	case float64:
+		return strconv.FormatFloat(s, 'f', -1, 64)
+	case bool:
+		if s {
+			return "true"
+		}
+		return "false"
+	}
+	return ""
+}
+
+func isTrue(v any) bool {
+	switch b := v.(type) {
+	case bool:
+		return b
+	case string:
+		return strings.EqualFold(b, "true")
+	}
+	return false
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func stripQuery(p string) string {
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,204 @@
+package outputs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Parquet is written by DuckDB itself (COPY ... TO): measured at ~1 M rows in
+// 0.7 s with ZSTD, about three times faster than going through arrow-go's
+// pqarrow, and DuckDB keeps DECIMAL(18,2) and TIMESTAMPTZ as Parquet
+// DECIMAL and timestamp-with-UTC, which warehouse loaders map exactly.
+
+// ExportParquet writes the query's result to path as one ZSTD-compressed
+// Parquet file. DuckDB writes a temp name in path's directory, which is then
+// synced and renamed to path, so a reader sees the previous file or the
+// complete new one. An empty result writes a file with the schema and no
+// rows. path's directory is created if needed. query must be a single
+// SELECT (or FROM-first) statement without parameters: COPY takes none.
+func ExportParquet(ctx context.Context, q Querier, query, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("export parquet %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), publicDirMode); err != nil {
+		return fmt.Errorf("export parquet %s: %w", path, err)
+	}
+	tmp := tempName(filepath.Dir(abs), filepath.Base(abs))
+	stmt := "COPY (\n" + trimQuery(query) + "\n) TO " + sqlString(tmp) + " (FORMAT parquet, COMPRESSION zstd)"
+	if _, err := q.ExecContext(ctx, stmt); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("export parquet %s: %w", path, err)
+	}
+	if err := syncFile(tmp); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("export parquet %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, abs); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("export parquet %s: %w", path, err)
+	}
+	_ = syncDir(filepath.Dir(abs))
+	return nil
+}
+
+// ExportParquetPartitioned writes the query's result as a Hive-partitioned
+// Parquet dataset under dir (dir/kind=skipped_cycle/data_0.parquet, ...), so
+// Spark, Trino, pandas and DuckDB (hive_partitioning) prune by the partition
+// columns; those columns live in the directory names, not in the files.
+//
+// The dataset is built in a temp directory beside dir and swapped in whole, so
+// a reader never sees one run's partitions mixed with another's. An empty
+// result still leaves dir in place, empty, so readers find the dataset and see
+// zero rows instead of failing on a missing path.
+func ExportParquetPartitioned(ctx context.Context, q Querier, query, dir string, partitionBy []string) error {
+	if len(partitionBy) == 0 {
+		return fmt.Errorf("export parquet dataset %s: no partition columns (use ExportParquet)", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("export parquet dataset %s: %w", dir, err)
+	}
+	parent := filepath.Dir(abs)
+	if err := os.MkdirAll(parent, publicDirMode); err != nil {
+		return fmt.Errorf("export parquet dataset %s: %w", dir, err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(abs)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("export parquet dataset %s: %w", dir, err)
+	}
+	fail := func(err error) error {
+		_ = os.RemoveAll(tmp)
+		return fmt.Errorf("export parquet dataset %s: %w", dir, err)
+	}
+	if err := os.Chmod(tmp, publicDirMode); err != nil {
+		return fail(err)
+	}
+	cols := make([]string, len(partitionBy))
+	for i, c := range partitionBy {
+		cols[i] = sqlIdent(c)
+	}
+	stmt := "COPY (\n" + trimQuery(query) + "\n) TO " + sqlString(tmp) +
+		" (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (" + strings.Join(cols, ", ") + "))"
+	if _, err := q.ExecContext(ctx, stmt); err != nil {
+		return fail(err)
+	}
+	if err := syncTree(tmp); err != nil {
+		return fail(err)
+	}
+	if err := replaceDir(tmp, abs); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// SnapshotDuckDB copies the whole database q is connected to into a new
+// DuckDB file at path, so analysts can open a consistent read-only copy while
+// the next run writes the working file (DuckDB lets one process write a file;
+// a reader of the working file would block the next run or be blocked by it).
+//
+// It runs ATTACH tmp; COPY FROM DATABASE current TO tmp; CHECKPOINT; DETACH on
+// one pinned connection, then renames tmp to path. The checkpoint folds the
+// write-ahead log into the file, so the published snapshot is one
+// self-contained file; a stale path.wal from an older copy is removed, since
+// DuckDB would replay it against the new file.
+func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("snapshot to %s: %w", path, err)
+	}
+	conn, release, err := pin(ctx, q)
+	if err != nil {
+		return fmt.Errorf("snapshot to %s: %w", path, err)
+	}
+	defer release()
+
+	var current string
+	rows, err := conn.QueryContext(ctx, "SELECT current_database()")
+	if err != nil {
+		return fmt.Errorf("snapshot to %s: current database: %w", path, err)
+	}
+	for rows.Next() {
+		if err := rows.Scan(&current); err != nil {
+			rows.Close()
+			return fmt.Errorf("snapshot to %s: current database: %w", path, err)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("snapshot to %s: current database: %w", path, err)
+	}
+	if current == "" {
+		return fmt.Errorf("snapshot to %s: no current database", path)
+	}
+
+	if err := os.MkdirAll(filepath.Dir(abs), publicDirMode); err != nil {
+		return fmt.Errorf("snapshot to %s: %w", path, err)
+	}
+	tmp := tempName(filepath.Dir(abs), filepath.Base(abs))
+	alias := sqlIdent("snapshot_" + randomSuffix())
+	cleanup := func() {
+		_ = os.Remove(tmp)
+		_ = os.Remove(tmp + ".wal")
+	}
+	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(tmp)+" AS "+alias); err != nil {
+		cleanup()
+		return fmt.Errorf("snapshot to %s: attach: %w", path, err)
+	}
+	attached := true
+	defer func() {
+		if attached {
+			// Detach even when ctx is cancelled: a left-over ATTACH would
+			// keep the temp file open for the life of the database.
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DETACH "+alias)
+		}
+		if err != nil {
+			cleanup()
+		}
+	}()
+	if _, err = conn.ExecContext(ctx, "COPY FROM DATABASE "+sqlIdent(current)+" TO "+alias); err != nil {
+		return fmt.Errorf("snapshot to %s: copy database %s: %w", path, current, err)
+	}
+	if _, err = conn.ExecContext(ctx, "CHECKPOINT "+alias); err != nil {
+		return fmt.Errorf("snapshot to %s: checkpoint: %w", path, err)
+	}
+	if _, err = conn.ExecContext(ctx, "DETACH "+alias); err != nil {
+		return fmt.Errorf("snapshot to %s: detach: %w", path, err)
+	}
+	attached = false
+	if err = syncFile(tmp); err != nil {
+		return fmt.Errorf("snapshot to %s: %w", path, err)
+	}
+	if err = os.Chmod(tmp, publicFileMode); err != nil {
+		return fmt.Errorf("snapshot to %s: %w", path, err)
+	}
+	if rmErr := os.Remove(abs + ".wal"); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+		err = rmErr
+		return fmt.Errorf("snapshot to %s: remove stale WAL: %w", path, err)
+	}
+	if err = os.Rename(tmp, abs); err != nil {
+		return fmt.Errorf("snapshot to %s: %w", path, err)
+	}
+	_ = os.Remove(tmp + ".wal") // none after a checkpoint; never publish one
+	_ = syncDir(filepath.Dir(abs))
+	return nil
+}
+
+// trimQuery drops trailing semicolons and space so a caller's query can be
+// wrapped as a subquery: "COPY (q;) TO ..." is a syntax error. The wrapping
+// puts q on its own lines, so a trailing "-- comment" stays harmless.
+func trimQuery(q string) string {
+	return strings.TrimRight(strings.TrimSpace(q), "; \t\r\n")
+}
+
+// sqlString quotes s as an SQL string literal. Paths go into COPY and ATTACH
+// as literals because neither takes a bound parameter for them.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// sqlIdent quotes s as an SQL identifier.
+func sqlIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -1,0 +1,239 @@
+package outputs
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func findingsDB(t *testing.T) *sql.DB {
+	t.Helper()
+	db := openDB(t)
+	mustExec(t, db,
+		`CREATE TABLE findings (run_id VARCHAR, kind VARCHAR, merchant_id VARCHAR, entity_id VARCHAR, amount DECIMAL(18,2), currency VARCHAR, seen TIMESTAMPTZ)`,
+		`INSERT INTO findings SELECT 'run1',
+			CASE range % 3 WHEN 0 THEN 'skipped_cycle' WHEN 1 THEN 'amount_mismatch' ELSE 'level3_not_transmitted' END,
+			'mid' || (range % 4), 'e' || range, (range * 1.01)::DECIMAL(18,2), 'USD', TIMESTAMPTZ '2026-11-20 00:00:00+00'
+			FROM range(30)`,
+	)
+	return db
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestExportParquet(t *testing.T) {
+	db := findingsDB(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	dir = filepath.Join(dir, "parquet", "findings")     // created by the export
+	path := filepath.Join(dir, "it's findings.parquet") // a quote in the path must not break the COPY
+	if err := ExportParquet(ctx, db, "SELECT * FROM findings ORDER BY entity_id;\n", path); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM read_parquet(?)`, path); n != 30 {
+		t.Errorf("read back %d rows, want 30", n)
+	}
+	var colType string
+	if err := db.QueryRow(`SELECT column_type FROM (DESCRIBE SELECT * FROM read_parquet(?)) WHERE column_name = 'amount'`, path).Scan(&colType); err != nil {
+		t.Fatal(err)
+	}
+	if colType != "DECIMAL(18,2)" {
+		t.Errorf("amount read back as %s, want DECIMAL(18,2)", colType)
+	}
+	var sum string
+	if err := db.QueryRow(`SELECT sum(amount)::VARCHAR FROM read_parquet(?)`, path).Scan(&sum); err != nil {
+		t.Fatal(err)
+	}
+	if want := "439.35"; sum != want { // 1.01 * (0+1+...+29)
+		t.Errorf("sum(amount) = %s, want %s", sum, want)
+	}
+
+	// Replacing the file: the new content, no temp file left.
+	if err := ExportParquet(ctx, db, "SELECT * FROM findings WHERE kind = 'skipped_cycle'", path); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM read_parquet(?)`, path); n != 10 {
+		t.Errorf("after replace read back %d rows, want 10", n)
+	}
+	if names := listDir(t, dir); len(names) != 1 {
+		t.Errorf("dir holds %v, want only the Parquet file", names)
+	}
+
+	// A failing query leaves the published file alone and no temp file.
+	if err := ExportParquet(ctx, db, "SELECT * FROM missing", path); err == nil {
+		t.Error("no error for a failing query")
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM read_parquet(?)`, path); n != 10 {
+		t.Errorf("after a failed export read back %d rows, want the previous 10", n)
+	}
+	if names := listDir(t, dir); len(names) != 1 {
+		t.Errorf("dir holds %v after a failure", names)
+	}
+}
+
+func TestExportParquetPartitioned(t *testing.T) {
+	db := findingsDB(t)
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "parquet")
+	dir := filepath.Join(root, "findings")
+	if err := ExportParquetPartitioned(ctx, db, "SELECT * FROM findings", dir, []string{"kind"}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"kind=amount_mismatch", "kind=level3_not_transmitted", "kind=skipped_cycle"}
+	if got := listDir(t, dir); !slices.Equal(got, want) {
+		t.Errorf("partitions = %v, want %v", got, want)
+	}
+	for _, p := range want {
+		files, _ := filepath.Glob(filepath.Join(dir, p, "data_*.parquet"))
+		if len(files) == 0 {
+			t.Errorf("%s holds no Parquet file", p)
+		}
+	}
+	glob := filepath.Join(dir, "**", "*.parquet")
+	if n := queryInt(t, db, `SELECT count(*) FROM read_parquet(?, hive_partitioning = true) WHERE kind = 'skipped_cycle'`, glob); n != 10 {
+		t.Errorf("skipped_cycle rows = %d, want 10", n)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM read_parquet(?, hive_partitioning = true)`, glob); n != 30 {
+		t.Errorf("rows = %d, want 30", n)
+	}
+	if names := listDir(t, root); !slices.Equal(names, []string{"findings"}) {
+		t.Errorf("parent holds %v, want only the dataset", names)
+	}
+
+	// A new export replaces the dataset whole: no partition of the old one
+	// survives.
+	if err := ExportParquetPartitioned(ctx, db, "SELECT * FROM findings WHERE kind = 'skipped_cycle'", dir, []string{"kind", "merchant_id"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, dir); !slices.Equal(got, []string{"kind=skipped_cycle"}) {
+		t.Errorf("after replace partitions = %v", got)
+	}
+	if got := listDir(t, filepath.Join(dir, "kind=skipped_cycle")); len(got) != 4 || !strings.HasPrefix(got[0], "merchant_id=") {
+		t.Errorf("second-level partitions = %v", got)
+	}
+
+	// An empty result leaves the dataset's directory, empty.
+	if err := ExportParquetPartitioned(ctx, db, "SELECT * FROM findings WHERE false", dir, []string{"kind"}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("empty result: dataset dir missing: %v", err)
+	}
+	if got := listDir(t, dir); len(got) != 0 {
+		t.Errorf("empty result: dir holds %v", got)
+	}
+	if names := listDir(t, root); !slices.Equal(names, []string{"findings"}) {
+		t.Errorf("parent holds %v, want only the dataset", names)
+	}
+
+	if err := ExportParquetPartitioned(ctx, db, "SELECT * FROM findings", dir, nil); err == nil {
+		t.Error("no error without partition columns")
+	}
+	if err := ExportParquetPartitioned(ctx, db, "SELECT * FROM findings", dir, []string{"nope"}); err == nil {
+		t.Error("no error for an unknown partition column")
+	}
+	if names := listDir(t, root); !slices.Equal(names, []string{"findings"}) {
+		t.Errorf("failed exports left %v", names)
+	}
+}
+
+func TestSnapshotDuckDB(t *testing.T) {
+	db := findingsDB(t)
+	ctx := context.Background()
+	mustExec(t, db,
+		`CREATE SCHEMA audit`,
+		`CREATE TABLE audit.runs AS SELECT 'run' || range AS run_id FROM range(4)`,
+		`CREATE VIEW skipped AS SELECT * FROM findings WHERE kind = 'skipped_cycle'`,
+	)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "reconcile.duckdb")
+	if err := SnapshotDuckDB(ctx, db, path); err != nil {
+		t.Fatal(err)
+	}
+	// A second snapshot replaces the first (the nightly case); the source
+	// changed in between.
+	mustExec(t, db, `INSERT INTO audit.runs VALUES ('run4')`)
+	if err := SnapshotDuckDB(ctx, db, path); err != nil {
+		t.Fatal(err)
+	}
+	if names := listDir(t, dir); !slices.Equal(names, []string{"reconcile.duckdb"}) {
+		t.Errorf("dir holds %v, want only the snapshot (no temp file, no WAL)", names)
+	}
+	// The source connection is still usable and has nothing attached.
+	if n := queryInt(t, db, `SELECT count(*) FROM duckdb_databases() WHERE NOT internal`); n != 1 {
+		t.Errorf("source has %d databases attached after the snapshot, want 1", n)
+	}
+
+	snap, err := sql.Open("duckdb", path+"?access_mode=read_only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	tables := func(db *sql.DB) []string {
+		rows, err := db.Query(`SELECT schema_name || '.' || table_name FROM duckdb_tables() ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var names []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, n)
+		}
+		return names
+	}
+	if got, want := tables(snap), tables(db); !slices.Equal(got, want) {
+		t.Errorf("snapshot tables = %v, want %v", got, want)
+	}
+	for _, tbl := range []string{"findings", "audit.runs", "skipped"} {
+		if got, want := queryInt(t, snap, "SELECT count(*) FROM "+tbl), queryInt(t, db, "SELECT count(*) FROM "+tbl); got != want {
+			t.Errorf("%s: snapshot has %d rows, source %d", tbl, got, want)
+		}
+	}
+	if _, err := snap.Exec(`INSERT INTO audit.runs VALUES ('x')`); err == nil {
+		t.Error("the read-only snapshot accepted a write")
+	}
+}
+
+func TestSnapshotDuckDBFailureLeavesNothing(t *testing.T) {
+	db := findingsDB(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := SnapshotDuckDB(ctx, db, filepath.Join(dir, "snap.duckdb")); err == nil {
+		t.Error("no error with a cancelled context")
+	}
+	// Fails at the last step: the final path is a non-empty directory, so
+	// the rename fails after the copy was made and detached.
+	blocker := filepath.Join(dir, "snap.duckdb")
+	if err := os.MkdirAll(filepath.Join(blocker, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := SnapshotDuckDB(context.Background(), db, blocker); err == nil {
+		t.Error("no error when the final path is a directory")
+	}
+	if names := listDir(t, dir); !slices.Equal(names, []string{"snap.duckdb"}) {
+		t.Errorf("failed snapshots left %v", names)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM duckdb_databases() WHERE NOT internal`); n != 1 {
+		t.Errorf("source has %d databases attached after a failed snapshot, want 1", n)
+	}
+}

@@ -1,0 +1,654 @@
+package outputs
+
+import (
+	"archive/zip"
+	"compress/flate"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// maxSheetRows is Excel's row limit per sheet, header and title rows
+// included. It is a variable only so that tests can exercise continuation
+// sheets without writing a million rows; nothing else changes it.
+var maxSheetRows = excelize.TotalRows
+
+// ctxCheckEvery is how many rows are written between checks of the context,
+// so a cancelled run stops within milliseconds without paying for a check per
+// row.
+const ctxCheckEvery = 4096
+
+// ColumnType says how a column's values are stored and formatted in the
+// workbook. Typed cells (numbers, dates) are what let finance sort, filter and
+// sum without retyping text.
+type ColumnType int
+
+// Column types. Text is the zero value, so an undeclared type is shown as is.
+const (
+	Text      ColumnType = iota
+	Integer              // a whole number; beyond ±2^53 (Excel's exact range) written as text
+	Amount               // two-decimal number; cell number format "#,##0.00"
+	Date                 // a date cell (Excel serial date) formatted yyyy-mm-dd
+	Timestamp            // a date-time cell formatted yyyy-mm-dd hh:mm:ss (UTC)
+	Bool                 // a TRUE/FALSE cell
+	Percent              // a fraction (0.125) shown as a percentage (12.50%)
+)
+
+var columnTypeNames = [...]string{"text", "integer", "amount", "date", "timestamp", "bool", "percent"}
+
+func (t ColumnType) String() string {
+	if t >= 0 && int(t) < len(columnTypeNames) {
+		return columnTypeNames[t]
+	}
+	return "ColumnType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Column is one column of a block.
+type Column struct {
+	Header string
+	Type   ColumnType
+	Width  float64 // 0 = a sensible default by type and header length
+}
+
+// Block is one table on a sheet: an optional title row, a header row, then one
+// row per result row of Query. The query's result columns map to Columns by
+// position; a different number of result columns is an error, since it means
+// the catalog and the SQL disagree.
+type Block struct {
+	Title   string
+	Query   string
+	Args    []any
+	Columns []Column
+	// Overflow names the Parquet dataset holding the same rows (for example
+	// "parquet/findings"). If the block has more rows than a sheet holds,
+	// the note row on its first sheet points there, since the data then
+	// spans several sheets and is awkward to analyse in Excel.
+	Overflow string
+}
+
+// Sheet is one worksheet of the workbook.
+type Sheet struct {
+	Name   string  // ≤ 31 characters, Excel-valid, unique ignoring case
+	Blocks []Block // written one below the other with an empty row between
+}
+
+// Workbook is the whole workbook, sheets in order.
+type Workbook struct{ Sheets []Sheet }
+
+// WorkbookStats reports what WriteWorkbook wrote.
+type WorkbookStats struct {
+	Rows map[string]int // data rows written per sheet name, continuation sheets included
+}
+
+// WriteWorkbook streams every sheet of wb to an .xlsx file at path, with the
+// rows of each block's query.
+//
+// It uses excelize's StreamWriter only: the ordinary API keeps every cell in
+// memory (~12 KB per row, 12 GB for a million rows), the stream writer keeps
+// ~16 MB and spills the rest to temp files, which go in path's directory
+// because that file system must hold the result anyway. The file is written
+// to a temp name in the same directory and renamed to path when complete.
+//
+// Header rows are bold and frozen (frozen through the first block's header
+// row, title and overflow note included), a sheet holding one table gets an
+// autofilter over it, column widths are set (by Column.Width or by type), and
+// each value is stored as a typed cell per Column.Type; see cellValue for the
+// conversions. Text is always stored as a string cell, never as a formula, so
+// a value such as "=HYPERLINK(...)" coming from the platform cannot run in
+// the reader's Excel.
+//
+// A block with more rows than fit on a sheet continues on "<Name> (2)",
+// "<Name> (3)", ..., each with the block's header; the first sheet then gets
+// a note row above the header naming the next sheet and Block.Overflow.
+func WriteWorkbook(ctx context.Context, q Querier, path string, wb Workbook) (WorkbookStats, error) {
+	stats := WorkbookStats{Rows: map[string]int{}}
+	used, err := validateWorkbook(wb)
+	if err != nil {
+		return stats, fmt.Errorf("workbook %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, publicDirMode); err != nil {
+		return stats, fmt.Errorf("workbook %s: %w", path, err)
+	}
+	f := excelize.NewFile(excelize.Options{TmpDir: dir})
+	defer f.Close()
+	// Level-1 deflate: ~70k instead of ~45k rows/s (MEASURED.md) for a file
+	// ~25% larger (9.1 vs 7.2 MB for 100k rows of 8 columns),
+	// a good trade for a file written nightly and read by a handful of people.
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter {
+		zw := zip.NewWriter(w)
+		zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+			return flate.NewWriter(out, flate.BestSpeed)
+		})
+		return zw
+	})
+	w := &xlsxWriter{f: f, q: q, used: used, stats: stats}
+	if err := w.newStyles(); err != nil {
+		return stats, fmt.Errorf("workbook %s: styles: %w", path, err)
+	}
+	for _, s := range wb.Sheets {
+		if err := w.writeSheet(ctx, s); err != nil {
+			return stats, fmt.Errorf("workbook %s: sheet %q: %w", path, s.Name, err)
+		}
+	}
+	err = writeFileAtomic(path, func(out *os.File) error {
+		_, err := f.WriteTo(out)
+		return err
+	})
+	if err != nil {
+		return stats, fmt.Errorf("workbook %s: %w", path, err)
+	}
+	return stats, nil
+}
+
+// validateWorkbook checks what Excel would reject or "repair" before any
+// query runs, and returns the sheet names in use (lower-cased, as Excel
+// compares them) so continuation sheets can avoid them.
+func validateWorkbook(wb Workbook) (map[string]bool, error) {
+	if len(wb.Sheets) == 0 {
+		return nil, errors.New("no sheets")
+	}
+	used := map[string]bool{}
+	for _, s := range wb.Sheets {
+		if err := checkSheetName(s.Name); err != nil {
+			return nil, err
+		}
+		key := strings.ToLower(s.Name)
+		if used[key] {
+			return nil, fmt.Errorf("sheet name %q used twice (Excel ignores case)", s.Name)
+		}
+		used[key] = true
+		for i, b := range s.Blocks {
+			if strings.TrimSpace(b.Query) == "" {
+				return nil, fmt.Errorf("sheet %q block %d: empty query", s.Name, i+1)
+			}
+			if len(b.Columns) == 0 || len(b.Columns) > excelize.MaxColumns {
+				return nil, fmt.Errorf("sheet %q block %d: %d columns", s.Name, i+1, len(b.Columns))
+			}
+		}
+	}
+	return used, nil
+}
+
+// checkSheetName applies Excel's rules: 1-31 characters (UTF-16 units, as
+// Excel counts), none of : \ / ? * [ ], no leading or trailing apostrophe,
+// and not the reserved "History".
+func checkSheetName(name string) error {
+	n := len(utf16.Encode([]rune(name)))
+	switch {
+	case n == 0:
+		return errors.New("empty sheet name")
+	case n > excelize.MaxSheetNameLength:
+		return fmt.Errorf("sheet name %q longer than %d characters", name, excelize.MaxSheetNameLength)
+	case strings.ContainsAny(name, `:\/?*[]`):
+		return fmt.Errorf("sheet name %q contains one of : \\ / ? * [ ]", name)
+	case strings.HasPrefix(name, "'") || strings.HasSuffix(name, "'"):
+		return fmt.Errorf("sheet name %q starts or ends with an apostrophe", name)
+	case strings.EqualFold(name, "History"):
+		return fmt.Errorf("sheet name %q is reserved by Excel", name)
+	}
+	return nil
+}
+
+// xlsxWriter holds the state of one WriteWorkbook call.
+type xlsxWriter struct {
+	f      *excelize.File
+	q      Querier
+	used   map[string]bool // sheet names taken, lower-cased
+	stats  WorkbookStats
+	sheets int // worksheets created so far
+	styles styleSet
+	widths []float64 // column widths of the sheet being written
+}
+
+// page is one worksheet being streamed. A Sheet is one page, or several when
+// a block continues past the row limit.
+type page struct {
+	name     string
+	sw       *excelize.StreamWriter
+	row      int // last row written, 0 before any
+	dataRows int
+	tables   int    // blocks started on this page
+	filter   string // range of the first table: header row through last data row
+}
+
+func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
+	w.widths = columnWidths(s.Blocks)
+	cont := 1 // number of the last continuation sheet named
+	nextName := func() string {
+		for {
+			cont++
+			name := continuationName(s.Name, cont)
+			if key := strings.ToLower(name); !w.used[key] {
+				w.used[key] = true
+				return name
+			}
+		}
+	}
+	if len(s.Blocks) == 0 {
+		p, err := w.openPage(s.Name, 0)
+		if err != nil {
+			return err
+		}
+		return w.closePage(p)
+	}
+	var p *page
+	opened := false // whether s.Name itself has been used for a page
+	for bi, b := range s.Blocks {
+		start := 1
+		if p != nil {
+			start = p.row + 2 // one empty row between blocks
+		}
+		head := 1 // header row
+		if b.Title != "" {
+			head++
+		}
+		// A block that cannot get its header and one data row on this page
+		// starts on the next one.
+		if p != nil && start+head > maxSheetRows {
+			if err := w.closePage(p); err != nil {
+				return err
+			}
+			p, start = nil, 1
+		}
+		name := "" // of the page to open, named before the sheet the note names
+		if p == nil {
+			name = s.Name
+			if opened {
+				name = nextName()
+			}
+			opened = true
+		}
+		capacity := maxSheetRows - (start - 1) - head
+		var next string // the continuation sheet the note names
+		if w.overflows(ctx, b, capacity) {
+			next = nextName()
+		}
+		if p == nil {
+			freeze := head
+			if next != "" {
+				freeze++ // the note row sits between title and header
+			}
+			var err error
+			if p, err = w.openPage(name, freeze); err != nil {
+				return err
+			}
+		}
+		var err error
+		if p, err = w.writeBlock(ctx, p, b, next, nextName); err != nil {
+			return fmt.Errorf("block %d: %w", bi+1, err)
+		}
+	}
+	return w.closePage(p)
+}
+
+// overflows tells whether the block's query returns more than capacity rows,
+// so the note can go above the header: a stream writer cannot go back up. It
+// runs the query a second time, wrapped in a count capped by LIMIT so that a
+// huge result is not counted to its end. It is a best-effort hint: if the
+// wrapped query fails (say, a statement DuckDB cannot nest), the block is
+// written without the note and the real query reports any error.
+func (w *xlsxWriter) overflows(ctx context.Context, b Block, capacity int) bool {
+	if capacity < 0 {
+		capacity = 0
+	}
+	count := "SELECT count(*) FROM (SELECT 1 FROM (\n" + trimQuery(b.Query) + "\n) LIMIT " + strconv.Itoa(capacity+1) + ")"
+	var n int64
+	rows, err := w.q.QueryContext(ctx, count, b.Args...)
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	if rows.Next() && rows.Scan(&n) == nil {
+		return n > int64(capacity)
+	}
+	return false
+}
+
+// openPage creates a worksheet and its stream writer, sets the column widths
+// and freezes the top freeze rows; the stream writer accepts both only
+// before the first row.
+func (w *xlsxWriter) openPage(name string, freeze int) (*page, error) {
+	if w.sheets == 0 {
+		if err := w.f.SetSheetName(w.f.GetSheetName(0), name); err != nil {
+			return nil, err
+		}
+	} else if _, err := w.f.NewSheet(name); err != nil {
+		return nil, err
+	}
+	w.sheets++
+	w.used[strings.ToLower(name)] = true
+	sw, err := w.f.NewStreamWriter(name)
+	if err != nil {
+		return nil, err
+	}
+	for i, width := range w.widths {
+		if err := sw.SetColWidth(i+1, i+1, width); err != nil {
+			return nil, err
+		}
+	}
+	if freeze > 0 {
+		err := sw.SetPanes(&excelize.Panes{
+			Freeze:      true,
+			YSplit:      freeze,
+			TopLeftCell: "A" + strconv.Itoa(freeze+1),
+			ActivePane:  "bottomLeft",
+			Selection:   []excelize.Selection{{SQRef: "A" + strconv.Itoa(freeze+1), ActiveCell: "A" + strconv.Itoa(freeze+1), Pane: "bottomLeft"}},
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &page{name: name, sw: sw}, nil
+}
+
+// closePage adds the autofilter when the page holds one table (an autofilter
+// over several tables would sort one table's rows into another's), flushes
+// the stream and records the page's row count.
+func (w *xlsxWriter) closePage(p *page) error {
+	if p.tables == 1 && p.filter != "" {
+		// The autofilter element is written by Flush, so it can be set
+		// after the rows, once the table's extent is known.
+		if err := w.f.AutoFilter(p.name, p.filter, nil); err != nil {
+			return err
+		}
+		if strings.Contains(p.name, "'") {
+			if err := w.fixFilterName(p.name); err != nil {
+				return err
+			}
+		}
+	}
+	if err := p.sw.Flush(); err != nil {
+		return err
+	}
+	w.stats.Rows[p.name] = p.dataRows
+	return nil
+}
+
+// fixFilterName rewrites the hidden _xlnm._FilterDatabase name that
+// excelize's AutoFilter defines as '<sheet>'!range without doubling an
+// apostrophe inside the sheet name, which Excel reads as a broken formula and
+// "repairs". The replacement cannot be marked hidden through excelize's API;
+// Excel shows it in the Name Manager, which is harmless.
+func (w *xlsxWriter) fixFilterName(sheet string) error {
+	const name = "_xlnm._FilterDatabase"
+	for _, d := range w.f.GetDefinedName() {
+		if d.Name != name || d.Scope != sheet {
+			continue
+		}
+		bang := strings.LastIndex(d.RefersTo, "!")
+		if bang < 0 {
+			return nil
+		}
+		if err := w.f.DeleteDefinedName(&excelize.DefinedName{Name: name, Scope: sheet}); err != nil {
+			return err
+		}
+		return w.f.SetDefinedName(&excelize.DefinedName{
+			Name:     name,
+			Scope:    sheet,
+			RefersTo: "'" + strings.ReplaceAll(sheet, "'", "''") + "'" + d.RefersTo[bang:],
+		})
+	}
+	return nil
+}
+
+func (p *page) setRow(values []any) error {
+	p.row++
+	return p.sw.SetRow("A"+strconv.Itoa(p.row), values)
+}
+
+// beginTable writes a block's title, note and header rows.
+func (w *xlsxWriter) beginTable(p *page, b Block, title, note string) (headerRow int, err error) {
+	if p.row > 0 {
+		p.row++ // the empty row between blocks
+	}
+	if title != "" {
+		if err := p.setRow([]any{excelize.Cell{StyleID: w.styles.title, Value: title}}); err != nil {
+			return 0, err
+		}
+	}
+	if note != "" {
+		if err := p.setRow([]any{excelize.Cell{StyleID: w.styles.note, Value: note}}); err != nil {
+			return 0, err
+		}
+	}
+	header := make([]any, len(b.Columns))
+	for i, c := range b.Columns {
+		header[i] = excelize.Cell{StyleID: w.styles.header, Value: c.Header}
+	}
+	if err := p.setRow(header); err != nil {
+		return 0, err
+	}
+	p.tables++
+	return p.row, nil
+}
+
+// endTable records the extent of the page's first table for its autofilter.
+func (p *page) endTable(headerRow, ncols int) {
+	if p.tables != 1 {
+		return
+	}
+	last, _ := excelize.CoordinatesToCellName(ncols, p.row)
+	p.filter = "A" + strconv.Itoa(headerRow) + ":" + last
+}
+
+// writeBlock writes one block starting on p and returns the page it ended on.
+// next, if not empty, is the continuation sheet announced by the note row.
+func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, b Block, next string, nextName func() string) (*page, error) {
+	rows, err := w.q.QueryContext(ctx, b.Query, b.Args...)
+	if err != nil {
+		return p, fmt.Errorf("query: %w", err)
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return p, fmt.Errorf("query: %w", err)
+	}
+	if len(types) != len(b.Columns) {
+		return p, fmt.Errorf("query returns %d columns, block declares %d", len(types), len(b.Columns))
+	}
+	dbTypes := make([]string, len(types))
+	for i, t := range types {
+		dbTypes[i] = t.DatabaseTypeName()
+	}
+
+	note := ""
+	if next != "" {
+		note = fmt.Sprintf("This table has more rows than one sheet holds: it continues on sheet %q and the sheets after it.", next)
+		if b.Overflow != "" {
+			note += " The full data is in the Parquet dataset " + b.Overflow + "."
+		}
+	}
+	headerRow, err := w.beginTable(p, b, b.Title, note)
+	if err != nil {
+		return p, err
+	}
+
+	n := len(b.Columns)
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	// SetRow accepts *Cell, so one set of cells is reused for every row
+	// instead of boxing a new Cell per value.
+	cells := make([]excelize.Cell, n)
+	out := make([]any, n)
+	for written := 0; rows.Next(); written++ {
+		if written%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return p, err
+			}
+		}
+		if p.row >= maxSheetRows {
+			p.endTable(headerRow, n)
+			if err := w.closePage(p); err != nil {
+				return p, err
+			}
+			name := next
+			if name == "" {
+				name = nextName()
+			}
+			next = ""
+			head := 1
+			title := ""
+			if b.Title != "" {
+				title = b.Title + " (continued)"
+				head++
+			}
+			if p, err = w.openPage(name, head); err != nil {
+				return p, err
+			}
+			if headerRow, err = w.beginTable(p, b, title, ""); err != nil {
+				return p, err
+			}
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return p, fmt.Errorf("scan row: %w", err)
+		}
+		for i, v := range vals {
+			val := cellValue(v, b.Columns[i].Type, dbTypes[i])
+			if val == nil {
+				out[i] = nil // an empty cell, not an empty string
+				continue
+			}
+			cells[i] = excelize.Cell{StyleID: w.styles.of(b.Columns[i].Type, val), Value: val}
+			out[i] = &cells[i]
+		}
+		if err := p.setRow(out); err != nil {
+			return p, fmt.Errorf("row %d: %w", p.row, err)
+		}
+		p.dataRows++
+	}
+	if err := rows.Err(); err != nil {
+		return p, fmt.Errorf("query: %w", err)
+	}
+	p.endTable(headerRow, n)
+	return p, nil
+}
+
+// continuationName is "<name> (k)", the name cut short (by runes) so the
+// result keeps within Excel's 31 characters.
+func continuationName(name string, k int) string {
+	suffix := " (" + strconv.Itoa(k) + ")"
+	r := []rune(name)
+	for len(utf16.Encode(r))+len(suffix) > excelize.MaxSheetNameLength {
+		r = r[:len(r)-1]
+	}
+	return strings.TrimRight(string(r), "'") + suffix
+}
+
+// columnWidths gives each column index the widest width any block of the
+// sheet wants there: widths are per sheet column, and the stream writer takes
+// them only before the first row.
+func columnWidths(blocks []Block) []float64 {
+	var widths []float64
+	for _, b := range blocks {
+		for i, c := range b.Columns {
+			wd := c.Width
+			if wd <= 0 {
+				wd = defaultWidth(c)
+			}
+			wd = min(wd, excelize.MaxColumnWidth)
+			if i >= len(widths) {
+				widths = append(widths, wd)
+			} else {
+				widths[i] = max(widths[i], wd)
+			}
+		}
+	}
+	return widths
+}
+
+// defaultWidth fits a typical value of the type and the bold header, capped so
+// one long header does not push the other columns off screen. Widths cannot
+// follow the data: a stream writer sets them before the first row.
+func defaultWidth(c Column) float64 {
+	var base float64
+	switch c.Type {
+	case Integer:
+		base = 12
+	case Amount:
+		base = 14
+	case Date:
+		base = 12
+	case Timestamp:
+		base = 20
+	case Bool:
+		base = 8
+	case Percent:
+		base = 10
+	default:
+		base = 18
+	}
+	header := float64(len([]rune(c.Header)))*1.15 + 2
+	return min(max(base, header), 50)
+}
+
+// styleSet holds the style IDs of one file. Number formats go through
+// excelize's built-in IDs where Excel has one (#,##0.00 is 4, 0.00% is 10),
+// custom codes otherwise.
+type styleSet struct {
+	title, header, note int
+	integer, amount     int
+	date, timestamp     int
+	percent             int
+}
+
+func (w *xlsxWriter) newStyles() error {
+	dateFmt, tsFmt := "yyyy-mm-dd", "yyyy-mm-dd hh:mm:ss"
+	for _, s := range []struct {
+		id    *int
+		style excelize.Style
+	}{
+		{&w.styles.title, excelize.Style{Font: &excelize.Font{Bold: true, Size: 13}}},
+		{&w.styles.header, excelize.Style{
+			Font:   &excelize.Font{Bold: true},
+			Fill:   excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"D9E1F2"}},
+			Border: []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
+		}},
+		{&w.styles.note, excelize.Style{Font: &excelize.Font{Italic: true, Color: "9C5700"}}},
+		{&w.styles.integer, excelize.Style{NumFmt: 1}},
+		{&w.styles.amount, excelize.Style{NumFmt: 4}},
+		{&w.styles.date, excelize.Style{CustomNumFmt: &dateFmt}},
+		{&w.styles.timestamp, excelize.Style{CustomNumFmt: &tsFmt}},
+		{&w.styles.percent, excelize.Style{NumFmt: 10}},
+	} {
+		id, err := w.f.NewStyle(&s.style)
+		if err != nil {
+			return err
+		}
+		*s.id = id
+	}
+	return nil
+}
+
+// of is the style of a converted value in a column of type t: a value that
+// could not be given the column's type (text in a Date column, say) is
+// shown plainly.
+func (s styleSet) of(t ColumnType, val any) int {
+	if _, isText := val.(string); isText {
+		return 0
+	}
+	switch t {
+	case Integer:
+		return s.integer
+	case Amount:
+		return s.amount
+	case Date:
+		return s.date
+	case Timestamp:
+		return s.timestamp
+	case Percent:
+		return s.percent
+	}
+	return 0
+}

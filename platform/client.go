@@ -1,0 +1,397 @@
+package platform
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Body size limits. An error body is only read for its message, so 1 MiB is
+// plenty; a success body is one page of a listing (2000 transaction summaries
+// at most), far below 64 MiB, and the limit only guards against a runaway
+// response.
+const (
+	maxErrorBody   = 1 << 20
+	maxSuccessBody = 64 << 20
+)
+
+// DefaultUserAgent is sent when no WithUserAgent option is given.
+const DefaultUserAgent = "reconcile-platform/1"
+
+// Client is a REST client of the platform for one credential. It is safe for
+// concurrent use; one Client (and so one rate-limit budget and one pool of
+// connections) is meant to serve every merchant a run fans out over, through
+// Merchant.
+type Client struct {
+	base      *url.URL // scheme and host, and a path prefix if any (no trailing slash)
+	creds     Credentials
+	hc        *http.Client // its Transport is the signer
+	userHC    *http.Client
+	limiter   *rate.Limiter
+	retry     RetryPolicy
+	now       func() time.Time
+	userAgent string
+}
+
+// Option configures a Client in NewClient.
+type Option func(*Client)
+
+// WithHTTPClient sends requests through hc: its Transport (http.DefaultTransport
+// if nil), Timeout, Jar and CheckRedirect are kept. hc itself is not modified;
+// the client wraps a copy's Transport with the signer. nil keeps the default,
+// whose transport keeps 64 idle connections per host so a fan-out over many
+// members reuses connections instead of reconnecting.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) { c.userHC = hc }
+}
+
+// WithRateLimiter makes every attempt (retries included) of every merchant of
+// the client wait for a token of l, so the whole run stays within one budget
+// however many members it fans out over. nil means unlimited.
+func WithRateLimiter(l *rate.Limiter) Option {
+	return func(c *Client) { c.limiter = l }
+}
+
+// WithRetryPolicy replaces the default policy (6 attempts, 200ms base, 10s
+// max, Retry-After capped at 30s); zero fields keep their defaults.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(c *Client) { c.retry = p.withDefaults() }
+}
+
+// WithClock sets the clock that dates (and so signs) each attempt; tests fix
+// it to check signatures. Default time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(c *Client) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// WithUserAgent sets the User-Agent header.
+func WithUserAgent(ua string) Option {
+	return func(c *Client) { c.userAgent = ua }
+}
+
+// NewClient returns a client of the platform at baseURL (scheme and host, e.g.
+// "https://apitest.example.net", optionally with a path prefix) that signs with
+// creds.
+func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil {
+		return nil, fmt.Errorf("platform base URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("platform base URL %q: scheme must be http or https", baseURL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("platform base URL %q: no host", baseURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return nil, fmt.Errorf("platform base URL %q: must not carry a query, fragment or user info", baseURL)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	if creds.KeyID == "" {
+		return nil, errors.New("platform credentials: empty key id")
+	}
+	if creds.Secret.IsZero() {
+		return nil, errors.New("platform credentials: empty shared secret")
+	}
+	c := &Client{
+		base:      u,
+		creds:     creds,
+		retry:     defaultRetryPolicy,
+		now:       time.Now,
+		userAgent: DefaultUserAgent,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	var hc http.Client
+	if c.userHC != nil {
+		hc = *c.userHC
+	} else {
+		hc = http.Client{Transport: defaultTransport(), Timeout: 5 * time.Minute}
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc.Transport = &signer{
+		base:      base,
+		keyID:     creds.KeyID,
+		secret:    creds.Secret,
+		portfolio: creds.PortfolioID,
+		now:       c.now,
+	}
+	c.hc = &hc
+	c.userHC = nil
+	return c, nil
+}
+
+// defaultTransport is http.DefaultTransport's settings with a connection pool
+// sized for fan-out and a bound on how long a response may take to start.
+func defaultTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 64
+	t.IdleConnTimeout = 90 * time.Second
+	t.TLSHandshakeTimeout = 10 * time.Second
+	t.ResponseHeaderTimeout = 2 * time.Minute
+	t.ExpectContinueTimeout = time.Second
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return t
+}
+
+// Merchant returns a handle that acts for merchantID: its requests carry
+// v-c-merchant-id: merchantID, signed with the client's credential (the
+// portfolio's, when it has one).
+func (c *Client) Merchant(merchantID string) *Merchant {
+	return &Merchant{c: c, id: merchantID}
+}
+
+// Merchant is the client acting for one merchant ID. It is cheap; make one per
+// member of a group.
+type Merchant struct {
+	c  *Client
+	id string
+}
+
+// ID returns the merchant ID acted for.
+func (m *Merchant) ID() string { return m.id }
+
+// Do sends one request to any endpoint, with the same signing, retries, rate
+// limit and error handling as the typed methods; it is the escape hatch for
+// endpoints this package does not model yet. path is relative to the base URL
+// and may carry a query. body is nil (no body) or marshalled as JSON. out is
+// nil (the response body is discarded) or a pointer that the JSON response is
+// decoded into, e.g. *json.RawMessage.
+func (m *Merchant) Do(ctx context.Context, method, path string, body any, out any) error {
+	method = strings.ToUpper(strings.TrimSpace(method))
+	var b []byte
+	if body != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return fmt.Errorf("%s %s: encode request body: %w", method, pathOnly(path), err)
+		}
+	}
+	resp, err := m.send(ctx, method, path, b, out != nil)
+	if err != nil {
+		return err
+	}
+	if out == nil || len(resp) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(resp, out); err != nil {
+		return fmt.Errorf("%s %s: %w: %w", method, pathOnly(path), ErrInvalidData, err)
+	}
+	return nil
+}
+
+// send is the one place that sends requests: it waits for the rate limiter,
+// sends an attempt (signed by the transport), classifies the outcome, and
+// retries what may succeed later. It returns the body of a 2xx response; when
+// wantJSON is set that body is valid JSON (or empty for 204).
+//
+// Retried: 429, 500, 502, 503, 504; transport errors (refused, reset, timed
+// out); a 2xx body that breaks off or, when wantJSON, is not valid JSON,
+// which is how a truncated response shows. Never retried: other statuses,
+// a cancelled context, TLS certificate failures, signing failures.
+func (m *Merchant) send(ctx context.Context, method, target string, body []byte, wantJSON bool) ([]byte, error) {
+	c := m.c
+	p := pathOnly(target)
+	what := method + " " + p
+	if m.id == "" {
+		return nil, fmt.Errorf("%s: no merchant id", what)
+	}
+	full, err := c.resolve(target)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	stats := statsFrom(ctx)
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if c.limiter != nil {
+			if err := c.limiter.Wait(ctx); err != nil {
+				return nil, fmt.Errorf("%s: wait for rate limiter: %w", what, err)
+			}
+		}
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, full, rd)
+		if err != nil {
+			return nil, fmt.Errorf("%s: build request: %w", what, err)
+		}
+		req.Header.Set(merchantHeader, m.id)
+		req.Header.Set("Accept", "application/json")
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if c.userAgent != "" {
+			req.Header.Set("User-Agent", c.userAgent)
+		}
+		if stats != nil {
+			stats.Requests.Add(1)
+		}
+
+		var retryAfter time.Duration
+		resp, err := c.hc.Do(req)
+		switch {
+		case err != nil:
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, fmt.Errorf("%s: %w", what, cerr)
+			}
+			if !retryableTransportError(err) {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+			lastErr = fmt.Errorf("%s: %w", what, err)
+
+		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			b, rerr := readBody(resp.Body, maxSuccessBody)
+			resp.Body.Close()
+			switch {
+			case errors.Is(rerr, errBodyTooLarge):
+				return nil, fmt.Errorf("%s: %w: response body exceeds %d MiB", what, ErrInvalidData, maxSuccessBody>>20)
+			case rerr != nil:
+				if cerr := ctx.Err(); cerr != nil {
+					return nil, fmt.Errorf("%s: %w", what, cerr)
+				}
+				lastErr = fmt.Errorf("%s: %w: read response body: %w", what, ErrInvalidData, rerr)
+			case wantJSON && resp.StatusCode != http.StatusNoContent && !json.Valid(b):
+				lastErr = fmt.Errorf("%s: %w: %d-byte response body is not valid JSON (truncated?)", what, ErrInvalidData, len(b))
+			default:
+				return b, nil
+			}
+
+		default:
+			b, _ := readBody(resp.Body, maxErrorBody) // a partial error body still says something
+			resp.Body.Close()
+			apiErr := newAPIError(method, p, resp, b, time.Now())
+			if !apiErr.Temporary() {
+				return nil, apiErr
+			}
+			lastErr = apiErr
+			retryAfter = apiErr.RetryAfter
+		}
+
+		if attempt+1 >= c.retry.MaxAttempts {
+			if c.retry.MaxAttempts > 1 {
+				return nil, fmt.Errorf("giving up after %d attempts: %w", attempt+1, lastErr)
+			}
+			return nil, lastErr
+		}
+		if stats != nil {
+			stats.Retries.Add(1)
+		}
+		if err := sleep(ctx, c.retry.backoff(attempt, retryAfter)); err != nil {
+			return nil, fmt.Errorf("%s: %w while waiting to retry after: %v", what, err, lastErr)
+		}
+	}
+}
+
+var errBodyTooLarge = errors.New("body too large")
+
+// readBody reads at most limit bytes of r; more gives errBodyTooLarge.
+func readBody(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return b, err
+	}
+	if int64(len(b)) > limit {
+		return b[:limit], errBodyTooLarge
+	}
+	return b, nil
+}
+
+// retryableTransportError reports whether a failed round trip is worth
+// repeating. Connection failures, resets, timeouts and early EOFs are; a
+// certificate the client does not trust, or a request it could not sign, will
+// fail the same way again.
+func retryableTransportError(err error) bool {
+	var se *signError
+	if errors.As(err, &se) {
+		return false
+	}
+	var (
+		unknownAuthority x509.UnknownAuthorityError
+		hostname         x509.HostnameError
+		invalid          x509.CertificateInvalidError
+		verify           *tls.CertificateVerificationError
+	)
+	if errors.As(err, &unknownAuthority) || errors.As(err, &hostname) ||
+		errors.As(err, &invalid) || errors.As(err, &verify) {
+		return false
+	}
+	return !errors.Is(err, context.Canceled)
+}
+
+// resolve turns a path relative to the base URL (with an optional query) into
+// an absolute URL string.
+func (c *Client) resolve(target string) (string, error) {
+	if !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") {
+		return "", fmt.Errorf("path %q must start with a single /", target)
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", target, err)
+	}
+	if u.IsAbs() || u.Host != "" {
+		return "", fmt.Errorf("path %q must be relative to the base URL", target)
+	}
+	return c.base.Scheme + "://" + c.base.Host + c.base.EscapedPath() + target, nil
+}
+
+// relativeLink turns a HAL link (absolute path or absolute URL) into a target
+// for send. An absolute URL must name the base URL's host: the client never
+// sends a signed request somewhere else because a response said so. A path
+// that already starts with the base URL's path prefix loses it.
+func (c *Client) relativeLink(href string) (string, error) {
+	u, err := url.Parse(href)
+	if err != nil {
+		return "", fmt.Errorf("link %q: %w", href, err)
+	}
+	if u.IsAbs() || u.Host != "" {
+		if !strings.EqualFold(u.Host, c.base.Host) {
+			return "", fmt.Errorf("link %q points outside %s", href, c.base.Host)
+		}
+	}
+	target := u.EscapedPath()
+	if !strings.HasPrefix(target, "/") {
+		return "", fmt.Errorf("link %q is not an absolute path", href)
+	}
+	if prefix := c.base.EscapedPath(); prefix != "" && (target == prefix || strings.HasPrefix(target, prefix+"/")) {
+		target = strings.TrimPrefix(target, prefix)
+	}
+	if u.RawQuery != "" {
+		target += "?" + u.RawQuery
+	}
+	return target, nil
+}
+
+// pathOnly strips the query, for error messages.
+func pathOnly(target string) string {
+	if i := strings.IndexByte(target, '?'); i >= 0 {
+		return target[:i]
+	}
+	return target
+}

@@ -1,0 +1,40 @@
+package platform
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// decodeRecord decodes one record of a listing into its wire shape. A record
+// that does not fit (an object where a string belongs) is ErrInvalidData: the
+// body was valid JSON, so retrying would give the same answer.
+func decodeRecord[W any](what string, raw json.RawMessage) (W, error) {
+	var w W
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return w, fmt.Errorf("decode %s: %w: %w", what, ErrInvalidData, err)
+	}
+	return w, nil
+}
+
+// decodePage decodes a whole page body.
+func decodePage[P any](what string, body []byte) (P, error) {
+	var p P
+	if err := json.Unmarshal(body, &p); err != nil {
+		return p, fmt.Errorf("decode %s: %w: %w", what, ErrInvalidData, err)
+	}
+	return p, nil
+}
+
+// continueOffsets reports whether an offset-paged listing has another page
+// after one that brought n records: stop on an empty page (whatever the links
+// say, so a broken server cannot loop us), otherwise go on while the next
+// link is present or the offset is short of totalCount.
+func continueOffsets(next, n, total int, hasNext bool) bool {
+	if n == 0 {
+		return false
+	}
+	return hasNext || next < total
+}
+
+func upper(s flexString) string { return strings.ToUpper(strings.TrimSpace(string(s))) }

@@ -1,0 +1,184 @@
+package platform
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ErrShortfall is wrapped when a listing yields fewer distinct records than
+// the platform said it holds (totalCount): offsets over live data drift, and a
+// silent gap would make a reconciliation look clean when it is not.
+var ErrShortfall = errors.New("fewer records than totalCount")
+
+// ErrInvalidData is wrapped when a 2xx response body cannot be decoded: it was
+// truncated or not JSON on every attempt, exceeded the size limit, or did not
+// have the shape of the resource.
+var ErrInvalidData = errors.New("invalid response data")
+
+// ErrorDetail is one entry of an error body's details[].
+type ErrorDetail struct {
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+// APIError is a non-2xx answer of the platform.
+type APIError struct {
+	HTTPStatus    int
+	Status        string // body "status", e.g. INVALID_REQUEST
+	Reason        string // body "reason", e.g. INVALID_DATA
+	Message       string // body "message"; for a non-JSON body, its first 200 bytes
+	Details       []ErrorDetail
+	CorrelationID string // v-c-correlation-id header, else body correlationId
+	SubmitTime    string // body submitTimeUtc
+	Method, Path  string // what was called (Path without the query)
+	RetryAfter    time.Duration
+
+	body []byte // the error body as read (at most maxErrorBody), for callers in this package
+}
+
+// Error says what was called and what the platform answered, e.g.
+// `GET /rbs/v1/plans: 403 FORBIDDEN NOT_AUTHORIZED: message (correlation id X)`.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	if e.Method != "" || e.Path != "" {
+		b.WriteString(strings.TrimSpace(e.Method + " " + e.Path))
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, "%d", e.HTTPStatus)
+	if e.Status != "" {
+		b.WriteString(" " + e.Status)
+	}
+	if e.Reason != "" {
+		b.WriteString(" " + e.Reason)
+	}
+	if e.Status == "" && e.Reason == "" {
+		if t := http.StatusText(e.HTTPStatus); t != "" {
+			b.WriteString(" " + t)
+		}
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if len(e.Details) > 0 {
+		b.WriteString(" [")
+		for i, d := range e.Details {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(strings.TrimSpace(d.Field + " " + d.Reason))
+		}
+		b.WriteString("]")
+	}
+	if e.CorrelationID != "" {
+		b.WriteString(" (correlation id " + e.CorrelationID + ")")
+	}
+	return b.String()
+}
+
+// Temporary reports whether the same request may succeed later: rate limiting
+// and server-side failures, except 501 (the platform will not start
+// implementing the call between two attempts).
+func (e *APIError) Temporary() bool {
+	return retryableStatus(e.HTTPStatus)
+}
+
+func retryableStatus(code int) bool {
+	switch code {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// IsStatus reports whether err is, or wraps, an *APIError with that HTTP status.
+func IsStatus(err error, httpStatus int) bool {
+	var e *APIError
+	return errors.As(err, &e) && e.HTTPStatus == httpStatus
+}
+
+// errorBody is the platform's error body (spec "Errors", docs/wire.md).
+// Some services put reason and message under errorInformation instead.
+type errorBody struct {
+	Status           flexString    `json:"status"`
+	Reason           flexString    `json:"reason"`
+	Message          flexString    `json:"message"`
+	SubmitTimeUTC    flexString    `json:"submitTimeUtc"`
+	CorrelationID    flexString    `json:"correlationId"`
+	Details          []errorDetail `json:"details"`
+	ErrorInformation struct {
+		Reason  flexString    `json:"reason"`
+		Message flexString    `json:"message"`
+		Details []errorDetail `json:"details"`
+	} `json:"errorInformation"`
+}
+
+type errorDetail struct {
+	Field  flexString `json:"field"`
+	Reason flexString `json:"reason"`
+}
+
+// newAPIError builds the error of a non-2xx response from its (already
+// size-limited) body. A body that is not the JSON error shape still gives an
+// APIError, with its first 200 bytes as the message, so a proxy's HTML page
+// is visible in the error rather than lost.
+func newAPIError(method, path string, resp *http.Response, body []byte, now time.Time) *APIError {
+	e := &APIError{
+		HTTPStatus:    resp.StatusCode,
+		Method:        method,
+		Path:          path,
+		CorrelationID: resp.Header.Get("v-c-correlation-id"),
+		body:          body,
+	}
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		e.RetryAfter = parseRetryAfter(ra, now)
+	}
+	var eb errorBody
+	trimmed := strings.TrimSpace(string(body))
+	if strings.HasPrefix(trimmed, "{") && json.Unmarshal(body, &eb) == nil {
+		e.Status = string(eb.Status)
+		e.Reason = string(eb.Reason)
+		e.Message = string(eb.Message)
+		e.SubmitTime = string(eb.SubmitTimeUTC)
+		details := eb.Details
+		if e.Reason == "" {
+			e.Reason = string(eb.ErrorInformation.Reason)
+		}
+		if e.Message == "" {
+			e.Message = string(eb.ErrorInformation.Message)
+		}
+		if len(details) == 0 {
+			details = eb.ErrorInformation.Details
+		}
+		for _, d := range details {
+			e.Details = append(e.Details, ErrorDetail{Field: string(d.Field), Reason: string(d.Reason)})
+		}
+		if e.CorrelationID == "" {
+			e.CorrelationID = string(eb.CorrelationID)
+		}
+		return e
+	}
+	e.Message = firstBytes(trimmed, 200)
+	return e
+}
+
+// firstBytes returns at most n bytes of s, cut on a rune boundary and made
+// valid UTF-8 so an error message never carries broken text.
+func firstBytes(s string, n int) string {
+	if len(s) > n {
+		s = s[:n]
+		for len(s) > 0 && !utf8.ValidString(s) {
+			r, size := utf8.DecodeLastRuneInString(s)
+			if r != utf8.RuneError || size != 1 {
+				break
+			}
+			s = s[:len(s)-1]
+		}
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}

@@ -1,0 +1,365 @@
+package platform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/url"
+	"strconv"
+)
+
+// rbsPageSize is the largest page the recurring billing lists allow.
+const rbsPageSize = 100
+
+// Plan is a recurring billing plan, flattened from planInformation and
+// orderInformation.amountDetails. Numbers stay strings as the platform sends
+// them; CyclesTotal is empty (or "0") for a bill-indefinitely plan.
+type Plan struct {
+	ID            string
+	Code          string
+	Status        string
+	Name          string
+	Description   string
+	PeriodLength  string
+	PeriodUnit    string // upper case: D, W, M, Y
+	CyclesTotal   string
+	BillingAmount string
+	SetupFee      string
+	Currency      string
+	Raw           json.RawMessage `json:"-"`
+}
+
+// Subscription is a recurring billing subscription (platform-facts.md).
+type Subscription struct {
+	ID              string
+	Code            string // subscriptionInformation.code
+	PlanID          string
+	PlanCode        string
+	Name            string
+	Status          string // PENDING, ACTIVE, FAILED, COMPLETED, DELINQUENT, SUSPENDED, CANCELLED
+	StartDate       string
+	CustomerID      string
+	ClientReference string
+	BillingAmount   string
+	SetupFee        string
+	Currency        string
+	PeriodLength    string
+	PeriodUnit      string // upper case
+	CyclesTotal     string
+	CyclesCurrent   string
+	Raw             json.RawMessage `json:"-"`
+}
+
+// PaymentList is every page of a subscription's payment list merged: the
+// envelope of the first page and the payments of all pages in order.
+type PaymentList struct {
+	SubmitTimeUTC       string
+	TotalCount          int
+	CyclesCompleted     map[string]int // cyclesCompletedCount, e.g. {"paid": 3}
+	BillingCyclesToSkip []int
+	Links               map[string]Link // _links of the first page (self, update)
+	Payments            []Payment
+}
+
+// Payment is one payment of a subscription's payment list.
+type Payment struct {
+	ID                   string
+	Status               string // PAID, FAILED, SKIPPED, SCHEDULED, SCHEDULED_SKIPPED
+	PaymentType          string // STANDARD, RETRY
+	TransactionID        string
+	Date                 string
+	Currency             string
+	BillingStartDate     string
+	BillingEndDate       string
+	BillingCycle         string
+	PaymentNumber        string
+	BillingAmount        string
+	SetupFee             string
+	SurchargeAmount      string
+	SurchargeDescription string
+	Modifiable           *bool           // nil when absent
+	Raw                  json.RawMessage `json:"-"`
+}
+
+type amountDetailsWire struct {
+	Currency      flexString `json:"currency"`
+	BillingAmount flexString `json:"billingAmount"`
+	SetupFee      flexString `json:"setupFee"`
+}
+
+type planInformationWire struct {
+	Code          flexString `json:"code"`
+	Status        flexString `json:"status"`
+	Name          flexString `json:"name"`
+	Description   flexString `json:"description"`
+	BillingPeriod struct {
+		Length flexString `json:"length"`
+		Unit   flexString `json:"unit"`
+	} `json:"billingPeriod"`
+	BillingCycles struct {
+		Total   flexString `json:"total"`
+		Current flexString `json:"current"`
+	} `json:"billingCycles"`
+}
+
+type planWire struct {
+	ID               flexString          `json:"id"`
+	PlanInformation  planInformationWire `json:"planInformation"`
+	OrderInformation struct {
+		AmountDetails amountDetailsWire `json:"amountDetails"`
+	} `json:"orderInformation"`
+}
+
+func decodePlan(raw json.RawMessage) (Plan, error) {
+	w, err := decodeRecord[planWire]("plan", raw)
+	if err != nil {
+		return Plan{}, err
+	}
+	pi, ad := w.PlanInformation, w.OrderInformation.AmountDetails
+	return Plan{
+		ID:            string(w.ID),
+		Code:          string(pi.Code),
+		Status:        string(pi.Status),
+		Name:          string(pi.Name),
+		Description:   string(pi.Description),
+		PeriodLength:  string(pi.BillingPeriod.Length),
+		PeriodUnit:    upper(pi.BillingPeriod.Unit),
+		CyclesTotal:   string(pi.BillingCycles.Total),
+		BillingAmount: string(ad.BillingAmount),
+		SetupFee:      string(ad.SetupFee),
+		Currency:      string(ad.Currency),
+		Raw:           raw,
+	}, nil
+}
+
+type subscriptionWire struct {
+	ID                         flexString `json:"id"`
+	ClientReferenceInformation struct {
+		Code flexString `json:"code"`
+	} `json:"clientReferenceInformation"`
+	PlanInformation         planInformationWire `json:"planInformation"`
+	SubscriptionInformation struct {
+		Code      flexString `json:"code"`
+		PlanID    flexString `json:"planId"`
+		Name      flexString `json:"name"`
+		StartDate flexString `json:"startDate"`
+		Status    flexString `json:"status"`
+	} `json:"subscriptionInformation"`
+	PaymentInformation struct {
+		Customer struct {
+			ID flexString `json:"id"`
+		} `json:"customer"`
+	} `json:"paymentInformation"`
+	OrderInformation struct {
+		AmountDetails amountDetailsWire `json:"amountDetails"`
+	} `json:"orderInformation"`
+}
+
+func decodeSubscription(raw json.RawMessage) (Subscription, error) {
+	w, err := decodeRecord[subscriptionWire]("subscription", raw)
+	if err != nil {
+		return Subscription{}, err
+	}
+	pi, si, ad := w.PlanInformation, w.SubscriptionInformation, w.OrderInformation.AmountDetails
+	return Subscription{
+		ID:              string(w.ID),
+		Code:            string(si.Code),
+		PlanID:          string(si.PlanID),
+		PlanCode:        string(pi.Code),
+		Name:            string(si.Name),
+		Status:          string(si.Status),
+		StartDate:       string(si.StartDate),
+		CustomerID:      string(w.PaymentInformation.Customer.ID),
+		ClientReference: string(w.ClientReferenceInformation.Code),
+		BillingAmount:   string(ad.BillingAmount),
+		SetupFee:        string(ad.SetupFee),
+		Currency:        string(ad.Currency),
+		PeriodLength:    string(pi.BillingPeriod.Length),
+		PeriodUnit:      upper(pi.BillingPeriod.Unit),
+		CyclesTotal:     string(pi.BillingCycles.Total),
+		CyclesCurrent:   string(pi.BillingCycles.Current),
+		Raw:             raw,
+	}, nil
+}
+
+type paymentWire struct {
+	ID                   flexString `json:"id"`
+	Status               flexString `json:"status"`
+	PaymentType          flexString `json:"paymentType"`
+	TransactionID        flexString `json:"transactionID"`
+	TransactionId        flexString `json:"transactionId"` // tolerated spelling
+	Date                 flexString `json:"date"`
+	Currency             flexString `json:"currency"`
+	BillingStartDate     flexString `json:"billingStartDate"`
+	BillingEndDate       flexString `json:"billingEndDate"`
+	BillingCycle         flexString `json:"billingCycle"`
+	PaymentNumber        flexString `json:"paymentNumber"`
+	BillingAmount        flexString `json:"billingAmount"`
+	SetupFee             flexString `json:"setupFee"`
+	SurchargeAmount      flexString `json:"surchargeAmount"`
+	SurchargeDescription flexString `json:"surchargeDescription"`
+	Modifiable           flexBool   `json:"modifiable"`
+}
+
+func decodePayment(raw json.RawMessage) (Payment, error) {
+	w, err := decodeRecord[paymentWire]("subscription payment", raw)
+	if err != nil {
+		return Payment{}, err
+	}
+	return Payment{
+		ID:                   string(w.ID),
+		Status:               string(w.Status),
+		PaymentType:          string(w.PaymentType),
+		TransactionID:        string(firstNonEmpty(w.TransactionID, w.TransactionId)),
+		Date:                 string(w.Date),
+		Currency:             string(w.Currency),
+		BillingStartDate:     string(w.BillingStartDate),
+		BillingEndDate:       string(w.BillingEndDate),
+		BillingCycle:         string(w.BillingCycle),
+		PaymentNumber:        string(w.PaymentNumber),
+		BillingAmount:        string(w.BillingAmount),
+		SetupFee:             string(w.SetupFee),
+		SurchargeAmount:      string(w.SurchargeAmount),
+		SurchargeDescription: string(w.SurchargeDescription),
+		Modifiable:           w.Modifiable.ptr(),
+		Raw:                  raw,
+	}, nil
+}
+
+// rbsPage is one page of any recurring billing list; only the array of the
+// listing asked for is filled.
+type rbsPage struct {
+	Links               map[string]link    `json:"_links"`
+	TotalCount          flexInt            `json:"totalCount"`
+	SubmitTimeUTC       flexString         `json:"submitTimeUtc"`
+	CyclesCompleted     map[string]flexInt `json:"cyclesCompletedCount"`
+	BillingCyclesToSkip []flexInt          `json:"billingCyclesToSkip"`
+	Plans               []json.RawMessage  `json:"plans"`
+	Subscriptions       []json.RawMessage  `json:"subscriptions"`
+	Payments            []json.RawMessage  `json:"subscriptionPayment"`
+}
+
+func (p *rbsPage) hasNext() bool {
+	l, ok := p.Links["next"]
+	return ok && l.Href != ""
+}
+
+// offsetList iterates an offset-paged recurring billing list: pages of
+// rbsPageSize from offset 0, each decoded and yielded record by record before
+// the next is fetched.
+func offsetList[T any](ctx context.Context, m *Merchant, what string,
+	target func(offset int) string,
+	items func(*rbsPage) []json.RawMessage,
+	decode func(json.RawMessage) (T, error),
+) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		for offset := 0; ; {
+			t := target(offset)
+			body, err := m.send(ctx, "GET", t, nil, true)
+			if err != nil {
+				yield(zero, fmt.Errorf("%s of merchant %s at offset %d: %w", what, m.id, offset, err))
+				return
+			}
+			page, err := decodePage[rbsPage](what, body)
+			if err != nil {
+				yield(zero, fmt.Errorf("%s of merchant %s at offset %d: %w", what, m.id, offset, err))
+				return
+			}
+			recs := items(&page)
+			for _, raw := range recs {
+				v, err := decode(raw)
+				if err != nil {
+					yield(zero, fmt.Errorf("%s of merchant %s at offset %d: %w", what, m.id, offset, err))
+					return
+				}
+				if !yield(v, nil) {
+					return
+				}
+			}
+			offset += len(recs)
+			if !continueOffsets(offset, len(recs), int(page.TotalCount), page.hasNext()) {
+				return
+			}
+		}
+	}
+}
+
+// Plans lists every plan of the merchant: GET /rbs/v1/plans?offset=N&limit=100
+// until a page is empty, or neither a next link nor totalCount says more remain.
+func (m *Merchant) Plans(ctx context.Context) iter.Seq2[Plan, error] {
+	return offsetList(ctx, m, "list plans",
+		func(offset int) string {
+			return "/rbs/v1/plans?offset=" + strconv.Itoa(offset) + "&limit=" + strconv.Itoa(rbsPageSize)
+		},
+		func(p *rbsPage) []json.RawMessage { return p.Plans },
+		decodePlan)
+}
+
+// Subscriptions lists every subscription of the merchant: GET
+// /rbs/v1/subscriptions?offset=N&limit=100, paged like Plans.
+func (m *Merchant) Subscriptions(ctx context.Context) iter.Seq2[Subscription, error] {
+	return offsetList(ctx, m, "list subscriptions",
+		func(offset int) string {
+			return "/rbs/v1/subscriptions?offset=" + strconv.Itoa(offset) + "&limit=" + strconv.Itoa(rbsPageSize)
+		},
+		func(p *rbsPage) []json.RawMessage { return p.Subscriptions },
+		decodeSubscription)
+}
+
+// SubscriptionPayments returns every payment of a subscription, processed and
+// scheduled: GET /rbs/v1/subscriptions/{id}/payments with
+// scheduledPaymentsCount=9999 (the maximum, so the whole schedule is seen),
+// paged with offset until offset reaches totalCount or a page is empty. The
+// pages are merged: the envelope of the first page and every payment in the
+// order served. A subscription has at most a few hundred payments, so the
+// whole list is returned at once rather than as an iterator.
+func (m *Merchant) SubscriptionPayments(ctx context.Context, subscriptionID string) (*PaymentList, error) {
+	what := fmt.Sprintf("list payments of subscription %s of merchant %s", subscriptionID, m.id)
+	if subscriptionID == "" {
+		return nil, fmt.Errorf("%s: empty subscription id", what)
+	}
+	var list *PaymentList
+	for offset := 0; ; {
+		t := "/rbs/v1/subscriptions/" + url.PathEscape(subscriptionID) + "/payments?offset=" +
+			strconv.Itoa(offset) + "&limit=" + strconv.Itoa(rbsPageSize) + "&scheduledPaymentsCount=9999"
+		body, err := m.send(ctx, "GET", t, nil, true)
+		if err != nil {
+			return nil, fmt.Errorf("%s at offset %d: %w", what, offset, err)
+		}
+		page, err := decodePage[rbsPage]("subscription payment list", body)
+		if err != nil {
+			return nil, fmt.Errorf("%s at offset %d: %w", what, offset, err)
+		}
+		if list == nil {
+			list = &PaymentList{
+				SubmitTimeUTC:   string(page.SubmitTimeUTC),
+				TotalCount:      int(page.TotalCount),
+				CyclesCompleted: make(map[string]int, len(page.CyclesCompleted)),
+				Links:           make(map[string]Link, len(page.Links)),
+				Payments:        make([]Payment, 0, min(max(int(page.TotalCount), len(page.Payments)), 10000)),
+			}
+			for k, v := range page.CyclesCompleted {
+				list.CyclesCompleted[k] = int(v)
+			}
+			for _, c := range page.BillingCyclesToSkip {
+				list.BillingCyclesToSkip = append(list.BillingCyclesToSkip, int(c))
+			}
+			for k, l := range page.Links {
+				list.Links[k] = Link{Href: string(l.Href), Method: string(l.Method)}
+			}
+		}
+		for _, raw := range page.Payments {
+			p, err := decodePayment(raw)
+			if err != nil {
+				return nil, fmt.Errorf("%s at offset %d: %w", what, offset, err)
+			}
+			list.Payments = append(list.Payments, p)
+		}
+		offset += len(page.Payments)
+		if !continueOffsets(offset, len(page.Payments), int(page.TotalCount), page.hasNext()) {
+			return list, nil
+		}
+	}
+}

@@ -1,0 +1,19 @@
+-- A capture, credit or sale whose response said Level III data was not
+-- transmitted (level3TransmissionStatus "N", or false in older responses).
+-- The platform keeps no Level II/III data, so this comes from the merchant's
+-- journal; journal.level3_status is normalised to 'Y'/'N' at import.
+SELECT
+    j.merchant_id,
+    j.transaction_id AS entity_id,
+    j.amount,
+    j.currency,
+    json_object('call_kind', j.call_kind, 'path', j.path, 'time', j.time,
+                'purchase_level', j.purchase_level, 'line_items', j.line_item_count,
+                'file', j.file, 'line', j.line) AS detail
+FROM journal j
+WHERE j.call_kind IN ('capture', 'credit', 'sale')
+  AND j.status BETWEEN 200 AND 299
+  AND j.level3_status = 'N'
+  AND j.transaction_id IS NOT NULL
+  AND j.time >= getvariable('window_start') AND j.time < getvariable('window_end')
+QUALIFY row_number() OVER (PARTITION BY j.merchant_id, j.transaction_id ORDER BY j.time, j.file, j.line) = 1

@@ -1,0 +1,97 @@
+// Package queries holds the SQL of reconcile: the schema of the working
+// DuckDB file and one reconciliation or audit check per finding kind, each in
+// its own .sql file embedded at build time. SQL stays in .sql files so that
+// analysts can read, copy and run exactly what the product runs.
+package queries
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+//go:embed schema.sql findings/*.sql
+var files embed.FS
+
+// Schema returns the idempotent DDL of the working database.
+func Schema() string { return mustRead("schema.sql") }
+
+// Check is one finding kind's query. The query returns the columns
+// merchant_id, entity_id, amount, currency, detail and reads the window
+// bounds from the DuckDB variables window_start and window_end.
+type Check struct {
+	Kind        string
+	Description string // the leading comment of the .sql file, as prose
+	SQL         string
+}
+
+// kindOrder is the order of DESIGN.md's finding table; kinds added later
+// are appended after it in alphabetical order.
+var kindOrder = []string{
+	"level3_not_transmitted",
+	"commercial_card_without_level3",
+	"skipped_cycle",
+	"subscription_delinquent",
+	"subscription_suspended",
+	"paid_without_transaction",
+	"amount_mismatch",
+	"bin_unresolved",
+}
+
+// Checks returns every finding check, in a stable order.
+func Checks() []Check {
+	entries, err := fs.ReadDir(files, "findings")
+	if err != nil {
+		panic(fmt.Sprintf("queries: embedded findings missing: %v", err))
+	}
+	byKind := map[string]Check{}
+	for _, e := range entries {
+		kind := strings.TrimSuffix(e.Name(), ".sql")
+		sql := mustRead(path.Join("findings", e.Name()))
+		byKind[kind] = Check{Kind: kind, Description: leadingComment(sql), SQL: sql}
+	}
+	var out []Check
+	for _, k := range kindOrder {
+		if c, ok := byKind[k]; ok {
+			out = append(out, c)
+			delete(byKind, k)
+		}
+	}
+	for _, e := range entries { // the rest, alphabetical (ReadDir sorts)
+		if c, ok := byKind[strings.TrimSuffix(e.Name(), ".sql")]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Kinds returns the finding kinds in the order of Checks.
+func Kinds() []string {
+	var kinds []string
+	for _, c := range Checks() {
+		kinds = append(kinds, c.Kind)
+	}
+	return kinds
+}
+
+func leadingComment(sql string) string {
+	var words []string
+	for _, line := range strings.Split(sql, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "--") {
+			break
+		}
+		words = append(words, strings.TrimSpace(strings.TrimPrefix(line, "--")))
+	}
+	return strings.Join(words, " ")
+}
+
+func mustRead(name string) string {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		panic(fmt.Sprintf("queries: embedded %s missing: %v", name, err))
+	}
+	return string(b)
+}

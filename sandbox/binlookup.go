@@ -1,0 +1,137 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+)
+
+type binLookupRequest struct {
+	PaymentInformation struct {
+		Card                 struct{ Number string } `json:"card"`
+		Customer             struct{ ID string }     `json:"customer"`
+		InstrumentIdentifier struct{ ID string }     `json:"instrumentIdentifier"`
+		PaymentInstrument    struct{ ID string }     `json:"paymentInstrument"`
+	} `json:"paymentInformation"`
+	TokenInformation struct {
+		JTI               string `json:"jti"`
+		TransientTokenJwt string `json:"transientTokenJwt"`
+	} `json:"tokenInformation"`
+}
+
+type binCardJSON struct {
+	Type           string `json:"type"`
+	BrandName      string `json:"brandName"`
+	MaxLength      string `json:"maxLength"`
+	Currency       string `json:"currency"`
+	CredentialType string `json:"credentialType"`
+}
+
+type binFeaturesJSON struct {
+	AccountFundingSource        string `json:"accountFundingSource"`
+	AccountFundingSourceSubType string `json:"accountFundingSourceSubType,omitempty"`
+	CardProduct                 string `json:"cardProduct"`
+	CardPlatform                string `json:"cardPlatform"`
+	HealthCard                  bool   `json:"healthCard"`
+	ATMEnabled                  bool   `json:"atmEnabled"`
+	EcomEnabled                 bool   `json:"ecomEnabled"`
+	FleetCard                   bool   `json:"fleetCard"`
+	POSEnabled                  bool   `json:"posEnabled"`
+	Level2Eligible              bool   `json:"level2TransactionsSupported"`
+	Level3Eligible              bool   `json:"level3TransactionsSupported"`
+}
+
+type binIssuerJSON struct {
+	Name          string `json:"name"`
+	Country       string `json:"country"`
+	BinLength     string `json:"binLength"`
+	AccountPrefix string `json:"accountPrefix"`
+}
+
+// binLookup answers 201 for all three outcomes; MULTIPLE and NO MATCH carry
+// no record body (wire.md).
+func (s *Server) binLookup(w http.ResponseWriter, r *http.Request) {
+	ri := info(r)
+	var req binLookupRequest
+	if err := json.NewDecoder(bytes.NewReader(ri.body)).Decode(&req); err != nil {
+		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", "malformed request body: "+err.Error())
+		return
+	}
+	pi := req.PaymentInformation
+	creds := map[string]string{
+		"paymentInformation.card.number":             strings.TrimSpace(pi.Card.Number),
+		"paymentInformation.customer.id":             strings.TrimSpace(pi.Customer.ID),
+		"paymentInformation.instrumentIdentifier.id": strings.TrimSpace(pi.InstrumentIdentifier.ID),
+		"paymentInformation.paymentInstrument.id":    strings.TrimSpace(pi.PaymentInstrument.ID),
+		"tokenInformation.jti":                       strings.TrimSpace(req.TokenInformation.JTI),
+		"tokenInformation.transientTokenJwt":         strings.TrimSpace(req.TokenInformation.TransientTokenJwt),
+	}
+	var field, value string
+	n := 0
+	for f, v := range creds {
+		if v != "" {
+			field, value, n = f, v, n+1
+		}
+	}
+	if n != 1 {
+		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR",
+			fmt.Sprintf("exactly one credential is required, got %d", n),
+			errorDetail{Field: "paymentInformation", Reason: "exactly one of card.number, customer.id, instrumentIdentifier.id, paymentInstrument.id, tokenInformation.jti, tokenInformation.transientTokenJwt"})
+		return
+	}
+	outcome, entry, rec := binNoMatch, (*binEntry)(nil), (*binRecord)(nil)
+	switch field {
+	case "paymentInformation.card.number":
+		num := strings.ReplaceAll(value, " ", "")
+		allDigits := num != "" && strings.Trim(num, "0123456789") == ""
+		switch {
+		case allDigits && len(num) >= 6 && len(num) <= 8:
+		case allDigits && len(num) >= 13 && len(num) <= 19 && luhnValid(num):
+		default:
+			s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
+				"card number must be a 6-8 digit prefix or a valid full card number",
+				errorDetail{Field: field, Reason: "INVALID_DATA"})
+			return
+		}
+		outcome, entry, rec = lookupPrefixOrPAN(num)
+	case "paymentInformation.customer.id", "paymentInformation.instrumentIdentifier.id", "paymentInformation.paymentInstrument.id":
+		kind := map[string]byte{"paymentInformation.customer.id": tokenCustomer,
+			"paymentInformation.instrumentIdentifier.id": tokenInstrument,
+			"paymentInformation.paymentInstrument.id":    tokenPaymentInstrument}[field]
+		if b, sub, ok := decodeToken(value, kind); ok {
+			entry = &binTable[b]
+			switch entry.outcome {
+			case binCompleted:
+				outcome, rec = binCompleted, &entry.records[0]
+			case binMultipleResolvable:
+				outcome, rec = binCompleted, &entry.records[sub]
+			default:
+				outcome = entry.outcome
+			}
+		}
+	default:
+		// Transient tokens and JTIs are never issued by the sandbox.
+	}
+	resp := map[string]any{"id": digits(rand.New(rand.NewPCG(rand.Uint64(), 1)), 22), "submitTimeUtc": s.now()}
+	switch outcome {
+	case binCompleted:
+		resp["status"] = "COMPLETED"
+		resp["paymentAccountInformation"] = map[string]any{
+			"card": binCardJSON{Type: entry.cardType, BrandName: rec.brand, MaxLength: fmt.Sprint(entry.length),
+				Currency: rec.currency, CredentialType: "PAN"},
+			"features": binFeaturesJSON{AccountFundingSource: rec.fundingSource, AccountFundingSourceSubType: rec.fundingSubType,
+				CardProduct: rec.product, CardPlatform: rec.platform, HealthCard: rec.health,
+				ATMEnabled: rec.fundingSource == "DEBIT", EcomEnabled: true, POSEnabled: true,
+				Level2Eligible: rec.platform == "COMMERCIAL", Level3Eligible: rec.platform == "COMMERCIAL"},
+		}
+		resp["issuerInformation"] = binIssuerJSON{Name: rec.issuer, Country: rec.country, BinLength: "6", AccountPrefix: entry.prefix}
+	case binMultipleResolvable, binMultipleUnresolvable:
+		resp["status"] = "MULTIPLE"
+	default:
+		resp["status"] = "NO MATCH"
+	}
+	s.writeJSON(w, http.StatusCreated, resp)
+}

@@ -1,0 +1,249 @@
+package sandbox
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The fixed test credentials of the sandbox. They are printed by
+// `reconcile sandbox` at start and are the defaults of `reconcile run` when it
+// starts the embedded sandbox, so that a first run needs no setup.
+const (
+	// DefaultOrganizationID is the organization (portfolio) that owns the
+	// groups and the key.
+	DefaultOrganizationID = "sbxorg"
+	// DefaultKeyID is the key ID of the shared-secret key.
+	DefaultKeyID = "sandbox-key"
+	// DefaultSecret is the shared secret as base64: the 32 bytes
+	// 0x00, 0x01, …, 0x1f. A test secret, documented on purpose.
+	DefaultSecret = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+)
+
+// Limits of generated data. Resource ids embed the member number in 5 digits
+// and a per-member sequence in 7 (see ids.go), which bounds both.
+const (
+	maxMembers       = 99999
+	maxSubscriptions = 50000
+	maxGroups        = 5000  // groups per organization (spec limit)
+	maxGroupMembers  = 10000 // MIDs per group (spec limit)
+)
+
+// Config says what the sandbox generates and how it authenticates. The zero
+// value of every field means its default (see New).
+type Config struct {
+	Seed           int64
+	Scale          Scale
+	OrganizationID string // default DefaultOrganizationID; also the portfolio that owns the key
+	KeyID          string // default DefaultKeyID
+	Secret         []byte // decoded shared secret; default = base64-decoded DefaultSecret
+	// BusinessDate is the UTC midnight of the business day the data centres
+	// on; zero means yesterday (UTC) by Now. A time that is not a UTC
+	// midnight is truncated to its UTC day.
+	BusinessDate time.Time
+	// Lookback is the number of days re-read before BusinessDate: the ground
+	// truth window is [BusinessDate-Lookback days, BusinessDate+1 day).
+	// Zero means the default 3; a negative value means 0.
+	Lookback int
+	Faults   Faults
+	// Now is the real clock, used only for the Date-header check and for
+	// submitTimeUtc of responses; default time.Now. The data itself is as of
+	// BusinessDate+1 day 02:00 UTC whatever the clock says.
+	Now func() time.Time
+}
+
+// Scale is the size of the generated organization.
+type Scale struct {
+	Name                           string // "small", "medium", "large", or "" for a custom scale
+	Members, Subscriptions, Groups int
+}
+
+var presetScales = []Scale{
+	{Name: "small", Members: 6, Subscriptions: 20, Groups: 2},
+	{Name: "medium", Members: 50, Subscriptions: 100, Groups: 5},
+	{Name: "large", Members: 10000, Subscriptions: 100, Groups: 20},
+}
+
+// ParseScale reads "small" (6 members × 20 subscriptions, 2 groups),
+// "medium" (50 × 100, 5 groups), "large" (10000 × 100, 20 groups), or
+// "members=N,subscriptions=N,groups=N" where any key may be left out and
+// takes its value from small.
+func ParseScale(s string) (Scale, error) {
+	s = strings.TrimSpace(s)
+	for _, p := range presetScales {
+		if strings.EqualFold(s, p.Name) {
+			return p, nil
+		}
+	}
+	sc := presetScales[0]
+	sc.Name = ""
+	if s == "" {
+		return Scale{}, errors.New("scale: empty")
+	}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return Scale{}, fmt.Errorf("scale %q: %q is not key=value (or use small, medium, large)", s, part)
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return Scale{}, fmt.Errorf("scale %q: %s: %w", s, k, err)
+		}
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "members":
+			sc.Members = n
+		case "subscriptions":
+			sc.Subscriptions = n
+		case "groups":
+			sc.Groups = n
+		default:
+			return Scale{}, fmt.Errorf("scale %q: unknown key %q (members, subscriptions, groups)", s, k)
+		}
+	}
+	if err := sc.validate(); err != nil {
+		return Scale{}, err
+	}
+	return sc, nil
+}
+
+// String gives the preset name when the scale is a preset, else the
+// key=value form that ParseScale reads back.
+func (s Scale) String() string {
+	for _, p := range presetScales {
+		if s.Name == p.Name && s.Members == p.Members && s.Subscriptions == p.Subscriptions && s.Groups == p.Groups {
+			return p.Name
+		}
+	}
+	return fmt.Sprintf("members=%d,subscriptions=%d,groups=%d", s.Members, s.Subscriptions, s.Groups)
+}
+
+func (s Scale) validate() error {
+	switch {
+	case s.Members < 1 || s.Members > maxMembers:
+		return fmt.Errorf("scale %s: members must be 1..%d", s, maxMembers)
+	case s.Subscriptions < 0 || s.Subscriptions > maxSubscriptions:
+		return fmt.Errorf("scale %s: subscriptions must be 0..%d", s, maxSubscriptions)
+	case s.Groups < 1 || s.Groups > maxGroups:
+		return fmt.Errorf("scale %s: groups must be 1..%d", s, maxGroups)
+	case (s.Members+s.Groups-1)/s.Groups+(s.Members+9)/10 > maxGroupMembers:
+		return fmt.Errorf("scale %s: more than %d members per group", s, maxGroupMembers)
+	}
+	return nil
+}
+
+// Faults switches on fault injection, so a client's reliability is tested
+// against a real HTTP server. The zero value injects nothing.
+type Faults struct {
+	Latency, Jitter time.Duration // every response delayed Latency + rand[0,Jitter)
+	ErrorRate       float64       // fraction of requests answered 503 with an error body
+	RateLimitRate   float64       // fraction answered 429 with Retry-After
+	RetryAfter      time.Duration // Retry-After sent with 429 (whole seconds, min 1); default 1s
+	TruncateRate    float64       // fraction of 2xx answers whose body is cut in half (Content-Length of the full body)
+	// FailMembers maps a merchant ID to the HTTP status (403 or 500)
+	// answered to every request acting for it (v-c-merchant-id).
+	FailMembers map[string]int
+}
+
+// ParseFailMembers reads "mid1:403,mid2:500". An empty string is no member.
+func ParseFailMembers(s string) (map[string]int, error) {
+	out := map[string]int{}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		mid, st, ok := strings.Cut(strings.TrimSpace(part), ":")
+		if !ok || mid == "" {
+			return nil, fmt.Errorf("fail members %q: %q is not mid:status", s, part)
+		}
+		code, err := strconv.Atoi(st)
+		if err != nil {
+			return nil, fmt.Errorf("fail members %q: status of %s: %w", s, mid, err)
+		}
+		if code != 403 && code != 500 {
+			return nil, fmt.Errorf("fail members %q: status of %s must be 403 or 500", s, mid)
+		}
+		out[mid] = code
+	}
+	return out, nil
+}
+
+// withDefaults returns cfg with every default applied and checks it.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Scale == (Scale{}) {
+		cfg.Scale = presetScales[0]
+	}
+	if err := cfg.Scale.validate(); err != nil {
+		return Config{}, err
+	}
+	if cfg.OrganizationID == "" {
+		cfg.OrganizationID = DefaultOrganizationID
+	}
+	if cfg.KeyID == "" {
+		cfg.KeyID = DefaultKeyID
+	}
+	if len(cfg.Secret) == 0 {
+		b, err := base64.StdEncoding.DecodeString(DefaultSecret)
+		if err != nil {
+			return Config{}, fmt.Errorf("default secret: %w", err)
+		}
+		cfg.Secret = b
+	} else {
+		cfg.Secret = append([]byte(nil), cfg.Secret...)
+	}
+	if cfg.BusinessDate.IsZero() {
+		cfg.BusinessDate = utcDay(cfg.Now()).AddDate(0, 0, -1)
+	} else {
+		cfg.BusinessDate = utcDay(cfg.BusinessDate)
+	}
+	switch {
+	case cfg.Lookback == 0:
+		cfg.Lookback = 3
+	case cfg.Lookback < 0:
+		cfg.Lookback = 0
+	}
+	f := &cfg.Faults
+	for name, v := range map[string]float64{"error rate": f.ErrorRate, "rate-limit rate": f.RateLimitRate, "truncate rate": f.TruncateRate} {
+		if v < 0 || v > 1 || math.IsNaN(v) {
+			return Config{}, fmt.Errorf("faults: %s %v not in [0,1]", name, v)
+		}
+	}
+	if f.Latency < 0 || f.Jitter < 0 {
+		return Config{}, errors.New("faults: negative latency or jitter")
+	}
+	if f.RetryAfter <= 0 {
+		f.RetryAfter = time.Second
+	}
+	if f.RetryAfter%time.Second != 0 {
+		f.RetryAfter = f.RetryAfter.Truncate(time.Second) + time.Second
+	}
+	fm := make(map[string]int, len(f.FailMembers))
+	mids := make([]string, 0, len(f.FailMembers))
+	for mid := range f.FailMembers {
+		mids = append(mids, mid)
+	}
+	sort.Strings(mids)
+	for _, mid := range mids {
+		st := f.FailMembers[mid]
+		if st != 403 && st != 500 {
+			return Config{}, fmt.Errorf("faults: member %s: status %d, want 403 or 500", mid, st)
+		}
+		fm[mid] = st
+	}
+	f.FailMembers = fm
+	return cfg, nil
+}
+
+// utcDay is the UTC midnight of t's UTC day.
+func utcDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}

@@ -1,0 +1,977 @@
+package sandbox
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Planted rates. They are approximate: a planted state that the drawn
+// schedule cannot carry (a daily plan cannot be DELINQUENT with a retry left
+// and payments between 08:00 and 20:00) falls back to ACTIVE.
+const (
+	rateDelinquent       = 0.04 // of subscriptions
+	rateSuspended        = 0.03
+	rateCancelled        = 0.03
+	ratePending          = 0.02
+	rateSkipped          = 0.05 // of ACTIVE subscriptions with future cycles
+	rateSurcharge        = 0.05 // of processed payments
+	rateMissingTxn       = 0.03 // of PAID payments in the planting range
+	rateMismatch         = 0.03 // of PAID payments in the planting range
+	rateTokenizedCall    = 0.40 // merchant calls on a tokenized card
+	rateLevel3Commercial = 0.75 // captures/sales on commercial cards sending Level III
+	rateLevel3Other      = 0.10 // other captures/sales/credits sending Level III
+	rateL3NotTransmitted = 0.12 // of calls sending Level III, answered N (half as false)
+	carelessEvery        = 3    // every third member logs full PANs
+	plantDays            = 7    // the planting range is [BusinessDate-6 days, BusinessDate+1 day)
+	indefiniteHorizon    = 24   // future cycles materialised for a bill-indefinitely plan
+)
+
+// Statuses and types, as the platform writes them.
+const (
+	planActive   = "ACTIVE"
+	planInactive = "INACTIVE"
+	planDraft    = "DRAFT"
+
+	subPending    = "PENDING"
+	subActive     = "ACTIVE"
+	subCompleted  = "COMPLETED"
+	subDelinquent = "DELINQUENT"
+	subSuspended  = "SUSPENDED"
+	subCancelled  = "CANCELLED"
+
+	payPaid      = "PAID"
+	payFailed    = "FAILED"
+	payScheduled = "SCHEDULED"
+	paySkipped   = "SCHEDULED_SKIPPED"
+
+	payStandard = "STANDARD"
+	payRetry    = "RETRY"
+)
+
+// member is one simulated merchant's data. Its mutex guards every field
+// below it, so that the write endpoints of a later version can change a
+// member in place (a changed member is pinned in the cache).
+type member struct {
+	index    int // 0-based
+	id       string
+	careless bool // logs full card numbers in its journal
+
+	mu       sync.Mutex
+	plans    []*plan
+	subs     []*subscription
+	txns     []*transaction // sorted by submit time, then id
+	calls    []*call        // the merchant's own API calls, sorted by time
+	planByID map[string]*plan
+	subByID  map[string]*subscription
+	txnByID  map[string]*transaction
+}
+
+type plan struct {
+	id, code, name, description, status string
+	unit                                byte // D, W, M, Y
+	length                              int
+	total                               int // 0 = bill indefinitely
+	amount, setupFee                    int64
+	currency                            string
+	created                             time.Time
+}
+
+type subscription struct {
+	id, code, name      string
+	plan                *plan
+	start, created      time.Time
+	status              string
+	card                card
+	firstName, lastName string
+	payments            []*payment
+	skipped             []int // billingCyclesToSkip
+	current             int   // last processed cycle
+	missed              int   // cycles not billed since the subscription was suspended
+}
+
+// Planted payment anomalies.
+const (
+	anomalyNone int8 = iota
+	anomalyMissing
+	anomalyMismatch
+)
+
+type payment struct {
+	id, txnID                    string
+	status, ptype                string
+	date, periodStart, periodEnd time.Time
+	cycle, number                int
+	amount, setupFee, surcharge  int64
+	currency                     string
+	doNotRetry                   bool // the decline said do not retry
+	anomaly                      int8
+	mismatchDelta                int64  // added to the transaction amount
+	mismatchCurrency             string // the transaction's currency instead
+}
+
+// expected is billingAmount + setupFee + surchargeAmount in minor units.
+func (p *payment) expected() int64 { return p.amount + p.setupFee + p.surcharge }
+
+func (p *payment) processed() bool { return p.status == payPaid || p.status == payFailed }
+
+type txnKind uint8
+
+const (
+	kindSubPaid txnKind = iota
+	kindSubFailed
+	kindAuth
+	kindCapture
+	kindSale
+	kindCredit
+)
+
+type transaction struct {
+	id, rootID, reconciliationID string
+	time                         time.Time
+	kind                         txnKind
+	amount                       int64
+	currency                     string
+	card                         *card
+	code                         string
+	networkTxnID, approvalCode   string
+	doNotRetry                   bool
+	sub                          *subscription
+	pay                          *payment
+}
+
+type callKind uint8
+
+const (
+	callAuth callKind = iota
+	callCapture
+	callSale
+	callCredit
+)
+
+// call is one request/response of a merchant to the payments API, as its
+// journal records it.
+type call struct {
+	kind                  callKind
+	time                  time.Time
+	code                  string
+	amount                int64
+	currency              string
+	card                  *card
+	auth                  *call // the authorization a capture captures
+	level3                bool
+	items                 []lineItem
+	po                    string
+	l3Status              any // nil, "Y", true, "N" or false
+	bill                  billTo
+	respID, reconcileID   string
+	networkID, approval   string
+	commercial            bool
+	txn                   *transaction
+	journalReject, noMeta bool
+}
+
+type lineItem struct {
+	productCode, productName, unitOfMeasure, commodityCode string
+	quantity                                               int
+	unitPrice, discount, tax, total                        int64
+}
+
+type billTo struct {
+	first, last, address, city, state, postal, country, email string
+}
+
+// generator derives every member from the seed alone: each member, each of
+// its subscriptions and its journal have their own PCG stream keyed by
+// (seed, member, purpose, n), so a member can be generated alone and in any
+// order, and regenerating an evicted member gives the same data.
+type generator struct {
+	seed          int64
+	subsPerMember int
+	business      time.Time // BusinessDate, UTC midnight
+	asOf          time.Time // the data clock: BusinessDate + 1 day 02:00
+	plantStart    time.Time // BusinessDate - 6 days
+	plantEnd      time.Time // BusinessDate + 1 day
+}
+
+func newGenerator(cfg Config) *generator {
+	b := cfg.BusinessDate
+	return &generator{
+		seed:          cfg.Seed,
+		subsPerMember: cfg.Scale.Subscriptions,
+		business:      b,
+		asOf:          b.Add(26 * time.Hour),
+		plantStart:    b.AddDate(0, 0, -(plantDays - 1)),
+		plantEnd:      b.AddDate(0, 0, 1),
+	}
+}
+
+// Stream purposes.
+const (
+	streamPlans uint64 = iota + 1
+	streamSub
+	streamCalls
+	streamForceCalls
+	streamIDs
+	streamForceSub
+)
+
+func (g *generator) stream(m int, purpose, n uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(splitmix(uint64(g.seed)^splitmix(uint64(m)+1)^splitmix(purpose<<32)), n))
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+func memberID(idx int) string { return fmt.Sprintf("sbxmid%06d", idx+1) }
+
+// member generates member idx from scratch.
+func (g *generator) member(idx int) *member {
+	m := &member{index: idx, id: memberID(idx), careless: idx%carelessEvery == 0}
+	m.plans = g.plans(g.stream(idx, streamPlans, 0))
+	var eligible []*plan
+	var weights []int
+	for _, p := range m.plans {
+		switch p.status {
+		case planActive:
+			eligible, weights = append(eligible, p), append(weights, 4)
+		case planInactive:
+			eligible, weights = append(eligible, p), append(weights, 1)
+		}
+	}
+	for j := 0; j < g.subsPerMember; j++ {
+		r := g.stream(idx, streamSub, uint64(j))
+		p := eligible[pickBin(r, weights)]
+		m.subs = append(m.subs, g.subscription(r, j, p, subOpts{}))
+	}
+	m.calls = g.calls(g.stream(idx, streamCalls, 0))
+	if idx == 0 {
+		g.forceSubs(m)
+		g.forceCalls(m)
+	}
+	g.finish(m)
+	return m
+}
+
+var (
+	tiers      = []string{"Basic", "Silver", "Gold", "Platinum", "Starter", "Pro", "Team", "Family", "Premium", "Lite"}
+	firstNames = []string{"Ana", "Ben", "Chloe", "David", "Elif", "Farah", "Gustavo", "Hana", "Ivan", "Julia", "Kofi", "Lena", "Marco", "Nia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tara"}
+	lastNames  = []string{"Diaz", "Smith", "Okafor", "Novak", "Tanaka", "Moreau", "Khan", "Silva", "Berg", "Walsh", "Ivanova", "Rossi", "Chen", "Haddad", "Lopez", "Muller", "Kowalski", "Nguyen", "Osei", "Park"}
+	cities     = []struct{ city, state, postal string }{
+		{"Austin", "TX", "78701"}, {"Denver", "CO", "80202"}, {"Boston", "MA", "02108"}, {"Seattle", "WA", "98101"},
+		{"Miami", "FL", "33131"}, {"Chicago", "IL", "60601"}, {"Portland", "OR", "97204"}, {"Atlanta", "GA", "30303"},
+	}
+	products = []struct{ name, commodity, uom string }{
+		{"Printer paper A4", "14111507", "CS"}, {"Toner cartridge", "44103103", "EA"}, {"Safety gloves", "46181504", "BX"},
+		{"Network cable 5m", "26121609", "EA"}, {"Office chair", "56101504", "EA"}, {"Whiteboard markers", "44121708", "BX"},
+		{"Laptop stand", "43211711", "EA"}, {"Cleaning supplies", "47131800", "CS"},
+	}
+)
+
+func periodName(unit byte, length int) string {
+	names := map[byte][2]string{'D': {"daily", "days"}, 'W': {"weekly", "weeks"}, 'M': {"monthly", "months"}, 'Y': {"yearly", "years"}}[unit]
+	if length == 1 {
+		return names[0]
+	}
+	return fmt.Sprintf("every %d %s", length, names[1])
+}
+
+// timeOfDay draws a time of day between 08:00:00 and 18:59:59, so that a
+// payment and a retry one hour later both fall between 08:00 and 20:00.
+func timeOfDay(r *rand.Rand) time.Duration {
+	return time.Duration(8*3600+r.IntN(11*3600)) * time.Second
+}
+
+func (g *generator) plans(r *rand.Rand) []*plan {
+	n := 4 + r.IntN(5)
+	out := make([]*plan, 0, n)
+	for i := 0; i < n; i++ {
+		p := &plan{code: fmt.Sprintf("PLN-%03d", i+1), status: planActive, unit: 'M', length: 1}
+		if i > 0 {
+			// Plan 0 is always an active monthly bill-indefinitely plan: the
+			// forced plantings of member 1 need one.
+			switch u := r.Float64(); {
+			case u < 0.60:
+				p.length = []int{1, 1, 1, 1, 2, 3, 6, 12}[r.IntN(8)]
+			case u < 0.75:
+				p.unit, p.length = 'W', []int{1, 1, 2, 4}[r.IntN(4)]
+			case u < 0.85:
+				p.unit = 'Y'
+			default:
+				p.unit, p.length = 'D', []int{1, 1, 7, 14, 30}[r.IntN(5)]
+			}
+			if r.Float64() < 0.7 {
+				p.total = 3 + r.IntN(34)
+			}
+			switch u := r.Float64(); {
+			case u < 0.1:
+				p.status = planInactive
+			case u < 0.2:
+				p.status = planDraft
+			}
+		}
+		p.amount = int64(500 + r.IntN(49501))
+		if r.Float64() < 0.3 {
+			p.setupFee = int64(100 + r.IntN(4901))
+		}
+		switch u := r.Float64(); {
+		case u < 0.8:
+			p.currency = "USD"
+		case u < 0.92:
+			p.currency = "EUR"
+		default:
+			p.currency = "GBP"
+		}
+		tier := tiers[r.IntN(len(tiers))]
+		p.name = tier + " " + periodName(p.unit, p.length)
+		p.description = fmt.Sprintf("%s plan, billed %s", tier, periodName(p.unit, p.length))
+		p.created = g.business.AddDate(0, 0, -(420 + r.IntN(300))).Add(timeOfDay(r))
+		out = append(out, p)
+	}
+	return out
+}
+
+// addPeriods moves t by n billing periods. Month arithmetic keeps the day of
+// month and clamps it to the month's end; the time of day is kept.
+func addPeriods(t time.Time, unit byte, length, n int) time.Time {
+	switch unit {
+	case 'D':
+		return t.AddDate(0, 0, length*n)
+	case 'W':
+		return t.AddDate(0, 0, 7*length*n)
+	case 'Y':
+		return addMonths(t, 12*length*n)
+	default:
+		return addMonths(t, length*n)
+	}
+}
+
+func addMonths(t time.Time, n int) time.Time {
+	y, m, d := t.Date()
+	total := int(m) - 1 + n
+	y += total / 12
+	mm := total % 12
+	if mm < 0 {
+		mm += 12
+		y--
+	}
+	last := time.Date(y, time.Month(mm+2), 0, 0, 0, 0, 0, time.UTC).Day()
+	if d > last {
+		d = last
+	}
+	return time.Date(y, time.Month(mm+1), d, t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+}
+
+// retrySchedule is the platform's retry schedule by billing frequency.
+// Custom frequencies (length > 1) are mapped by their unit: the mapping rule
+// is not shown, and the unit is the only plausible key.
+func retrySchedule(unit byte) (n int, every time.Duration) {
+	switch unit {
+	case 'D':
+		return 1, time.Hour
+	case 'W':
+		return 3, 24 * time.Hour
+	case 'Y':
+		return 3, 15 * 24 * time.Hour
+	default:
+		return 5, 48 * time.Hour
+	}
+}
+
+// startSpanDays bounds how far back a subscription may start, so that its
+// schedule has processed payments without growing without bound.
+func startSpanDays(unit byte) int {
+	switch unit {
+	case 'D':
+		return 30
+	case 'W':
+		return 120
+	default:
+		return 400
+	}
+}
+
+// dueDates lists the cycle dates before the data clock.
+func (g *generator) dueDates(start time.Time, p *plan) []time.Time {
+	var out []time.Time
+	for c := 1; p.total == 0 || c <= p.total; c++ {
+		t := addPeriods(start, p.unit, p.length, c-1)
+		if !t.Before(g.asOf) {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+type subOpts struct {
+	status  string // "" = drawn at the planted rates
+	skip    bool   // force skipped cycles (ACTIVE)
+	anchorB bool   // the latest due cycle falls on the business day
+	anomaly int8   // force this anomaly on the latest due payment (with anchorB)
+}
+
+func (g *generator) subscription(r *rand.Rand, j int, p *plan, o subOpts) *subscription {
+	s := &subscription{plan: p, code: fmt.Sprintf("SUB-%05d", j+1)}
+	s.firstName, s.lastName = firstNames[r.IntN(len(firstNames))], lastNames[r.IntN(len(lastNames))]
+	s.name = p.name + " - " + s.lastName
+	s.card = newCard(r, pickBin(r, subscriptionBinWeights), true)
+	status := o.status
+	if status == "" {
+		switch u := r.Float64(); {
+		case u < rateDelinquent:
+			status = subDelinquent
+		case u < rateDelinquent+rateSuspended:
+			status = subSuspended
+		case u < rateDelinquent+rateSuspended+rateCancelled:
+			status = subCancelled
+		case u < rateDelinquent+rateSuspended+rateCancelled+ratePending:
+			status = subPending
+		default:
+			status = subActive
+		}
+	}
+	if status == subDelinquent && p.unit == 'D' {
+		status = subActive
+	}
+	noRetry := r.IntN(2) == 0
+	nRetry, every := retrySchedule(p.unit)
+	retrySpan := time.Duration(nRetry) * every
+
+	var due []time.Time
+	failCycle := 0
+	if status == subPending {
+		s.start = utcDay(g.asOf).AddDate(0, 0, r.IntN(20)).Add(timeOfDay(r))
+		s.created = g.asOf.AddDate(0, 0, -(1 + r.IntN(10)))
+	} else {
+		ok := false
+		for attempt := 0; attempt < 64 && !ok; attempt++ {
+			s.start = g.drawStart(r, p, o.anchorB)
+			due = g.dueDates(s.start, p)
+			if len(due) == 0 {
+				continue
+			}
+			k := len(due)
+			last := due[k-1]
+			if o.anchorB && !utcDay(last).Equal(g.business) {
+				continue
+			}
+			switch status {
+			case subDelinquent:
+				// Retries remain as of the data clock.
+				failCycle = k
+				ok = !last.Add(retrySpan).Before(g.asOf)
+			case subSuspended:
+				failCycle = k - r.IntN(min(k, 3))
+				ok = noRetry || due[failCycle-1].Add(retrySpan).Before(g.asOf)
+			default:
+				ok = true
+			}
+		}
+		if !ok {
+			status, failCycle = subActive, 0
+			if o.anchorB {
+				o.anomaly = anomalyNone
+			}
+			if len(due) == 0 {
+				s.start = g.business.Add(timeOfDay(r))
+				due = g.dueDates(s.start, p)
+			}
+		}
+		s.created = s.start.AddDate(0, 0, -(1 + r.IntN(10)))
+	}
+
+	k := len(due)
+	paidUpTo := k
+	switch status {
+	case subActive:
+		if p.total > 0 && k >= p.total {
+			status = subCompleted
+		}
+	case subDelinquent, subSuspended:
+		paidUpTo = failCycle - 1
+	case subCancelled:
+		paidUpTo = 1 + r.IntN(k)
+	}
+	s.status = status
+
+	cycleDate := func(c int) time.Time { return addPeriods(s.start, p.unit, p.length, c-1) }
+	number := 0
+	add := func(c int, date time.Time, st, typ string) *payment {
+		number++
+		pm := &payment{status: st, ptype: typ, date: date, cycle: c, number: number,
+			periodStart: cycleDate(c), periodEnd: cycleDate(c + 1).Add(-time.Second),
+			amount: p.amount, currency: p.currency}
+		if c == 1 {
+			pm.setupFee = p.setupFee
+		}
+		s.payments = append(s.payments, pm)
+		return pm
+	}
+	surcharge := func(pm *payment) {
+		if r.Float64() < rateSurcharge {
+			pm.surcharge = max(25, pm.amount*int64(1+r.IntN(3))/100)
+		}
+	}
+	for c := 1; c <= paidUpTo; c++ {
+		surcharge(add(c, due[c-1], payPaid, payStandard))
+		s.current = c
+	}
+	if status == subDelinquent || status == subSuspended {
+		fail := due[failCycle-1]
+		first := add(failCycle, fail, payFailed, payStandard)
+		surcharge(first)
+		s.current = failCycle
+		if status == subSuspended && noRetry {
+			first.doNotRetry = true
+		} else {
+			for i := 1; i <= nRetry; i++ {
+				t := fail.Add(time.Duration(i) * every)
+				if !t.Before(g.asOf) {
+					break
+				}
+				rt := add(failCycle, t, payFailed, payRetry)
+				rt.surcharge = first.surcharge
+			}
+		}
+		if status == subSuspended {
+			s.missed = k - failCycle
+		}
+	}
+	var scheduled []*payment
+	if status == subActive || status == subDelinquent || status == subPending {
+		for c, n := k+1, 0; (p.total == 0 && n < indefiniteHorizon) || (p.total > 0 && c <= p.total); c, n = c+1, n+1 {
+			scheduled = append(scheduled, add(c, cycleDate(c), payScheduled, payStandard))
+		}
+	}
+
+	// Planted payment anomalies, on PAID payments of the planting range.
+	var anchored *payment
+	if o.anchorB && o.anomaly != anomalyNone && k > 0 {
+		for _, pm := range s.payments {
+			if pm.cycle == k && pm.status == payPaid {
+				anchored = pm
+			}
+		}
+	}
+	for _, pm := range s.payments {
+		if pm.status != payPaid || pm.date.Before(g.plantStart) || !pm.date.Before(g.plantEnd) {
+			continue
+		}
+		u := r.Float64()
+		kind := anomalyNone
+		switch {
+		case pm == anchored:
+			kind = o.anomaly
+		case u < rateMissingTxn:
+			kind = anomalyMissing
+		case u < rateMissingTxn+rateMismatch:
+			kind = anomalyMismatch
+		}
+		pm.anomaly = kind
+		if kind == anomalyMismatch {
+			if r.IntN(4) == 0 {
+				others := map[string][2]string{"USD": {"EUR", "GBP"}, "EUR": {"USD", "GBP"}, "GBP": {"USD", "EUR"}}[pm.currency]
+				pm.mismatchCurrency = others[r.IntN(2)]
+			} else {
+				d := int64(1 + r.IntN(500))
+				if r.IntN(2) == 0 && pm.expected() > d {
+					d = -d
+				}
+				pm.mismatchDelta = d
+			}
+		}
+	}
+
+	// Planted skipped cycles, among the first future cycles so that the
+	// default scheduledPaymentsCount (5) shows them too.
+	if status == subActive && len(scheduled) > 0 {
+		u := r.Float64()
+		if o.skip || u < rateSkipped {
+			m := min(3, len(scheduled))
+			n := min(1+r.IntN(2), m)
+			for _, i := range r.Perm(m)[:n] {
+				scheduled[i].status = paySkipped
+				s.skipped = append(s.skipped, scheduled[i].cycle)
+			}
+			sort.Ints(s.skipped)
+		}
+	}
+	return s
+}
+
+func (g *generator) drawStart(r *rand.Rand, p *plan, anchorB bool) time.Time {
+	tod := timeOfDay(r)
+	if anchorB {
+		k := 1 + r.IntN(3)
+		if p.total > 0 && k > p.total {
+			k = p.total
+		}
+		return addPeriods(g.business.Add(tod), p.unit, p.length, -(k - 1))
+	}
+	return g.business.AddDate(0, 0, -r.IntN(startSpanDays(p.unit))).Add(tod)
+}
+
+// forceSubs makes sure member 1 carries each subscription-level kind, and a
+// payment anomaly of each kind dated on the business day (inside the window
+// whatever the lookback), by regenerating some of its ACTIVE subscriptions
+// on plan 0 with the kind forced.
+func (g *generator) forceSubs(m *member) {
+	var skipped, delinquent, suspended, missing, mismatch bool
+	var candidates []int
+	for j, s := range m.subs {
+		clean := len(s.skipped) == 0
+		for _, pm := range s.payments {
+			if pm.anomaly != anomalyNone {
+				clean = false
+				if utcDay(pm.date).Equal(g.business) {
+					missing = missing || pm.anomaly == anomalyMissing
+					mismatch = mismatch || pm.anomaly == anomalyMismatch
+				}
+			}
+		}
+		skipped = skipped || len(s.skipped) > 0
+		delinquent = delinquent || s.status == subDelinquent
+		suspended = suspended || s.status == subSuspended
+		if clean && (s.status == subActive || s.status == subCompleted) {
+			candidates = append(candidates, j)
+		}
+	}
+	var need []subOpts
+	if !skipped {
+		need = append(need, subOpts{status: subActive, skip: true})
+	}
+	if !delinquent {
+		need = append(need, subOpts{status: subDelinquent})
+	}
+	if !suspended {
+		need = append(need, subOpts{status: subSuspended})
+	}
+	if !missing {
+		need = append(need, subOpts{status: subActive, anchorB: true, anomaly: anomalyMissing})
+	}
+	if !mismatch {
+		need = append(need, subOpts{status: subActive, anchorB: true, anomaly: anomalyMismatch})
+	}
+	for i, o := range need {
+		if i >= len(candidates) {
+			break
+		}
+		j := candidates[i]
+		m.subs[j] = g.subscription(g.stream(m.index, streamForceSub, uint64(j)), j, m.plans[0], o)
+	}
+}
+
+// calls generates the merchant's own API calls over the planting range.
+func (g *generator) calls(r *rand.Rand) []*call {
+	var out []*call
+	for d := 0; d < plantDays; d++ {
+		day := g.plantStart.AddDate(0, 0, d)
+		n := 3 + r.IntN(6)
+		for i := 0; i < n; i++ {
+			t := day.Add(time.Duration(8*3600+r.IntN(12*3600)) * time.Second)
+			var set callSetKind
+			switch u := r.Float64(); {
+			case u < 0.5:
+				set = setAuthCapture
+			case u < 0.8:
+				set = setSale
+			case u < 0.9:
+				set = setCredit
+			default:
+				set = setAuthOnly
+			}
+			out = append(out, g.callSet(r, t, set, callOpts{bin: -1})...)
+		}
+	}
+	sortCalls(out)
+	return out
+}
+
+func sortCalls(cs []*call) {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].time.Before(cs[j].time) })
+}
+
+type callSetKind int
+
+const (
+	setAuthCapture callSetKind = iota
+	setSale
+	setCredit
+	setAuthOnly
+)
+
+type callOpts struct {
+	bin      int   // -1 = drawn
+	level3   *bool // nil = drawn
+	l3Status any   // nil = drawn
+}
+
+func alnum(r *rand.Rand, n int) string {
+	const chars = "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = chars[r.IntN(len(chars))]
+	}
+	return string(b)
+}
+
+func digits(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte('0' + r.IntN(10))
+	}
+	if b[0] == '0' {
+		b[0] = '1'
+	}
+	return string(b)
+}
+
+// callSet draws one business operation of a merchant: an authorization and
+// its capture, a sale, a credit or a lone authorization.
+func (g *generator) callSet(r *rand.Rand, t time.Time, set callSetKind, o callOpts) []*call {
+	b := o.bin
+	if b < 0 {
+		b = pickBin(r, callBinWeights)
+	}
+	cd := newCard(r, b, r.Float64() < rateTokenizedCall)
+	cur := "USD"
+	switch u := r.Float64(); {
+	case u > 0.95:
+		cur = "GBP"
+	case u > 0.85:
+		cur = "EUR"
+	}
+	ci := cities[r.IntN(len(cities))]
+	first, last := firstNames[r.IntN(len(firstNames))], lastNames[r.IntN(len(lastNames))]
+	bill := billTo{first: first, last: last, address: fmt.Sprintf("%d Market St", 1+r.IntN(999)),
+		city: ci.city, state: ci.state, postal: ci.postal, country: "US",
+		email: fmt.Sprintf("%s.%s@example.com", lower(first), lower(last))}
+	code := "ORD-" + alnum(r, 8)
+	commercial := cd.entry().commercial()
+	var l3 bool
+	switch {
+	case set == setAuthOnly:
+	case set == setCredit && commercial:
+		// Commercial credits always carry Level III: the product's rule
+		// (DESIGN.md) flags captures and sales only, so a credit without it
+		// would be an anomaly neither side agrees on.
+		l3 = true
+	case commercial:
+		l3 = r.Float64() < rateLevel3Commercial
+	default:
+		l3 = r.Float64() < rateLevel3Other
+	}
+	if o.level3 != nil && set != setAuthOnly {
+		l3 = *o.level3
+	}
+	var items []lineItem
+	var amount int64
+	if l3 {
+		items, amount = genItems(r)
+	} else {
+		amount = int64(1000 + r.IntN(199001))
+	}
+	po := ""
+	if l3 || (commercial && r.IntN(2) == 0) {
+		po = "PO-" + alnum(r, 7)
+	}
+	var status any
+	if l3 {
+		switch u := r.Float64(); {
+		case u < rateL3NotTransmitted/2:
+			status = "N"
+		case u < rateL3NotTransmitted:
+			status = false
+		case r.IntN(5) == 0:
+			status = true
+		default:
+			status = "Y"
+		}
+		if o.l3Status != nil {
+			status = o.l3Status
+		}
+	}
+	base := call{time: t, code: code, amount: amount, currency: cur, card: &cd, bill: bill, commercial: commercial}
+	withL3 := func(c *call) *call {
+		c.level3, c.items, c.po, c.l3Status = l3, items, po, status
+		return c
+	}
+	switch set {
+	case setAuthCapture:
+		a := base
+		a.kind = callAuth
+		c := base
+		c.kind = callCapture
+		c.auth = &a
+		c.time = t.Add(time.Duration(60+r.IntN(7140)) * time.Second)
+		return []*call{&a, withL3(&c)}
+	case setSale:
+		c := base
+		c.kind = callSale
+		return []*call{withL3(&c)}
+	case setCredit:
+		c := base
+		c.kind = callCredit
+		return []*call{withL3(&c)}
+	default:
+		a := base
+		a.kind = callAuth
+		return []*call{&a}
+	}
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+// genItems draws Level III line items; the call's total is their sum.
+func genItems(r *rand.Rand) ([]lineItem, int64) {
+	n := 1 + r.IntN(3)
+	items := make([]lineItem, n)
+	var total int64
+	for i := range items {
+		p := products[r.IntN(len(products))]
+		it := lineItem{productCode: "SKU-" + alnum(r, 6), productName: p.name, unitOfMeasure: p.uom,
+			commodityCode: p.commodity, quantity: 1 + r.IntN(20), unitPrice: int64(100 + r.IntN(19901))}
+		gross := int64(it.quantity) * it.unitPrice
+		if r.IntN(3) == 0 {
+			it.discount = gross * int64(1+r.IntN(10)) / 100
+		}
+		it.tax = (gross - it.discount) * 8 / 100
+		it.total = gross - it.discount + it.tax
+		total += it.total
+		items[i] = it
+	}
+	return items, total
+}
+
+// forceCalls makes sure member 1's journal has, on the business day, a
+// commercial sale without Level III, a Level III capture answered N and a
+// call on a BIN nothing resolves.
+func (g *generator) forceCalls(m *member) {
+	var ccw, l3n, unresolved bool
+	for _, c := range m.calls {
+		if !utcDay(c.time).Equal(g.business) {
+			continue
+		}
+		ccw = ccw || flagsCommercialWithoutL3(c)
+		l3n = l3n || flagsL3NotTransmitted(c)
+		unresolved = unresolved || c.card.record() == nil
+	}
+	r := g.stream(m.index, streamForceCalls, 0)
+	at := func() time.Time { return g.business.Add(time.Duration(9*3600+r.IntN(9*3600)) * time.Second) }
+	no, yes := false, true
+	if !ccw {
+		m.calls = append(m.calls, g.callSet(r, at(), setSale, callOpts{bin: binCorporate, level3: &no})...)
+	}
+	if !l3n {
+		m.calls = append(m.calls, g.callSet(r, at(), setAuthCapture, callOpts{bin: binPurchasing, level3: &yes, l3Status: "N"})...)
+	}
+	if !unresolved {
+		m.calls = append(m.calls, g.callSet(r, at(), setAuthOnly, callOpts{bin: binUnresolvable})...)
+	}
+	sortCalls(m.calls)
+}
+
+// flagsCommercialWithoutL3 is the commercial_card_without_level3 rule: a
+// capture or sale on a card whose BIN resolves to a commercial platform,
+// sent with neither purchaseLevel 3 nor line items.
+func flagsCommercialWithoutL3(c *call) bool {
+	if c.kind != callCapture && c.kind != callSale {
+		return false
+	}
+	rec := c.card.record()
+	return rec != nil && rec.platform == "COMMERCIAL" && !c.level3 && len(c.items) == 0
+}
+
+// flagsL3NotTransmitted is the level3_not_transmitted rule: a capture,
+// credit or sale whose response said N or false.
+func flagsL3NotTransmitted(c *call) bool {
+	if c.kind == callAuth {
+		return false
+	}
+	return c.l3Status == "N" || c.l3Status == false
+}
+
+// finish assigns identifiers in a fixed order, builds the platform's
+// transactions and the indexes.
+func (g *generator) finish(m *member) {
+	r := g.stream(m.index, streamIDs, 0)
+	seq := 0
+	next := func(t time.Time) string {
+		seq++
+		return fmt.Sprintf("%010d%05d%07d", t.Unix(), m.index+1, seq)
+	}
+	for _, p := range m.plans {
+		p.id = next(p.created)
+	}
+	for _, s := range m.subs {
+		s.id = next(s.created)
+		for _, pm := range s.payments {
+			pm.id = next(pm.date)
+			if !pm.processed() {
+				continue
+			}
+			pm.txnID = next(pm.date)
+			if pm.anomaly == anomalyMissing {
+				continue // the transactionID names nothing on the platform
+			}
+			t := &transaction{id: pm.txnID, rootID: pm.txnID, time: pm.date, kind: kindSubPaid,
+				amount: pm.expected() + pm.mismatchDelta, currency: pm.currency, card: &s.card,
+				code: s.code, sub: s, pay: pm, doNotRetry: pm.doNotRetry,
+				reconciliationID: alnum(r, 12), networkTxnID: digits(r, 20), approvalCode: digits(r, 6)}
+			if pm.status == payFailed {
+				t.kind = kindSubFailed
+				t.approvalCode = ""
+			}
+			if pm.mismatchCurrency != "" {
+				t.currency = pm.mismatchCurrency
+			}
+			m.txns = append(m.txns, t)
+		}
+	}
+	for _, c := range m.calls {
+		c.respID = next(c.time)
+		c.reconcileID, c.networkID, c.approval = alnum(r, 12), digits(r, 20), digits(r, 6)
+		kind := map[callKind]txnKind{callAuth: kindAuth, callCapture: kindCapture, callSale: kindSale, callCredit: kindCredit}[c.kind]
+		t := &transaction{id: c.respID, rootID: c.respID, reconciliationID: c.reconcileID, time: c.time, kind: kind,
+			amount: c.amount, currency: c.currency, card: c.card, code: c.code,
+			networkTxnID: c.networkID, approvalCode: c.approval}
+		if c.auth != nil {
+			t.rootID = c.auth.respID
+		}
+		c.txn = t
+		m.txns = append(m.txns, t)
+	}
+	sort.Slice(m.txns, func(i, j int) bool {
+		if !m.txns[i].time.Equal(m.txns[j].time) {
+			return m.txns[i].time.Before(m.txns[j].time)
+		}
+		return m.txns[i].id < m.txns[j].id
+	})
+	m.planByID = make(map[string]*plan, len(m.plans))
+	for _, p := range m.plans {
+		m.planByID[p.id] = p
+	}
+	m.subByID = make(map[string]*subscription, len(m.subs))
+	for _, s := range m.subs {
+		m.subByID[s.id] = s
+	}
+	m.txnByID = make(map[string]*transaction, len(m.txns))
+	for _, t := range m.txns {
+		m.txnByID[t.id] = t
+	}
+}

@@ -1,0 +1,563 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ---- transaction records ----
+
+type appJSON struct {
+	Name             string `json:"name"`
+	ReasonCode       string `json:"reasonCode"`
+	RCode            string `json:"rCode"`
+	RFlag            string `json:"rFlag"`
+	ReconciliationID string `json:"reconciliationId,omitempty"`
+	RMessage         string `json:"rMessage"`
+}
+
+type appInfo struct {
+	Status       string    `json:"status"`
+	ReasonCode   string    `json:"reasonCode"`
+	RCode        string    `json:"rCode"`
+	RFlag        string    `json:"rFlag"`
+	Applications []appJSON `json:"applications"`
+}
+
+type cardSummary struct {
+	Prefix string `json:"prefix"`
+	Suffix string `json:"suffix"`
+	Type   string `json:"type"`
+}
+
+type txnPaymentInfo struct {
+	Card                 cardSummary `json:"card"`
+	Customer             *idRef      `json:"customer,omitempty"`
+	InstrumentIdentifier *idRef      `json:"instrumentIdentifier,omitempty"`
+	PaymentInstrument    *idRef      `json:"paymentInstrument,omitempty"`
+}
+
+type txnProcessing struct {
+	PaymentSolution       string `json:"paymentSolution,omitempty"`
+	CommerceIndicator     string `json:"commerceIndicator"`
+	BusinessApplicationID string `json:"businessApplicationId,omitempty"`
+}
+
+type txnAmount struct {
+	TotalAmount string `json:"totalAmount"`
+	Currency    string `json:"currency"`
+}
+
+type txnOrder struct {
+	AmountDetails txnAmount `json:"amountDetails"`
+}
+
+type summaryJSON struct {
+	ID                         string          `json:"id"`
+	SubmitTimeUtc              string          `json:"submitTimeUtc"`
+	MerchantID                 string          `json:"merchantId"`
+	ApplicationInformation     appInfo         `json:"applicationInformation"`
+	OrderInformation           txnOrder        `json:"orderInformation"`
+	PaymentInformation         txnPaymentInfo  `json:"paymentInformation"`
+	ProcessingInformation      txnProcessing   `json:"processingInformation"`
+	ClientReferenceInformation codeRef         `json:"clientReferenceInformation"`
+	Links                      map[string]link `json:"_links,omitempty"`
+}
+
+type detailJSON struct {
+	summaryJSON
+	RootID                      string         `json:"rootId"`
+	ReconciliationID            string         `json:"reconciliationId"`
+	Status                      string         `json:"status"`
+	RecurringPaymentInformation map[string]any `json:"recurringPaymentInformation,omitempty"`
+	TokenInformation            map[string]any `json:"tokenInformation,omitempty"`
+	InstallmentInformation      map[string]any `json:"installmentInformation,omitempty"`
+	ErrorInformation            map[string]any `json:"errorInformation,omitempty"`
+	ProcessorInformation        map[string]any `json:"processorInformation,omitempty"`
+}
+
+// applications gives a transaction's applications and overall status. A
+// capture, credit or paid recurring payment is PENDING (awaiting
+// settlement), an authorization AUTHORIZED, a decline DECLINED (wire.md).
+func (t *transaction) applications() (status, rcode string, apps []appJSON) {
+	ok := func(name, msg string) appJSON {
+		return appJSON{Name: name, ReasonCode: "100", RCode: "1", RFlag: "SOK", ReconciliationID: t.reconciliationID, RMessage: msg}
+	}
+	switch t.kind {
+	case kindSubFailed:
+		reason, flag, msg := "203", "DCARDREFUSED", "General decline of the card"
+		if t.doNotRetry {
+			reason, flag, msg = "205", "DCARDREFUSED", "Stolen or lost card: do not retry"
+		}
+		return "DECLINED", "0", []appJSON{{Name: "ics_auth", ReasonCode: reason, RCode: "0", RFlag: flag, ReconciliationID: t.reconciliationID, RMessage: msg}}
+	case kindAuth:
+		return "AUTHORIZED", "1", []appJSON{ok("ics_auth", "Request was processed successfully.")}
+	case kindCapture:
+		return "PENDING", "1", []appJSON{ok("ics_bill", "Request was processed successfully.")}
+	case kindCredit:
+		return "PENDING", "1", []appJSON{ok("ics_credit", "Request was processed successfully.")}
+	default: // kindSale, kindSubPaid
+		return "PENDING", "1", []appJSON{ok("ics_auth", "Request was processed successfully."), ok("ics_bill", "Request was processed successfully.")}
+	}
+}
+
+func (t *transaction) summary(mid string) summaryJSON {
+	status, rcode, apps := t.applications()
+	reason, flag := "100", "SOK"
+	if rcode == "0" {
+		reason, flag = apps[0].ReasonCode, apps[0].RFlag
+	}
+	ci := "internet"
+	if t.sub != nil {
+		ci = "recurring"
+	}
+	pi := txnPaymentInfo{Card: cardSummary{Prefix: t.card.prefix(), Suffix: t.card.suffix(), Type: t.card.entry().cardType}}
+	if t.card.customerID != "" {
+		pi.Customer = &idRef{ID: t.card.customerID}
+		pi.InstrumentIdentifier = &idRef{ID: t.card.instrumentID}
+	}
+	return summaryJSON{ID: t.id, SubmitTimeUtc: ts(t.time), MerchantID: mid,
+		ApplicationInformation:     appInfo{Status: status, ReasonCode: reason, RCode: rcode, RFlag: flag, Applications: apps},
+		OrderInformation:           txnOrder{AmountDetails: txnAmount{TotalAmount: money(t.amount), Currency: t.currency}},
+		PaymentInformation:         pi,
+		ProcessingInformation:      txnProcessing{CommerceIndicator: ci},
+		ClientReferenceInformation: codeRef{Code: t.code},
+		Links:                      map[string]link{"transactionDetail": {Href: "/tss/v2/transactions/" + t.id, Method: http.MethodGet}},
+	}
+}
+
+func (t *transaction) detail(mid string) detailJSON {
+	sum := t.summary(mid)
+	sum.Links = map[string]link{"self": {Href: "/tss/v2/transactions/" + t.id, Method: http.MethodGet}}
+	d := detailJSON{summaryJSON: sum, RootID: t.rootID, ReconciliationID: t.reconciliationID, Status: sum.ApplicationInformation.Status,
+		ProcessorInformation: map[string]any{"networkTransactionId": t.networkTxnID, "transactionId": t.networkTxnID}}
+	if t.approvalCode != "" {
+		d.ProcessorInformation["approvalCode"] = t.approvalCode
+	}
+	if t.sub != nil {
+		d.RecurringPaymentInformation = map[string]any{"subscriptionId": t.sub.id, "paymentId": t.pay.id,
+			"billingCycle": strconv.Itoa(t.pay.cycle), "paymentType": t.pay.ptype}
+	}
+	if t.card.customerID != "" {
+		d.TokenInformation = map[string]any{"customer": idRef{ID: t.card.customerID},
+			"instrumentIdentifier": map[string]string{"id": t.card.instrumentID, "state": "ACTIVE"},
+			"paymentInstrument":    idRef{ID: t.card.paymentInstrumentID}}
+	}
+	if t.kind == kindSubFailed {
+		app := sum.ApplicationInformation.Applications[0]
+		d.ErrorInformation = map[string]any{"reason": "PROCESSOR_DECLINED", "message": app.RMessage}
+	}
+	return d
+}
+
+func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) {
+	ri := info(r)
+	id := r.PathValue("id")
+	if m := ri.member; m != nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if t, ok := m.txnByID[id]; ok {
+			s.writeJSON(w, http.StatusOK, t.detail(m.id))
+			return
+		}
+	}
+	s.writeError(w, ri, http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "transaction "+id+" was not found")
+}
+
+// ---- Transaction Search ----
+
+// flexInt accepts a JSON number or a numeric string.
+type flexInt struct {
+	n   int
+	set bool
+}
+
+func (f *flexInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "" || s == "null" {
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("not an integer: %s", b)
+	}
+	f.n, f.set = n, true
+	return nil
+}
+
+type searchRequest struct {
+	Save     bool    `json:"save"`
+	Name     string  `json:"name"`
+	Timezone string  `json:"timezone"`
+	Query    string  `json:"query"`
+	Offset   flexInt `json:"offset"`
+	Limit    flexInt `json:"limit"`
+	Sort     string  `json:"sort"`
+}
+
+const maxSearchLimit = 2000
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	ri := info(r)
+	var req searchRequest
+	dec := json.NewDecoder(bytes.NewReader(ri.body))
+	if err := dec.Decode(&req); err != nil {
+		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", "malformed request body: "+err.Error())
+		return
+	}
+	offset, limit := req.Offset.n, 20
+	if req.Limit.set {
+		limit = req.Limit.n
+	}
+	var details []errorDetail
+	if limit < 1 || limit > maxSearchLimit {
+		details = append(details, errorDetail{Field: "limit", Reason: fmt.Sprintf("must be between 1 and %d", maxSearchLimit)})
+	}
+	if offset < 0 {
+		details = append(details, errorDetail{Field: "offset", Reason: "must not be negative"})
+	}
+	q, err := parseQuery(req.Query, s.gen.asOf)
+	if err != nil {
+		details = append(details, errorDetail{Field: "query", Reason: err.Error()})
+	}
+	sortKeys, err := parseSort(req.Sort)
+	if err != nil {
+		details = append(details, errorDetail{Field: "sort", Reason: err.Error()})
+	}
+	if len(details) > 0 {
+		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "invalid search request", details...)
+		return
+	}
+	var hits []*transaction
+	mid := ri.mid
+	if m := ri.member; m != nil {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for _, t := range m.txns {
+			if q.match(t, mid) {
+				hits = append(hits, t)
+			}
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		for _, k := range sortKeys {
+			var c int
+			if k.field == "id" {
+				c = strings.Compare(hits[i].id, hits[j].id)
+			} else {
+				c = hits[i].time.Compare(hits[j].time)
+			}
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return hits[i].id < hits[j].id
+	})
+	page := window(hits, offset, limit)
+	id := searchID()
+	resp := map[string]any{
+		"searchId": id, "save": req.Save, "name": req.Name, "timezone": req.Timezone, "query": req.Query,
+		"offset": offset, "limit": limit, "sort": req.Sort, "count": len(page), "totalCount": len(hits),
+		"status": "COMPLETED", "submitTimeUtc": s.now(),
+		"_links": map[string]link{"self": {Href: "/tss/v2/searches/" + id, Method: http.MethodGet}},
+	}
+	if len(page) > 0 {
+		sums := make([]summaryJSON, len(page))
+		for i, t := range page {
+			sums[i] = t.summary(mid)
+		}
+		resp["_embedded"] = map[string]any{"transactionSummaries": sums}
+	}
+	// The platform answers a created search with 201.
+	s.writeJSON(w, http.StatusCreated, resp)
+}
+
+func searchID() string {
+	a, b := rand.Uint64(), rand.Uint64()
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", a>>32, (a>>16)&0xffff, a&0xffff, b>>48, b&0xffffffffffff)
+}
+
+type sortKey struct {
+	field string
+	desc  bool
+}
+
+// parseSort reads "id:asc,submitTimeUtc:desc"; empty means newest first.
+func parseSort(s string) ([]sortKey, error) {
+	if strings.TrimSpace(s) == "" {
+		return []sortKey{{field: "submitTimeUtc", desc: true}}, nil
+	}
+	var out []sortKey
+	for _, part := range strings.Split(s, ",") {
+		f, dir, _ := strings.Cut(strings.TrimSpace(part), ":")
+		f = strings.TrimSpace(f)
+		if f != "id" && f != "submitTimeUtc" {
+			return nil, fmt.Errorf("unsupported sort field %q (id, submitTimeUtc)", f)
+		}
+		switch strings.ToLower(strings.TrimSpace(dir)) {
+		case "", "asc":
+			out = append(out, sortKey{field: f})
+		case "desc":
+			out = append(out, sortKey{field: f, desc: true})
+		default:
+			return nil, fmt.Errorf("unsupported sort direction %q", dir)
+		}
+	}
+	return out, nil
+}
+
+// query is a disjunction of conjunctions of terms.
+type query [][]term
+
+type term struct {
+	field            string
+	value            string // exact match when !isRange
+	isRange          bool
+	lo, hi           string // "" = open
+	loT, hiT         time.Time
+	loIncl, hiIncl   bool
+	timeField, exact bool
+}
+
+var searchFields = map[string]bool{"submitTimeUtc": true, "merchantId": true, "id": true, "clientReferenceInformation.code": true}
+
+// parseQuery reads the subset of the search syntax the sandbox supports
+// (wire.md): field:value and field:[A TO B} terms (either bracket on either
+// side, * for an open end) joined by AND or OR, AND binding tighter. Date
+// math (NOW, NOW/DAY, NOW-1DAY …) is relative to the data clock, the
+// sandbox's "now": that is the instant the generated data is as of.
+func parseQuery(s string, now time.Time) (query, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, errors.New("query is required")
+	}
+	var q query
+	var conj []term
+	expectTerm := true
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		if !expectTerm {
+			word, rest, _ := strings.Cut(s, " ")
+			switch strings.ToUpper(word) {
+			case "AND":
+			case "OR":
+				q = append(q, conj)
+				conj = nil
+			default:
+				return nil, fmt.Errorf("expected AND or OR at %q", s)
+			}
+			s, expectTerm = rest, true
+			continue
+		}
+		colon := strings.IndexByte(s, ':')
+		if colon <= 0 {
+			return nil, fmt.Errorf("expected field:value at %q", s)
+		}
+		t := term{field: strings.TrimSpace(s[:colon])}
+		if !searchFields[t.field] {
+			return nil, fmt.Errorf("unsupported field %q", t.field)
+		}
+		t.timeField = t.field == "submitTimeUtc"
+		s = s[colon+1:]
+		switch {
+		case strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{"):
+			end := strings.IndexAny(s, "]}")
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated range in %q", s)
+			}
+			lo, hi, ok := strings.Cut(s[1:end], " TO ")
+			if !ok {
+				return nil, fmt.Errorf("range %q lacks TO", s[:end+1])
+			}
+			t.isRange, t.loIncl, t.hiIncl = true, s[0] == '[', s[end] == ']'
+			t.lo, t.hi = strings.TrimSpace(lo), strings.TrimSpace(hi)
+			s = s[end+1:]
+		case strings.HasPrefix(s, `"`):
+			end := strings.IndexByte(s[1:], '"')
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated quote in %q", s)
+			}
+			t.value, s = s[1:1+end], s[2+end:]
+		default:
+			end := strings.IndexByte(s, ' ')
+			if end < 0 {
+				end = len(s)
+			}
+			t.value, s = s[:end], s[end:]
+		}
+		if t.timeField {
+			var err error
+			if t.isRange {
+				if t.loT, err = parseTimeValue(t.lo, now); err != nil {
+					return nil, err
+				}
+				if t.hiT, err = parseTimeValue(t.hi, now); err != nil {
+					return nil, err
+				}
+			} else {
+				if t.loT, err = parseTimeValue(t.value, now); err != nil {
+					return nil, err
+				}
+			}
+		}
+		conj = append(conj, t)
+		expectTerm = false
+	}
+	if expectTerm {
+		return nil, errors.New("query ends with an operator")
+	}
+	return append(q, conj), nil
+}
+
+// parseTimeValue reads an RFC 3339 time, * (open, zero time) or date math.
+func parseTimeValue(v string, now time.Time) (time.Time, error) {
+	if v == "*" || v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse("2006-01-02", v); err == nil {
+		return t, nil
+	}
+	if !strings.HasPrefix(v, "NOW") {
+		return time.Time{}, fmt.Errorf("cannot read time %q", v)
+	}
+	t, rest := now, v[3:]
+	for rest != "" {
+		op := rest[0]
+		rest = rest[1:]
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		n := 1
+		if op != '/' {
+			var err error
+			if n, err = strconv.Atoi(rest[:i]); err != nil {
+				return time.Time{}, fmt.Errorf("cannot read date math %q", v)
+			}
+		}
+		j := i
+		for j < len(rest) && rest[j] >= 'A' && rest[j] <= 'Z' {
+			j++
+		}
+		unit := strings.TrimSuffix(rest[i:j], "S")
+		rest = rest[j:]
+		switch op {
+		case '/':
+			t = truncateTo(t, unit)
+			if t.IsZero() {
+				return time.Time{}, fmt.Errorf("unknown unit in %q", v)
+			}
+		case '+', '-':
+			if op == '-' {
+				n = -n
+			}
+			var ok bool
+			if t, ok = addUnit(t, unit, n); !ok {
+				return time.Time{}, fmt.Errorf("unknown unit in %q", v)
+			}
+		default:
+			return time.Time{}, fmt.Errorf("cannot read date math %q", v)
+		}
+	}
+	return t, nil
+}
+
+func truncateTo(t time.Time, unit string) time.Time {
+	y, m, d := t.Date()
+	switch unit {
+	case "YEAR":
+		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+	case "MONTH":
+		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+	case "DAY":
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	case "HOUR":
+		return t.Truncate(time.Hour)
+	case "MINUTE":
+		return t.Truncate(time.Minute)
+	case "SECOND":
+		return t.Truncate(time.Second)
+	}
+	return time.Time{}
+}
+
+func addUnit(t time.Time, unit string, n int) (time.Time, bool) {
+	switch unit {
+	case "YEAR":
+		return t.AddDate(n, 0, 0), true
+	case "MONTH":
+		return t.AddDate(0, n, 0), true
+	case "DAY":
+		return t.AddDate(0, 0, n), true
+	case "HOUR":
+		return t.Add(time.Duration(n) * time.Hour), true
+	case "MINUTE":
+		return t.Add(time.Duration(n) * time.Minute), true
+	case "SECOND":
+		return t.Add(time.Duration(n) * time.Second), true
+	}
+	return t, false
+}
+
+func (q query) match(t *transaction, mid string) bool {
+	for _, conj := range q {
+		all := true
+		for i := range conj {
+			if !conj[i].match(t, mid) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+func (tm *term) match(t *transaction, mid string) bool {
+	if tm.timeField {
+		if !tm.isRange {
+			return t.time.Equal(tm.loT)
+		}
+		if !tm.loT.IsZero() && (t.time.Before(tm.loT) || (!tm.loIncl && t.time.Equal(tm.loT))) {
+			return false
+		}
+		if !tm.hiT.IsZero() && (t.time.After(tm.hiT) || (!tm.hiIncl && t.time.Equal(tm.hiT))) {
+			return false
+		}
+		return true
+	}
+	var v string
+	switch tm.field {
+	case "merchantId":
+		v = mid
+	case "id":
+		v = t.id
+	case "clientReferenceInformation.code":
+		v = t.code
+	}
+	if !tm.isRange {
+		return v == tm.value
+	}
+	if tm.lo != "*" && tm.lo != "" && (v < tm.lo || (!tm.loIncl && v == tm.lo)) {
+		return false
+	}
+	if tm.hi != "*" && tm.hi != "" && (v > tm.hi || (!tm.hiIncl && v == tm.hi)) {
+		return false
+	}
+	return true
+}

@@ -1,0 +1,70 @@
+// Package subscriptions owns recurring billing as the platform reports it:
+// pulling a member's plans, subscriptions and payment lists, and (later) the
+// billing-schedule and retry-schedule rules that say what should have
+// happened.
+package subscriptions
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/reconcile/reconcile/platform"
+)
+
+// API is the part of the platform client a pull needs (*platform.Merchant).
+type API interface {
+	Plans(ctx context.Context) iter.Seq2[platform.Plan, error]
+	Subscriptions(ctx context.Context) iter.Seq2[platform.Subscription, error]
+	SubscriptionPayments(ctx context.Context, subscriptionID string) (*platform.PaymentList, error)
+}
+
+// Snapshot is a member's recurring billing at the time of the pull.
+type Snapshot struct {
+	Plans         []platform.Plan
+	Subscriptions []platform.Subscription
+	// Payments holds the complete payment list of each subscription whose
+	// list was pulled, by subscription ID.
+	Payments map[string]*platform.PaymentList
+}
+
+// Pull reads every plan and subscription of the member and the payment list
+// of each subscription, with up to parallel payment lists in flight. Any
+// error fails the whole pull: a member is loaded completely or not at all.
+func Pull(ctx context.Context, api API, parallel int) (*Snapshot, error) {
+	snap := &Snapshot{Payments: map[string]*platform.PaymentList{}}
+	for p, err := range api.Plans(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("list plans: %w", err)
+		}
+		snap.Plans = append(snap.Plans, p)
+	}
+	for s, err := range api.Subscriptions(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("list subscriptions: %w", err)
+		}
+		snap.Subscriptions = append(snap.Subscriptions, s)
+	}
+	lists := make([]*platform.PaymentList, len(snap.Subscriptions))
+	g, gctx := errgroup.WithContext(ctx) // within one member, the first error ends the member
+	g.SetLimit(max(parallel, 1))
+	for i, s := range snap.Subscriptions {
+		g.Go(func() error {
+			l, err := api.SubscriptionPayments(gctx, s.ID)
+			if err != nil {
+				return fmt.Errorf("list payments of subscription %s: %w", s.ID, err)
+			}
+			lists[i] = l
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, s := range snap.Subscriptions {
+		snap.Payments[s.ID] = lists[i]
+	}
+	return snap, nil
+}
