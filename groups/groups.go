@@ -40,7 +40,7 @@ type Member struct {
 // organization does not have is an error, so a typo in --groups does not
 // silently reconcile nothing.
 func Discover(ctx context.Context, l Lister, organizationID string, only []string) (*Directory, error) {
-	want := map[string]bool{}
+	want, found := map[string]bool{}, map[string]bool{}
 	for _, id := range only {
 		want[id] = true
 	}
@@ -53,7 +53,7 @@ func Discover(ctx context.Context, l Lister, organizationID string, only []strin
 		if len(want) > 0 && !want[g.ID] {
 			continue
 		}
-		delete(want, g.ID)
+		found[g.ID] = true
 		dir.Groups = append(dir.Groups, g)
 		for _, mid := range g.Members {
 			m := byMID[mid]
@@ -66,11 +66,13 @@ func Discover(ctx context.Context, l Lister, organizationID string, only []strin
 			}
 		}
 	}
-	if len(want) > 0 {
-		missing := make([]string, 0, len(want))
-		for id := range want {
+	var missing []string
+	for id := range want {
+		if !found[id] {
 			missing = append(missing, id)
 		}
+	}
+	if len(missing) > 0 {
 		slices.Sort(missing)
 		return nil, fmt.Errorf("organization %s has no group %s", organizationID, strings.Join(missing, ", "))
 	}

@@ -178,8 +178,17 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Scale == (Scale{}) {
+	if cfg.Scale.Members == 0 && cfg.Scale.Subscriptions == 0 && cfg.Scale.Groups == 0 {
+		// The zero scale, or a preset named without its numbers.
+		name := cfg.Scale.Name
 		cfg.Scale = presetScales[0]
+		if name != "" {
+			sc, err := ParseScale(name)
+			if err != nil {
+				return Config{}, err
+			}
+			cfg.Scale = sc
+		}
 	}
 	if err := cfg.Scale.validate(); err != nil {
 		return Config{}, err

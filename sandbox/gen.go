@@ -154,23 +154,22 @@ const (
 // call is one request/response of a merchant to the payments API, as its
 // journal records it.
 type call struct {
-	kind                  callKind
-	time                  time.Time
-	code                  string
-	amount                int64
-	currency              string
-	card                  *card
-	auth                  *call // the authorization a capture captures
-	level3                bool
-	items                 []lineItem
-	po                    string
-	l3Status              any // nil, "Y", true, "N" or false
-	bill                  billTo
-	respID, reconcileID   string
-	networkID, approval   string
-	commercial            bool
-	txn                   *transaction
-	journalReject, noMeta bool
+	kind                callKind
+	time                time.Time
+	code                string
+	amount              int64
+	currency            string
+	card                *card
+	auth                *call // the authorization a capture captures
+	level3              bool
+	items               []lineItem
+	po                  string
+	l3Status            any // nil, "Y", true, "N" or false
+	bill                billTo
+	respID, reconcileID string
+	networkID, approval string
+	commercial          bool
+	txn                 *transaction
 }
 
 type lineItem struct {
@@ -906,6 +905,24 @@ func flagsL3NotTransmitted(c *call) bool {
 	return c.l3Status == "N" || c.l3Status == false
 }
 
+// resourceID is a 22-digit resource id: the Unix second of the resource's
+// time (10 digits, as the platform's ids begin), the member number (5) and
+// a per-member sequence (7). It is unique across the sandbox, and being 22
+// digits long it is never taken for a card number (13-19 digits).
+func resourceID(t time.Time, memberIdx, seq int) string {
+	var b [22]byte
+	pad := func(dst []byte, v int64) {
+		for i := len(dst) - 1; i >= 0; i-- {
+			dst[i] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	pad(b[0:10], t.Unix())
+	pad(b[10:15], int64(memberIdx+1))
+	pad(b[15:22], int64(seq))
+	return string(b[:])
+}
+
 // finish assigns identifiers in a fixed order, builds the platform's
 // transactions and the indexes.
 func (g *generator) finish(m *member) {
@@ -913,7 +930,7 @@ func (g *generator) finish(m *member) {
 	seq := 0
 	next := func(t time.Time) string {
 		seq++
-		return fmt.Sprintf("%010d%05d%07d", t.Unix(), m.index+1, seq)
+		return resourceID(t, m.index, seq)
 	}
 	for _, p := range m.plans {
 		p.id = next(p.created)

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +272,3 @@ func cardLookup(num string) map[string]any {
 func tokenLookup(field, id string) map[string]any {
 	return map[string]any{"paymentInformation": map[string]any{field: map[string]any{"id": id}}}
 }
-
-func q(v url.Values) string { return v.Encode() }

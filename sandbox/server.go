@@ -254,7 +254,7 @@ func (s *Server) writeError(w http.ResponseWriter, ri *reqInfo, code int, status
 }
 
 func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		code = http.StatusInternalServerError
 		b = []byte(`{"status":"SERVER_ERROR","reason":"SYSTEM_ERROR","message":"encoding the response failed"}`)
@@ -262,6 +262,18 @@ func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write(b)
+}
+
+// marshal encodes v without HTML escaping (the platform writes & in links
+// as is) and without a trailing newline.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // now is the real clock as the platform writes submitTimeUtc.

@@ -483,7 +483,47 @@ func TestParse(t *testing.T) {
 		!c.BusinessDate.Equal(testDate) || c.Lookback != 3 || c.Scale.String() != "small" || c.Faults.RetryAfter != time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
+	if s, _ := New(Config{Scale: Scale{Name: "medium"}}); s.Config().Scale.Members != 50 {
+		t.Error("a preset named without its numbers is not that preset")
+	}
 	if s, _ := New(Config{Lookback: -2}); s.Config().Lookback != 0 {
 		t.Error("negative lookback is not 0")
+	}
+}
+
+// TestConcurrentEviction hits more members than the cache holds from many
+// goroutines: answers must not change with eviction and regeneration.
+func TestConcurrentEviction(t *testing.T) {
+	s, c := newTestServer(t, Config{Seed: 9, Scale: Scale{Members: 16, Subscriptions: 15, Groups: 2}})
+	s.cache = newMemberCache(3, s.gen.member)
+	want := map[string][]byte{}
+	for _, mid := range s.Members() {
+		_, b, err := c.do("GET", "/rbs/v1/subscriptions?limit=100", mid, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[mid] = b
+	}
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 40; i++ {
+				mid := memberID((g*7 + i*3) % 16)
+				_, b, err := c.do("GET", "/rbs/v1/subscriptions?limit=100", mid, nil)
+				if err == nil && string(b) != string(want[mid]) {
+					err = fmt.Errorf("%s answered differently after eviction", mid)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

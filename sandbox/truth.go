@@ -309,7 +309,7 @@ func (s *Server) journal(m *member) ([]byte, error) {
 	lines := make([][]byte, 0, len(m.calls)+2)
 	var firstAuth *call
 	for _, c := range m.calls {
-		b, err := json.Marshal(c.journalLine(m.id, m.careless))
+		b, err := marshal(c.journalLine(m.id, m.careless))
 		if err != nil {
 			return nil, fmt.Errorf("journal of %s: %w", m.id, err)
 		}
@@ -330,13 +330,13 @@ func (s *Server) journal(m *member) ([]byte, error) {
 		bad := journalLine{Time: ts(s.gen.business.Add(9 * time.Hour)), MerchantID: m.id, Method: http.MethodPost, Path: "/pts/v2/payments",
 			Request: map[string]any{"paymentInformation": map[string]any{"card": map[string]any{
 				"number": "4111111111111111", "expirationMonth": "12", "expirationYear": "2030", "type": "001"}}}}
-		b, _ := json.Marshal(bad)
+		b, _ := marshal(bad)
 		cut := bytes.Index(b, []byte("4111111111111111")) + len("4111111111111111") + 24
 		insert(rejectInvalidLine, b[:min(cut, len(b)-2)])
 		if src != nil {
 			nl := src.journalLine(m.id, m.careless)
 			nl.MerchantID = ""
-			b, err := json.Marshal(nl)
+			b, err := marshal(nl)
 			if err != nil {
 				return nil, err
 			}
