@@ -103,4 +103,3 @@ func TestTransactRollsBack(t *testing.T) {
 		t.Errorf("%d plans after a rolled-back load", n)
 	}
 }
-
