@@ -117,6 +117,7 @@ func Datasets(runID string, w Window) []Dataset {
 		{Name: "subscription_payments", Query: "SELECT * FROM subscription_payments"},
 		{Name: "transactions", Query: "SELECT * FROM transactions WHERE " + in("submit_time")},
 		{Name: "journal", Query: "SELECT * FROM journal WHERE " + in("time")},
+		{Name: "journal_files", Query: "SELECT * FROM journal_files"},
 		{Name: "journal_rejects", Query: "SELECT * FROM journal_rejects"},
 		{Name: "bin_attributes", Query: "SELECT * FROM bin_attributes"},
 	}

@@ -50,6 +50,7 @@ func buildVersion() string {
 
 // env is the process environment a command runs in; tests pass their own.
 type env struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
 }

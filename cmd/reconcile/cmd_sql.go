@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -19,25 +20,51 @@ import (
 const sqlExamples = `  reconcile sql "SELECT kind, count(*) FROM findings GROUP BY kind"
   reconcile sql --db out/2026-11-20/reconcile-2026-11-20.duckdb --format csv "SELECT * FROM findings"
   reconcile sql --format json "SELECT * FROM run_members WHERE status = 'failed'"
+  reconcile sql --file docs/compare-ground-truth.sql
 `
 
 func cmdSQL(ctx context.Context, args []string, e env) error {
-	var db, format string
-	fs := newFlagSet(`sql [--db PATH] [--format table|csv|json] "SELECT ..."`,
+	var db, format, file string
+	fs := newFlagSet(`sql [--db PATH] [--format table|csv|json] ("SELECT ..." | --file query.sql)`,
 		"Read-only ad-hoc SQL over a reconcile DuckDB file (the working file or a published snapshot).", sqlExamples, e)
 	fs.StringVar(&db, "db", "reconcile.duckdb", "DuckDB file")
 	fs.StringVar(&format, "format", "table", "output: table, csv or json")
+	fs.StringVar(&file, "file", "", "read the SQL from this file (- for standard input)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	var query string
+	switch {
+	case file != "" && fs.NArg() == 0:
+		b, err := readQueryFile(file, e.stdin)
+		if err != nil {
+			return err
+		}
+		query = string(b)
+	case file == "" && fs.NArg() == 1:
+		query = fs.Arg(0)
+	default:
 		fs.Usage()
-		return fmt.Errorf("sql: want exactly one SQL statement argument")
+		return fmt.Errorf("sql: give one SQL argument or --file")
 	}
 	if format != "table" && format != "csv" && format != "json" {
 		return fmt.Errorf("sql: --format %q: want table, csv or json", format)
 	}
-	return runSQL(ctx, db, format, fs.Arg(0), e.stdout)
+	return runSQL(ctx, db, format, query, e.stdout)
+}
+
+func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
+	if path == "-" {
+		if stdin == nil {
+			return nil, fmt.Errorf("sql: no standard input")
+		}
+		return io.ReadAll(stdin)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sql: %w", err)
+	}
+	return b, nil
 }
 
 func runSQL(ctx context.Context, path, format, query string, w io.Writer) error {

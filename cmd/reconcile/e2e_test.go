@@ -12,12 +12,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+	"github.com/xuri/excelize/v2"
 
 	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/sandbox"
@@ -202,6 +205,8 @@ func TestRunMatchesGroundTruth(t *testing.T) {
 	if n != len(want) {
 		t.Errorf("parquet findings: %d rows, want %d", n, len(want))
 	}
+	checkWorkbook(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"), f.truth)
+
 	// The snapshot answers like the working file.
 	compareFindings(t, dbFindings(t, pq, "2026-11-20"), want)
 
@@ -521,5 +526,50 @@ func assertNoPANsInParquet(t *testing.T, db *sql.DB, dir string) {
 		}
 		rows.Close()
 		assertNoPANs(t, p, []byte(all.String))
+	}
+}
+
+// checkWorkbook reads the published workbook back: a Summary sheet, one
+// sheet per kind with one row per finding, amounts as numbers.
+func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
+	t.Helper()
+	wb, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	want := append([]string{"Summary"}, queries.Kinds()...)
+	if got := wb.GetSheetList(); !slices.Equal(got, want) {
+		t.Fatalf("sheets %v, want %v", got, want)
+	}
+	for _, kind := range queries.Kinds() {
+		rows, err := wb.GetRows(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 1+len(gt.Findings[kind]) {
+			t.Errorf("sheet %s: %d rows, want a header and %d findings", kind, len(rows), len(gt.Findings[kind]))
+			continue
+		}
+		if rows[0][0] != "Merchant ID" || rows[0][3] != "Amount" {
+			t.Errorf("sheet %s header: %v", kind, rows[0])
+		}
+		// Rows are sorted by merchant and entity, like the ground truth.
+		for i, f := range gt.Findings[kind] {
+			if rows[i+1][0] != f.MerchantID || rows[i+1][2] != f.EntityID {
+				t.Errorf("sheet %s row %d: %v, want %s %s", kind, i+2, rows[i+1][:3], f.MerchantID, f.EntityID)
+				break
+			}
+			if f.Amount == "" {
+				continue
+			}
+			ref := fmt.Sprintf("D%d", i+2)
+			raw, _ := wb.GetCellValue(kind, ref, excelize.Options{RawCellValue: true})
+			typ, _ := wb.GetCellType(kind, ref)
+			if v, err := strconv.ParseFloat(raw, 64); err != nil || fmt.Sprintf("%.2f", v) != f.Amount || typ == excelize.CellTypeInlineString {
+				t.Errorf("sheet %s %s: %q (type %v), want the number %s", kind, ref, raw, typ, f.Amount)
+				break
+			}
+		}
 	}
 }
