@@ -33,6 +33,20 @@ type Options struct {
 	Version        string
 	Logger         *slog.Logger
 	Now            func() time.Time
+	// OnProgress, when set, is called at each stage and after each member
+	// (from the run's writer goroutine; keep it quick).
+	OnProgress func(Progress)
+}
+
+// Progress is a snapshot of a run in flight, for a progress display.
+type Progress struct {
+	Stage         string // discover, journals, members, bins, findings, done
+	MembersTotal  int
+	MembersDone   int // ok or failed so far
+	MembersFailed int
+	Requests      int64 // attempts sent so far, retries included
+	Retries       int64
+	Started       time.Time
 }
 
 // Window is the half-open time range a run reconciles.
@@ -83,7 +97,21 @@ type runner struct {
 	window   Window
 	now      time.Time
 	log      *slog.Logger
-	runStats platform.Stats // requests not made for a member: groups, BIN lookups
+	runStats platform.Stats // every request of the run; members' own Stats nest under it
+	progress Progress
+}
+
+// report sends the progress, if anyone listens.
+func (r *runner) report(stage string) {
+	if r.opts.OnProgress == nil {
+		return
+	}
+	if stage != "" {
+		r.progress.Stage = stage
+	}
+	r.progress.Requests = r.runStats.Requests.Load()
+	r.progress.Retries = r.runStats.Retries.Load()
+	r.opts.OnProgress(r.progress)
 }
 
 // Run performs one reconciliation run into store. It returns an error only
@@ -131,12 +159,15 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		"window_start", r.window.Start, "window_end", r.window.End, "shard", r.opts.Shard.String())
 
 	fail := func(err error) (*Result, error) {
+		res.Requests, res.Retries = r.runStats.Requests.Load(), r.runStats.Retries.Load()
 		r.finishRun(context.WithoutCancel(ctx), res, "failed", err.Error())
 		return nil, err
 	}
 
-	orgCtx := platform.WithStats(ctx, &r.runStats)
-	dir, err := groups.Discover(orgCtx, r.opts.Client.Merchant(r.opts.OrganizationID), r.opts.OrganizationID, r.opts.GroupIDs)
+	ctx = platform.WithStats(ctx, &r.runStats)
+	r.progress.Started = r.now
+	r.report("discover")
+	dir, err := groups.Discover(ctx, r.opts.Client.Merchant(r.opts.OrganizationID), r.opts.OrganizationID, r.opts.GroupIDs)
 	if err != nil {
 		return fail(err)
 	}
@@ -147,7 +178,9 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	res.Members = len(members)
 	r.log.Info("members discovered", "groups", len(dir.Groups), "members", len(dir.Members), "in_shard", len(members))
 
+	r.progress.MembersTotal = len(members)
 	if r.opts.JournalGlob != "" {
+		r.report("journals")
 		imports, err := ImportJournals(ctx, r.store, r.opts.JournalGlob, r.now)
 		res.Journals = imports
 		if err != nil {
@@ -163,6 +196,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		}
 	}
 
+	r.report("members")
 	statuses, err := r.pullMembers(ctx, members)
 	if err != nil {
 		return fail(err)
@@ -174,13 +208,12 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		default:
 			res.Failed = append(res.Failed, MemberFailure{MerchantID: st.merchantID, Error: st.err})
 		}
-		res.Requests += st.requests
-		res.Retries += st.retries
 	}
 	if ctx.Err() != nil {
 		return fail(context.Cause(ctx))
 	}
 
+	r.report("bins")
 	looked, binFailures, err := r.enrichBINs(ctx)
 	if err != nil {
 		return fail(err)
@@ -191,12 +224,13 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		r.log.Error("BIN lookup failed", "error", f)
 	}
 
+	r.report("findings")
 	res.Findings, err = r.store.computeFindings(ctx, r.runID, r.opts.BusinessDate, r.window)
 	if err != nil {
 		return fail(fmt.Errorf("compute findings: %w", err))
 	}
-	res.Requests += r.runStats.Requests.Load()
-	res.Retries += r.runStats.Retries.Load()
+	res.Requests = r.runStats.Requests.Load()
+	res.Retries = r.runStats.Retries.Load()
 	res.Status = "ok"
 	if len(res.Failed) > 0 || len(res.Problems) > 0 {
 		res.Status = "partial"
@@ -204,6 +238,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if err := r.finishRun(ctx, res, res.Status, ""); err != nil {
 		return nil, err
 	}
+	r.report("done")
 	return res, nil
 }
 
@@ -308,6 +343,11 @@ func (r *runner) pullMembers(ctx context.Context, members []groups.Member) ([]me
 				r.log.Warn("member failed", "merchant_id", st.merchantID, "error", st.err)
 			}
 			statuses = append(statuses, st)
+			r.progress.MembersDone++
+			if st.status != "ok" {
+				r.progress.MembersFailed++
+			}
+			r.report("")
 		}
 	}()
 

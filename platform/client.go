@@ -251,7 +251,7 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			req.Header.Set("User-Agent", c.userAgent)
 		}
 		if stats != nil {
-			stats.Requests.Add(1)
+			stats.addRequest()
 		}
 
 		var retryAfter time.Duration
@@ -301,7 +301,7 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			return nil, lastErr
 		}
 		if stats != nil {
-			stats.Retries.Add(1)
+			stats.addRetry()
 		}
 		if err := sleep(ctx, c.retry.backoff(attempt, retryAfter)); err != nil {
 			return nil, fmt.Errorf("%s: %w while waiting to retry after: %v", what, err, lastErr)

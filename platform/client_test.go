@@ -381,3 +381,27 @@ func TestDoRejectsBadPath(t *testing.T) {
 		t.Errorf("%d requests sent", calls.Load())
 	}
 }
+
+// TestNestedStats: a member's Stats under a run's Stats count into both.
+func TestNestedStats(t *testing.T) {
+	var calls atomic.Int32
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"plans": [], "totalCount": 0}`))
+	})
+	var run, member Stats
+	ctx := WithStats(WithStats(context.Background(), &run), &member)
+	for _, err := range c.Merchant("m1").Plans(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, s := range map[string]*Stats{"member": &member, "run": &run} {
+		if s.Requests.Load() != 2 || s.Retries.Load() != 1 {
+			t.Errorf("%s stats: %d requests, %d retries; want 2 and 1", name, s.Requests.Load(), s.Retries.Load())
+		}
+	}
+}

@@ -9,15 +9,36 @@ import (
 // a context with WithStats; every call made with that context (any merchant,
 // any goroutine) adds to it, so a fan-out over group members can report each
 // member's requests and retries apart while they share one client.
+//
+// Stats nest: a Stats attached under a context that already carries one
+// counts into both, so a run can show live totals while each member keeps
+// its own.
 type Stats struct {
 	Requests atomic.Int64 // attempts sent, retries included
 	Retries  atomic.Int64 // attempts that were a retry of an earlier one
+	parent   *Stats
+}
+
+func (s *Stats) addRequest() {
+	for ; s != nil; s = s.parent {
+		s.Requests.Add(1)
+	}
+}
+
+func (s *Stats) addRetry() {
+	for ; s != nil; s = s.parent {
+		s.Retries.Add(1)
+	}
 }
 
 type statsKey struct{}
 
 // WithStats returns a context whose calls are counted in s.
+// If ctx already carries a Stats, s counts into it too.
 func WithStats(ctx context.Context, s *Stats) context.Context {
+	if outer := statsFrom(ctx); outer != nil && outer != s && s.parent == nil {
+		s.parent = outer
+	}
 	return context.WithValue(ctx, statsKey{}, s)
 }
 
