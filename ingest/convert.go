@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -88,9 +89,12 @@ func text(s string) any {
 	return s
 }
 
+// rawJSON stores JSON text in a JSON column as the JSON it is. The Appender
+// marshals what it is given: a Go string would become a JSON string literal
+// holding the text, a json.RawMessage is the value itself (compacted).
 func rawJSON(b []byte) any {
 	if len(b) == 0 {
 		return nil
 	}
-	return string(b)
+	return json.RawMessage(b)
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -16,6 +17,7 @@ import (
 // rows, ready to be loaded in one transaction.
 type memberBatch struct {
 	merchantID    string
+	reloaded      []string // subscriptions whose payment list was pulled
 	plans         *Rows
 	subscriptions *Rows
 	payments      *Rows
@@ -33,7 +35,8 @@ func newMemberBatch(mid string) *memberBatch {
 			"merchant_id", "subscription_id", "code", "plan_id", "plan_code", "name", "status",
 			"start_date", "customer_id", "client_reference", "billing_amount", "setup_fee", "currency",
 			"billing_period_length", "billing_period_unit", "cycles_total", "cycles_current",
-			"payments_total_count", "billing_cycles_to_skip", "cycles_completed", "raw", "run_id", "loaded_at"}},
+			"payments_total_count", "billing_cycles_to_skip", "cycles_completed", "payments_pulled_at",
+			"raw", "run_id", "loaded_at"}},
 		payments: &Rows{Table: "subscription_payments", Columns: []string{
 			"merchant_id", "payment_id", "subscription_id", "status", "payment_type",
 			"billing_cycle", "payment_number", "payment_date", "billing_start_date", "billing_end_date",
@@ -47,8 +50,10 @@ func newMemberBatch(mid string) *memberBatch {
 	}
 }
 
-// addRecurring converts a member's recurring-billing snapshot into rows.
-func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, runID string, now time.Time) error {
+// addRecurring converts a member's recurring-billing snapshot into rows. A
+// subscription whose payment list was not pulled keeps what the earlier
+// pull stored of its list (prev).
+func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string]storedList, runID string, now time.Time) error {
 	mid := b.merchantID
 	for _, p := range snap.Plans {
 		var c converter
@@ -63,17 +68,21 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, runID string, n
 	for _, s := range snap.Subscriptions {
 		var c converter
 		list := snap.Payments[s.ID]
-		var total, skip, completed any
+		var total, skip, completed, pulledAt any
 		if list != nil {
 			total = int32(list.TotalCount)
 			skip = jsonText(list.BillingCyclesToSkip)
 			completed = jsonText(list.CyclesCompleted)
+			pulledAt = now
+			b.reloaded = append(b.reloaded, s.ID)
+		} else if p, ok := prev[s.ID]; ok {
+			total, skip, completed, pulledAt = p.totalCount, p.skip, p.completed, p.pulledAt
 		}
 		b.subscriptions.Add(mid, s.ID, text(s.Code), text(s.PlanID), text(s.PlanCode), text(s.Name), text(s.Status),
 			c.timestamp("startDate", s.StartDate), text(s.CustomerID), text(s.ClientReference),
 			c.amount("billingAmount", s.BillingAmount), c.amount("setupFee", s.SetupFee), text(s.Currency),
 			c.integer("billingPeriod.length", s.PeriodLength), text(s.PeriodUnit), cyclesTotal(&c, s.CyclesTotal),
-			c.integer("billingCycles.current", s.CyclesCurrent), total, skip, completed,
+			c.integer("billingCycles.current", s.CyclesCurrent), total, skip, completed, pulledAt,
 			rawJSON(s.Raw), runID, now)
 		if c.err != nil {
 			return fmt.Errorf("subscription %s: %w", s.ID, c.err)
@@ -136,7 +145,7 @@ func jsonText(v any) any {
 	if err != nil || string(b) == "null" {
 		return nil
 	}
-	return string(b)
+	return json.RawMessage(b)
 }
 
 // load writes the batch and the member's done-marker in one transaction:
@@ -152,10 +161,10 @@ func (s *Store) loadMember(ctx context.Context, b *memberBatch, status memberSta
 		}
 		// A subscription's payment list is complete, so its reload replaces
 		// every payment it had: a payment the platform no longer lists must
-		// not linger (stage_subscriptions holds the subscriptions just
-		// staged above).
+		// not linger. Lists not pulled this time stay as they were.
 		if err := tx.Upsert(ctx, b.payments, []string{"merchant_id", "payment_id"},
-			"t.merchant_id = '"+sqlEscape(b.merchantID)+"' AND t.subscription_id IN (SELECT subscription_id FROM stage_subscriptions)"); err != nil {
+			"t.merchant_id = ? AND t.subscription_id IN (SELECT unnest(?::VARCHAR[]))",
+			b.merchantID, b.reloaded); err != nil {
 			return err
 		}
 		if err := tx.Upsert(ctx, b.transactions, []string{"merchant_id", "transaction_id"}, ""); err != nil {
@@ -165,7 +174,58 @@ func (s *Store) loadMember(ctx context.Context, b *memberBatch, status memberSta
 	})
 }
 
-func sqlEscape(s string) string { return strings.ReplaceAll(s, "'", "''") }
+// storedList is what the database holds of a subscription's payment list:
+// what the incremental rule reads, and what a subscription whose list is not
+// pulled again carries over.
+type storedList struct {
+	prev            subscriptions.Previous
+	totalCount      any
+	skip, completed any
+	pulledAt        any
+}
+
+// previousLists reads a member's stored subscriptions and payment-list
+// state. It uses the read pool, beside the writer.
+func (s *Store) previousLists(ctx context.Context, merchantID string) (map[string]storedList, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT s.subscription_id, CAST(s.raw AS VARCHAR), s.status, s.payments_pulled_at,
+		       s.payments_total_count, CAST(s.billing_cycles_to_skip AS VARCHAR), CAST(s.cycles_completed AS VARCHAR),
+		       (SELECT min(p.payment_date) FROM subscription_payments p
+		        WHERE p.merchant_id = s.merchant_id AND p.subscription_id = s.subscription_id
+		          AND p.status IN ('SCHEDULED', 'SCHEDULED_SKIPPED')),
+		       (SELECT max(p.payment_date) FROM subscription_payments p
+		        WHERE p.merchant_id = s.merchant_id AND p.subscription_id = s.subscription_id
+		          AND p.status = 'FAILED')
+		FROM subscriptions s
+		WHERE s.merchant_id = ? AND s.payments_pulled_at IS NOT NULL`, merchantID)
+	if err != nil {
+		return nil, fmt.Errorf("read stored payment lists of %s: %w", merchantID, err)
+	}
+	defer rows.Close()
+	out := map[string]storedList{}
+	for rows.Next() {
+		var id string
+		var raw, status, skip, completed sql.NullString
+		var pulled, nextDue, lastFailed sql.NullTime
+		var total sql.NullInt32
+		if err := rows.Scan(&id, &raw, &status, &pulled, &total, &skip, &completed, &nextDue, &lastFailed); err != nil {
+			return nil, fmt.Errorf("read stored payment lists of %s: %w", merchantID, err)
+		}
+		l := storedList{prev: subscriptions.Previous{Raw: []byte(raw.String), Status: status.String,
+			PulledAt: pulled.Time, NextDue: nextDue.Time, LastFailed: lastFailed.Time}, pulledAt: pulled.Time}
+		if total.Valid {
+			l.totalCount = total.Int32
+		}
+		if skip.Valid {
+			l.skip = json.RawMessage(skip.String)
+		}
+		if completed.Valid {
+			l.completed = json.RawMessage(completed.String)
+		}
+		out[id] = l
+	}
+	return out, rows.Err()
+}
 
 // memberStatus is a member's row in run_members.
 type memberStatus struct {

@@ -30,6 +30,15 @@ type Options struct {
 	GroupIDs       []string
 	Shard          groups.Shard
 	BINRefreshAge  time.Duration // default 30 days
+	// Force pulls members again that an earlier attempt of the same date
+	// completed; without it a re-run resumes where the last one stopped.
+	Force bool
+	// FullRefresh pulls every subscription's payment list, not only those
+	// that may have changed (subscriptions.NeedsPayments).
+	FullRefresh bool
+	// PaymentsMaxAge bounds how long a payment list is trusted without a
+	// pull; default 7 days.
+	PaymentsMaxAge time.Duration
 	Version        string
 	Logger         *slog.Logger
 	Now            func() time.Time
@@ -58,15 +67,10 @@ func WindowFor(date time.Time, lookback int) Window {
 	return Window{Start: d.AddDate(0, 0, -max(lookback, 0)), End: d.AddDate(0, 0, 1)}
 }
 
-// RunID names the run of a business date (and shard): re-running a date
-// replaces that run rather than adding another.
-func RunID(date time.Time, shard groups.Shard) string {
-	id := date.Format("2006-01-02")
-	if shard.Count > 1 {
-		id += fmt.Sprintf("-shard%dof%d", shard.Index, shard.Count)
-	}
-	return id
-}
+// RunID names the run of a business date: re-running a date replaces that
+// run rather than adding another. Shards of one date share the run ID (each
+// shard writes its own database), so their findings merge by a plain union.
+func RunID(date time.Time) string { return date.Format("2006-01-02") }
 
 // Result is what a run did.
 type Result struct {
@@ -77,7 +81,8 @@ type Result struct {
 	FinishedAt   time.Time
 	Status       string // ok or partial
 	Members      int
-	MembersOK    int
+	MembersOK    int // pulled and loaded by this attempt
+	Skipped      int // already complete for the date (a resumed run)
 	Failed       []MemberFailure
 	Requests     int64
 	Retries      int64
@@ -85,29 +90,45 @@ type Result struct {
 	Journals     []JournalImport
 	BINLookups   int
 	Problems     []string // failures other than members': journal files, BIN lookups
+	Stages       []Stage  // how long each stage took, in order
+	Rows         int64    // records loaded from the platform (plans, subscriptions, payments, transactions)
+}
+
+// Stage is the duration of one stage of a run.
+type Stage struct {
+	Name     string
+	Duration time.Duration
 }
 
 // MemberFailure is a member that could not be reconciled.
 type MemberFailure struct{ MerchantID, Error string }
 
 type runner struct {
-	store    *Store
-	opts     Options
-	runID    string
-	window   Window
-	now      time.Time
-	log      *slog.Logger
-	runStats platform.Stats // every request of the run; members' own Stats nest under it
-	progress Progress
+	store      *Store
+	opts       Options
+	runID      string
+	window     Window
+	now        time.Time
+	log        *slog.Logger
+	runStats   platform.Stats // every request of the run; members' own Stats nest under it
+	progress   Progress
+	res        *Result
+	stageStart time.Time
 }
 
-// report sends the progress, if anyone listens.
+// report notes the start of a stage (stage != "") and sends the progress,
+// if anyone listens.
 func (r *runner) report(stage string) {
+	if stage != "" {
+		now := time.Now()
+		if r.progress.Stage != "" && r.res != nil {
+			r.res.Stages = append(r.res.Stages, Stage{Name: r.progress.Stage, Duration: now.Sub(r.stageStart)})
+		}
+		r.stageStart = now
+		r.progress.Stage = stage
+	}
 	if r.opts.OnProgress == nil {
 		return
-	}
-	if stage != "" {
-		r.progress.Stage = stage
 	}
 	r.progress.Requests = r.runStats.Requests.Load()
 	r.progress.Retries = r.runStats.Retries.Load()
@@ -136,13 +157,16 @@ func Run(ctx context.Context, store *Store, opts Options) (*Result, error) {
 	if opts.BINRefreshAge == 0 {
 		opts.BINRefreshAge = 30 * 24 * time.Hour
 	}
+	if opts.PaymentsMaxAge == 0 {
+		opts.PaymentsMaxAge = 7 * 24 * time.Hour
+	}
 	if opts.Shard.Count == 0 {
 		opts.Shard = groups.Shard{Index: 0, Count: 1}
 	}
 	r := &runner{
 		store:  store,
 		opts:   opts,
-		runID:  RunID(opts.BusinessDate, opts.Shard),
+		runID:  RunID(opts.BusinessDate),
 		window: WindowFor(opts.BusinessDate, opts.Lookback),
 		now:    opts.Now().UTC(),
 	}
@@ -152,6 +176,7 @@ func Run(ctx context.Context, store *Store, opts Options) (*Result, error) {
 
 func (r *runner) run(ctx context.Context) (*Result, error) {
 	res := &Result{RunID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, StartedAt: r.now}
+	r.res = res
 	if err := r.startRun(ctx); err != nil {
 		return nil, err
 	}
@@ -176,9 +201,15 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 	members := r.opts.Shard.Select(dir.Members)
 	res.Members = len(members)
-	r.log.Info("members discovered", "groups", len(dir.Groups), "members", len(dir.Members), "in_shard", len(members))
+	todo, err := r.membersToPull(ctx, members)
+	if err != nil {
+		return fail(err)
+	}
+	res.Skipped = len(members) - len(todo)
+	r.log.Info("members discovered", "groups", len(dir.Groups), "members", len(dir.Members),
+		"in_shard", len(members), "already_complete", res.Skipped)
 
-	r.progress.MembersTotal = len(members)
+	r.progress.MembersTotal = len(todo)
 	if r.opts.JournalGlob != "" {
 		r.report("journals")
 		imports, err := ImportJournals(ctx, r.store, r.opts.JournalGlob, r.now)
@@ -197,11 +228,12 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("members")
-	statuses, err := r.pullMembers(ctx, members)
+	statuses, err := r.pullMembers(ctx, todo)
 	if err != nil {
 		return fail(err)
 	}
 	for _, st := range statuses {
+		res.Rows += int64(st.plans + st.subs + st.payments + st.txns)
 		switch st.status {
 		case "ok":
 			res.MembersOK++
@@ -251,12 +283,19 @@ func (r *runner) startRun(ctx context.Context) error {
 			return fmt.Errorf("read run %s: %w", r.runID, err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT OR REPLACE INTO runs
-			(run_id, business_date, window_start, window_end, started_at, status, attempts, version)
-			VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
-			r.runID, r.opts.BusinessDate, r.window.Start, r.window.End, r.now, attempts+1, r.opts.Version); err != nil {
+			(run_id, business_date, shard, window_start, window_end, started_at, status, attempts, version)
+			VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
+			r.runID, r.opts.BusinessDate, r.opts.Shard.String(), r.window.Start, r.window.End, r.now,
+			attempts+1, r.opts.Version); err != nil {
 			return fmt.Errorf("record run %s: %w", r.runID, err)
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM run_members WHERE run_id = ?`, r.runID); err != nil {
+		// A resumed run keeps the members an earlier attempt completed;
+		// --force starts the date's member log afresh.
+		reset := `DELETE FROM run_members WHERE run_id = ? AND status <> 'ok'`
+		if r.opts.Force {
+			reset = `DELETE FROM run_members WHERE run_id = ?`
+		}
+		if _, err := tx.Exec(ctx, reset, r.runID); err != nil {
 			return fmt.Errorf("reset members of run %s: %w", r.runID, err)
 		}
 		return nil
@@ -277,9 +316,10 @@ func (r *runner) finishRun(ctx context.Context, res *Result, status, errText str
 	}
 	err := r.store.Transact(ctx, func(tx *Tx) error {
 		_, err := tx.Exec(ctx, `UPDATE runs SET finished_at = ?, status = ?, members_total = ?, members_ok = ?,
-			members_failed = ?, members_skipped = 0, requests = ?, retries = ?, findings = ?, error = ?
+			members_failed = ?, members_skipped = ?, requests = ?, retries = ?, findings = ?, error = ?
 			WHERE run_id = ?`,
-			res.FinishedAt, status, res.Members, res.MembersOK, len(res.Failed), res.Requests, res.Retries, total, errAny, r.runID)
+			res.FinishedAt, status, res.Members, res.MembersOK+res.Skipped, len(res.Failed), res.Skipped,
+			res.Requests, res.Retries, total, errAny, r.runID)
 		return err
 	})
 	if err != nil {
@@ -302,6 +342,38 @@ func (r *runner) storeDirectory(ctx context.Context, dir *groups.Directory) erro
 		return tx.Upsert(ctx, mr, []string{"group_id", "merchant_id"},
 			"t.group_id IN (SELECT group_id FROM stage_groups)")
 	})
+}
+
+// membersToPull drops the members an earlier attempt of this date completed
+// (unless Force): their rows are committed with their done-marker, so a
+// re-run after a crash resumes instead of starting over.
+func (r *runner) membersToPull(ctx context.Context, members []groups.Member) ([]groups.Member, error) {
+	if r.opts.Force {
+		return members, nil
+	}
+	done := map[string]bool{}
+	rows, err := r.store.conn.QueryContext(ctx, `SELECT merchant_id FROM run_members WHERE run_id = ? AND status = 'ok'`, r.runID)
+	if err != nil {
+		return nil, fmt.Errorf("read completed members of run %s: %w", r.runID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var mid string
+		if err := rows.Scan(&mid); err != nil {
+			return nil, fmt.Errorf("read completed members of run %s: %w", r.runID, err)
+		}
+		done[mid] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var todo []groups.Member
+	for _, m := range members {
+		if !done[m.MerchantID] {
+			todo = append(todo, m)
+		}
+	}
+	return todo, nil
 }
 
 // loadJob is one member's outcome on its way to the single writer.
@@ -378,12 +450,34 @@ func (r *runner) pullMembers(ctx context.Context, members []groups.Member) ([]me
 // pullMember reads everything of one member and converts it into rows.
 func (r *runner) pullMember(ctx context.Context, mid string, st *memberStatus) (*memberBatch, error) {
 	api := r.opts.Client.Merchant(mid)
-	snap, err := subscriptions.Pull(ctx, api, r.opts.PaymentLists)
+	prev, err := r.store.previousLists(ctx, mid)
 	if err != nil {
 		return nil, err
 	}
+	terms := subscriptions.Terms{WindowEnd: r.window.End, Now: r.now, MaxAge: r.opts.PaymentsMaxAge}
+	reasons := map[string]int{}
+	need := func(s platform.Subscription) bool {
+		reason := "full refresh"
+		if !r.opts.FullRefresh {
+			var p *subscriptions.Previous
+			if stored, ok := prev[s.ID]; ok {
+				p = &stored.prev
+			}
+			reason = subscriptions.PullReason(p, s, terms)
+		}
+		if reason == "" {
+			reason = "unchanged"
+		}
+		reasons[reason]++ // Pull calls need from its own goroutine only
+		return reason != "unchanged"
+	}
+	snap, err := subscriptions.Pull(ctx, api, r.opts.PaymentLists, need)
+	if err != nil {
+		return nil, err
+	}
+	r.log.Debug("payment lists", "merchant_id", mid, "reasons", reasons)
 	b := newMemberBatch(mid)
-	if err := b.addRecurring(snap, r.runID, r.now); err != nil {
+	if err := b.addRecurring(snap, prev, r.runID, r.now); err != nil {
 		return nil, err
 	}
 	for t, err := range api.SearchTransactions(ctx, r.window.Start, r.window.End) {

@@ -17,8 +17,8 @@ import (
 // DuckDB allows one writing process per file, and within the process one
 // writer keeps every member's load a plain serial transaction.
 type Store struct {
-	db   *sql.DB
-	conn *sql.Conn
+	db   *sql.DB   // a pool for reads that run beside the writer
+	conn *sql.Conn // the writer
 	path string
 }
 
@@ -133,11 +133,11 @@ func (r *Rows) Add(values ...any) {
 // Upsert writes rows into their table, replacing rows with the same key.
 // Rows are appended in bulk (DuckDB Appender) into a temporary staging
 // table, then moved with two set-based statements; never row by row.
-// replaceWhere, when not empty, is an extra condition on the target's rows
-// (aliased t) that are deleted before the insert, e.g. every payment of the
-// subscriptions being reloaded, so that rows the platform no longer lists do
-// not linger.
-func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replaceWhere string) error {
+// replaceWhere, when not empty, is an extra condition (with its args) on the
+// target's rows (aliased t) that are deleted before the insert, e.g. every
+// payment of the subscriptions being reloaded, so that rows the platform no
+// longer lists do not linger.
+func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replaceWhere string, args ...any) error {
 	stage, err := tx.stage(ctx, rows)
 	if err != nil {
 		return err
@@ -151,7 +151,7 @@ func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replaceWhere
 	if replaceWhere != "" {
 		del += " OR (" + replaceWhere + ")"
 	}
-	if _, err := tx.conn.ExecContext(ctx, del); err != nil {
+	if _, err := tx.conn.ExecContext(ctx, del, args...); err != nil {
 		return fmt.Errorf("replace rows of %s: %w", rows.Table, err)
 	}
 	// DISTINCT ON: a key listed twice (paging over live data can repeat a

@@ -39,6 +39,7 @@ type Client struct {
 	creds     Credentials
 	hc        *http.Client // its Transport is the signer
 	userHC    *http.Client
+	conns     int // keep-alive pool size of the default transport
 	limiter   *rate.Limiter
 	retry     RetryPolicy
 	now       func() time.Time
@@ -55,6 +56,14 @@ type Option func(*Client)
 // members reuses connections instead of reconnecting.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) { c.userHC = hc }
+}
+
+// WithConnections sizes the default transport's keep-alive pool for n
+// requests in flight at once. Go keeps only 2 idle connections per host by
+// default: with more in flight, every extra request would open (and the
+// server would accept) a new connection. Ignored with WithHTTPClient.
+func WithConnections(n int) Option {
+	return func(c *Client) { c.conns = n }
 }
 
 // WithRateLimiter makes every attempt (retries included) of every merchant of
@@ -126,7 +135,7 @@ func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, erro
 	if c.userHC != nil {
 		hc = *c.userHC
 	} else {
-		hc = http.Client{Transport: defaultTransport(), Timeout: 5 * time.Minute}
+		hc = http.Client{Transport: defaultTransport(c.conns), Timeout: 5 * time.Minute}
 	}
 	base := hc.Transport
 	if base == nil {
@@ -145,11 +154,15 @@ func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, erro
 }
 
 // defaultTransport is http.DefaultTransport's settings with a connection pool
-// sized for fan-out and a bound on how long a response may take to start.
-func defaultTransport() *http.Transport {
+// sized for fan-out (conns in flight; 64 when not given) and a bound on how
+// long a response may take to start.
+func defaultTransport(conns int) *http.Transport {
+	if conns <= 0 {
+		conns = 64
+	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 256
-	t.MaxIdleConnsPerHost = 64
+	t.MaxIdleConns = max(256, conns)
+	t.MaxIdleConnsPerHost = conns
 	t.IdleConnTimeout = 90 * time.Second
 	t.TLSHandshakeTimeout = 10 * time.Second
 	t.ResponseHeaderTimeout = 2 * time.Minute

@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS subscriptions (
     payments_total_count   INTEGER,
     billing_cycles_to_skip JSON,
     cycles_completed       JSON,
+    payments_pulled_at     TIMESTAMPTZ,
     raw                    JSON,
     run_id                 VARCHAR NOT NULL,
     loaded_at              TIMESTAMPTZ NOT NULL,
@@ -200,6 +201,7 @@ CREATE TABLE IF NOT EXISTS findings (
 CREATE TABLE IF NOT EXISTS runs (
     run_id          VARCHAR PRIMARY KEY,
     business_date   DATE NOT NULL,
+    shard           VARCHAR,
     window_start    TIMESTAMPTZ NOT NULL,
     window_end      TIMESTAMPTZ NOT NULL,
     started_at      TIMESTAMPTZ NOT NULL,

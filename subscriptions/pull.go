@@ -26,14 +26,16 @@ type Snapshot struct {
 	Plans         []platform.Plan
 	Subscriptions []platform.Subscription
 	// Payments holds the complete payment list of each subscription whose
-	// list was pulled, by subscription ID.
+	// list was pulled, by subscription ID; a subscription whose list was
+	// not pulled (see NeedsPayments) has none.
 	Payments map[string]*platform.PaymentList
 }
 
 // Pull reads every plan and subscription of the member and the payment list
-// of each subscription, with up to parallel payment lists in flight. Any
-// error fails the whole pull: a member is loaded completely or not at all.
-func Pull(ctx context.Context, api API, parallel int) (*Snapshot, error) {
+// of each subscription for which need returns true (nil: all), with up to
+// parallel payment lists in flight. Any error fails the whole pull: a member
+// is loaded completely or not at all.
+func Pull(ctx context.Context, api API, parallel int, need func(platform.Subscription) bool) (*Snapshot, error) {
 	snap := &Snapshot{Payments: map[string]*platform.PaymentList{}}
 	for p, err := range api.Plans(ctx) {
 		if err != nil {
@@ -51,6 +53,9 @@ func Pull(ctx context.Context, api API, parallel int) (*Snapshot, error) {
 	g, gctx := errgroup.WithContext(ctx) // within one member, the first error ends the member
 	g.SetLimit(max(parallel, 1))
 	for i, s := range snap.Subscriptions {
+		if need != nil && !need(s) {
+			continue
+		}
 		g.Go(func() error {
 			l, err := api.SubscriptionPayments(gctx, s.ID)
 			if err != nil {
@@ -64,7 +69,9 @@ func Pull(ctx context.Context, api API, parallel int) (*Snapshot, error) {
 		return nil, err
 	}
 	for i, s := range snap.Subscriptions {
-		snap.Payments[s.ID] = lists[i]
+		if lists[i] != nil {
+			snap.Payments[s.ID] = lists[i]
+		}
 	}
 	return snap, nil
 }

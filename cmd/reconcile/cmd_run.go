@@ -40,6 +40,8 @@ type runOptions struct {
 	groups         string
 	shard          string
 	memberTimeout  time.Duration
+	force          bool
+	fullRefresh    bool
 	logLevel       string
 	sandboxSeed    int64
 	sandboxScale   string
@@ -71,6 +73,8 @@ func cmdRun(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&o.groups, "groups", "", "only these group IDs (comma separated)")
 	fs.StringVar(&o.shard, "shard", "0/1", "i/n: this process takes members whose hash mod n = i")
 	fs.DurationVar(&o.memberTimeout, "member-timeout", 15*time.Minute, "time limit for one member's pull")
+	fs.BoolVar(&o.force, "force", false, "pull again the members an earlier attempt of the same date completed (default: resume)")
+	fs.BoolVar(&o.fullRefresh, "full-refresh", false, "pull every subscription's payment list, not only those that may have changed")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Int64Var(&o.sandboxSeed, "sandbox-seed", 7, "embedded sandbox only: data seed")
 	fs.StringVar(&o.sandboxScale, "sandbox-scale", "small", "embedded sandbox only: small, medium, large or members=N,subscriptions=N")
@@ -132,9 +136,12 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		creds.PortfolioID = org
 	}
 
+	// One token bucket for the whole run; its burst lets the members in
+	// flight start together without exceeding the rate over any second.
 	limiter := rate.NewLimiter(rate.Limit(o.rate), max(1, min(int(o.rate), o.concurrency)))
 	client, err := platform.NewClient(baseURL, creds,
 		platform.WithRateLimiter(limiter),
+		platform.WithConnections(o.concurrency*paymentListsPerMember),
 		platform.WithUserAgent("reconcile/"+buildVersion()))
 	if err != nil {
 		return err
@@ -156,6 +163,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		MemberTimeout:  o.memberTimeout,
 		GroupIDs:       splitList(o.groups),
 		Shard:          shard,
+		PaymentLists:   paymentListsPerMember,
+		Force:          o.force,
+		FullRefresh:    o.fullRefresh,
 		Version:        buildVersion(),
 		Logger:         log,
 	})
@@ -175,10 +185,19 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	current, err := pointCurrent(o.out, pub.Snapshot)
+	if err != nil {
+		return err
+	}
+	stages := make([]any, 0, 2*len(res.Stages))
+	for _, st := range res.Stages {
+		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
+	}
 	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
+		"rows", res.Rows, slog.Group("stages", stages...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
-	printSummary(e, res, pub, o.db)
+	printSummary(e, res, pub, current, o.db)
 	if res.Status != "ok" {
 		var parts []string
 		if n := len(res.Failed); n > 0 {
@@ -192,7 +211,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	return nil
 }
 
-func printSummary(e env, res *ingest.Result, pub *reports.Published, db string) {
+func printSummary(e env, res *ingest.Result, pub *reports.Published, current, db string) {
 	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries\n",
 		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries)
 	for _, f := range res.Failed {
@@ -206,8 +225,14 @@ func printSummary(e env, res *ingest.Result, pub *reports.Published, db string) 
 	for _, k := range sortedKeys(res.Findings) {
 		fmt.Fprintf(e.stdout, "  %-32s %d\n", k, res.Findings[k])
 	}
-	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s\ndatabase: %s\n", pub.Workbook, pub.Manifest, pub.Snapshot, db)
+	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s (also %s)\ndatabase: %s\n",
+		pub.Workbook, pub.Manifest, pub.Snapshot, current, db)
 }
+
+// paymentListsPerMember is how many payment lists one member pulls at once:
+// a member's subscriptions are many small requests, so a little parallelism
+// within the member keeps a slow platform's latency from serialising them.
+const paymentListsPerMember = 4
 
 // businessDate parses --date, or returns yesterday (UTC).
 func businessDate(s string, now time.Time) (time.Time, error) {

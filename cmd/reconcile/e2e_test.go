@@ -174,6 +174,20 @@ func TestRunMatchesGroundTruth(t *testing.T) {
 	conn := openReadOnly(t, db)
 	compareFindings(t, dbFindings(t, conn, "2026-11-20"), want)
 
+	// Raw records and journal bodies are stored as JSON values that SQL can
+	// query, not as JSON strings holding the text.
+	for _, q := range []string{
+		`SELECT count(*) FROM subscriptions WHERE raw->>'id' IS DISTINCT FROM subscription_id`,
+		`SELECT count(*) FROM transactions WHERE raw->>'id' IS DISTINCT FROM transaction_id`,
+		`SELECT count(*) FROM journal WHERE json_type(response) <> 'OBJECT'`,
+		`SELECT count(*) FROM transactions WHERE json_type(applications) <> 'ARRAY'`,
+	} {
+		var bad int
+		if err := conn.QueryRow(q).Scan(&bad); err != nil || bad != 0 {
+			t.Errorf("%s: %d (%v)", q, bad, err)
+		}
+	}
+
 	// Every output exists and the manifest accounts for each file.
 	day := filepath.Join(out, "2026-11-20")
 	for _, p := range []string{"reconcile-2026-11-20.xlsx", "manifest.json", "reconcile-2026-11-20.duckdb",
@@ -242,24 +256,47 @@ func TestRunMatchesGroundTruth(t *testing.T) {
 	}
 }
 
+// TestRerunSameDateChangesNothing re-runs a date: resumed, then forced with
+// incremental pulls, then forced with every list pulled again. No table
+// changes its row count or gains a duplicate key.
 func TestRerunSameDateChangesNothing(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out)...); code != exitOK {
-		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
-	}
-	first := tableCounts(t, db)
-	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out)...); code != exitOK {
-		t.Fatalf("second run exited %d\n%s\n%s", code, so, se)
-	}
-	second := tableCounts(t, db)
-	for table, n := range first {
-		if second[table] != n {
-			t.Errorf("table %s: %d rows after the first run, %d after the second", table, n, second[table])
+	runOK := func(extra ...string) int64 {
+		t.Helper()
+		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out, extra...)...); code != exitOK {
+			t.Fatalf("run %v exited %d\n%s\n%s", extra, code, so, se)
 		}
+		return runRequests(t, db)
+	}
+	firstRequests := runOK()
+	first := tableCounts(t, db)
+	for table, n := range first {
 		if n == 0 && table != "journal_rejects" {
 			t.Errorf("table %s is empty: the re-run comparison proves nothing for it", table)
+		}
+	}
+	for _, extra := range [][]string{nil, {"--force"}, {"--force", "--full-refresh"}} {
+		requests := runOK(extra...)
+		switch len(extra) {
+		case 0:
+			if requests > 5 {
+				t.Errorf("a resumed run of a complete date made %d requests", requests)
+			}
+		case 1:
+			if requests*3 > firstRequests {
+				t.Errorf("a forced re-run over unchanged data made %d requests, the first run %d", requests, firstRequests)
+			}
+		case 2:
+			if requests < firstRequests*9/10 {
+				t.Errorf("a full refresh made %d requests, the first run %d", requests, firstRequests)
+			}
+		}
+		for table, n := range first {
+			if got := tableCounts(t, db)[table]; got != n {
+				t.Errorf("after a re-run %v: table %s has %d rows, %d after the first run", extra, table, got, n)
+			}
 		}
 	}
 	conn := openReadOnly(t, db)
@@ -274,9 +311,21 @@ func TestRerunSameDateChangesNothing(t *testing.T) {
 		}
 	}
 	var attempts int
-	if err := conn.QueryRow(`SELECT attempts FROM runs WHERE run_id = '2026-11-20'`).Scan(&attempts); err != nil || attempts != 2 {
-		t.Errorf("runs.attempts = %d (%v), want 2", attempts, err)
+	if err := conn.QueryRow(`SELECT attempts FROM runs WHERE run_id = '2026-11-20'`).Scan(&attempts); err != nil || attempts != 4 {
+		t.Errorf("runs.attempts = %d (%v), want 4", attempts, err)
 	}
+	compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, nil))
+}
+
+func runRequests(t *testing.T, path string) int64 {
+	t.Helper()
+	db := openReadOnly(t, path)
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(`SELECT requests FROM runs WHERE run_id = '2026-11-20'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 var tableKeys = map[string]string{

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reconcile/reconcile/sandbox"
+)
+
+// These tests run reconcile as a separate process, because what they check
+// happens between processes: kill -9 in the middle of a run, and a second
+// process on the same database file.
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func reconcileBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "reconcile-bin")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "reconcile")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func startRun(t *testing.T, args []string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(reconcileBinary(t), args...)
+	cmd.Env = append(os.Environ(), "RECONCILE_SECRET="+sandbox.DefaultSecret)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// volatile columns differ between two correct runs (times, attempt counts,
+// request counts); everything else must be equal.
+var volatile = map[string]bool{
+	"loaded_at": true, "imported_at": true, "looked_up_at": true, "payments_pulled_at": true,
+	"started_at": true, "finished_at": true, "attempts": true, "requests": true, "retries": true,
+}
+
+// tableDigests returns, per table, a digest of its rows without volatile
+// columns, so two databases can be compared table by table.
+func tableDigests(t *testing.T, path string) map[string]string {
+	t.Helper()
+	db := openReadOnly(t, path)
+	defer db.Close()
+	out := map[string]string{}
+	for table := range tableKeys {
+		rows, err := db.Query(`SELECT column_name FROM information_schema.columns
+			WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position`, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cols []string
+		for rows.Next() {
+			var c string
+			rows.Scan(&c)
+			if !volatile[c] {
+				cols = append(cols, `"`+c+`"`)
+			}
+		}
+		rows.Close()
+		var digest sql.NullString
+		var n int
+		q := fmt.Sprintf(`SELECT count(*), md5(string_agg(CAST(r AS VARCHAR), '|' ORDER BY CAST(r AS VARCHAR)))
+			FROM (SELECT %s FROM %s) r`, strings.Join(cols, ", "), table)
+		if err := db.QueryRow(q).Scan(&n, &digest); err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		out[table] = fmt.Sprintf("%d rows %s", n, digest.String)
+	}
+	return out
+}
+
+// TestKillAndRerunEqualsCleanRun kills a run with SIGKILL at several points,
+// runs the date again (resuming), and compares every table with a run that
+// was never interrupted.
+func TestKillAndRerunEqualsCleanRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and kills it several times: skipped with -short")
+	}
+	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 25 * time.Millisecond}})
+	work := t.TempDir()
+	ref := filepath.Join(work, "ref.duckdb")
+	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(ref, filepath.Join(work, "ref-out"))...); code != exitOK {
+		t.Fatalf("reference run exited %d\n%s\n%s", code, so, se)
+	}
+	want := tableDigests(t, ref)
+
+	killedMidRun := 0
+	for i, delay := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1300 * time.Millisecond} {
+		db := filepath.Join(work, fmt.Sprintf("k%d.duckdb", i))
+		out := filepath.Join(work, fmt.Sprintf("k%d-out", i))
+		args := f.runArgs(db, out, "--concurrency", "2")
+		cmd := startRun(t, args)
+		time.Sleep(delay)
+		cmd.Process.Kill() // SIGKILL: no defers, no checkpoint, no cleanup
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && !exit.Exited() {
+			killedMidRun++
+		}
+		if code, so, se := runCLI(t, sandboxEnv, args...); code != exitOK {
+			t.Fatalf("re-run after kill at %v exited %d\n%s\n%s", delay, code, so, se)
+		}
+		got := tableDigests(t, db)
+		var diffs []string
+		for table, w := range want {
+			if got[table] != w {
+				diffs = append(diffs, fmt.Sprintf("%s: %s, clean run %s", table, got[table], w))
+			}
+		}
+		sort.Strings(diffs)
+		if len(diffs) > 0 {
+			t.Errorf("after kill -9 at %v and a re-run, tables differ from a clean run:\n  %s", delay, strings.Join(diffs, "\n  "))
+		}
+	}
+	if killedMidRun < 2 {
+		t.Errorf("only %d of 4 runs were still going when killed: the test did not exercise a crash", killedMidRun)
+	}
+}
+
+// TestOneWriter: while one run writes, a second run on the same database
+// exits 1 at once with a clear message, and the published snapshot
+// (out/current.duckdb) still opens read-only.
+func TestOneWriter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary: skipped with -short")
+	}
+	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 100 * time.Millisecond}})
+	work := t.TempDir()
+	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+	fast := newFixture(t, sandbox.Config{})
+	if code, so, se := runCLI(t, sandboxEnv, fast.runArgs(db, out)...); code != exitOK {
+		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
+	}
+	writer := startRun(t, f.runArgs(db, out, "--force", "--concurrency", "1"))
+	defer func() { writer.Process.Kill(); writer.Wait() }()
+	time.Sleep(500 * time.Millisecond) // the writer opens the database before its first request
+
+	code, _, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	if code != exitFailed || !strings.Contains(stderr, "in use by another process") {
+		t.Errorf("second run: exit %d, stderr %q; want 1 and a message that the database is in use", code, stderr)
+	}
+	if writer.ProcessState != nil {
+		t.Fatal("the first run had already finished: the test did not exercise two writers")
+	}
+	var n int
+	snap := openReadOnly(t, filepath.Join(out, currentName))
+	if err := snap.QueryRow(`SELECT count(*) FROM findings`).Scan(&n); err != nil || n == 0 {
+		t.Errorf("the published snapshot while a run writes: %d findings, %v", n, err)
+	}
+}
