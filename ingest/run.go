@@ -94,37 +94,40 @@ type Result struct {
 	Rows         int64    // records loaded from the platform (plans, subscriptions, payments, transactions)
 }
 
-// Stage is the duration of one stage of a run.
+// Stage is the duration of one stage of a run and the requests it made.
 type Stage struct {
 	Name     string
 	Duration time.Duration
+	Requests int64
 }
 
 // MemberFailure is a member that could not be reconciled.
 type MemberFailure struct{ MerchantID, Error string }
 
 type runner struct {
-	store      *Store
-	opts       Options
-	runID      string
-	window     Window
-	now        time.Time
-	log        *slog.Logger
-	runStats   platform.Stats // every request of the run; members' own Stats nest under it
-	progress   Progress
-	res        *Result
-	stageStart time.Time
+	store         *Store
+	opts          Options
+	runID         string
+	window        Window
+	now           time.Time
+	log           *slog.Logger
+	runStats      platform.Stats // every request of the run; members' own Stats nest under it
+	progress      Progress
+	res           *Result
+	stageStart    time.Time
+	stageRequests int64
 }
 
 // report notes the start of a stage (stage != "") and sends the progress,
 // if anyone listens.
 func (r *runner) report(stage string) {
 	if stage != "" {
-		now := time.Now()
+		now, requests := time.Now(), r.runStats.Requests.Load()
 		if r.progress.Stage != "" && r.res != nil {
-			r.res.Stages = append(r.res.Stages, Stage{Name: r.progress.Stage, Duration: now.Sub(r.stageStart)})
+			r.res.Stages = append(r.res.Stages, Stage{Name: r.progress.Stage,
+				Duration: now.Sub(r.stageStart), Requests: requests - r.stageRequests})
 		}
-		r.stageStart = now
+		r.stageStart, r.stageRequests = now, requests
 		r.progress.Stage = stage
 	}
 	if r.opts.OnProgress == nil {

@@ -38,3 +38,18 @@ func continueOffsets(next, n, total int, hasNext bool) bool {
 }
 
 func upper(s flexString) string { return strings.ToUpper(strings.TrimSpace(string(s))) }
+
+// DecodePlan, DecodeSubscription, DecodePayment and DecodeTransaction decode
+// one stored record (a `raw` column) exactly as a page's record is decoded,
+// so stored data can be re-processed without the platform, and so the
+// decoding cost can be measured apart from the network.
+func DecodePlan(raw json.RawMessage) (Plan, error) { return decodePlan(raw) }
+
+// DecodeSubscription: see DecodePlan.
+func DecodeSubscription(raw json.RawMessage) (Subscription, error) { return decodeSubscription(raw) }
+
+// DecodePayment: see DecodePlan.
+func DecodePayment(raw json.RawMessage) (Payment, error) { return decodePayment(raw) }
+
+// DecodeTransaction: see DecodePlan.
+func DecodeTransaction(raw json.RawMessage) (TransactionSummary, error) { return decodeSummary(raw) }

@@ -64,11 +64,14 @@ func startRun(t *testing.T, args []string) *exec.Cmd {
 	return cmd
 }
 
-// volatile columns differ between two correct runs (times, attempt counts,
-// request counts); everything else must be equal.
+// volatile columns differ between two correct runs (times, attempt and
+// request counts, members a resumed attempt skipped, and the BIN lookup
+// response's own id and time inside bin_attributes.raw); everything else
+// must be equal.
 var volatile = map[string]bool{
 	"loaded_at": true, "imported_at": true, "looked_up_at": true, "payments_pulled_at": true,
 	"started_at": true, "finished_at": true, "attempts": true, "requests": true, "retries": true,
+	"members_skipped": true, "bin_attributes.raw": true,
 }
 
 // tableDigests returns, per table, a digest of its rows without volatile
@@ -88,7 +91,7 @@ func tableDigests(t *testing.T, path string) map[string]string {
 		for rows.Next() {
 			var c string
 			rows.Scan(&c)
-			if !volatile[c] {
+			if !volatile[c] && !volatile[table+"."+c] {
 				cols = append(cols, `"`+c+`"`)
 			}
 		}
