@@ -151,18 +151,31 @@ func loadCeiling(b *testing.B, src *Store, dir string) (int64, time.Duration) {
 	}
 	defer dst.Close()
 	start := time.Now()
-	batches := make(chan *memberBatch, 4)
+	batches := make(chan *memberBatch, 16)
 	var g errgroup.Group
 	g.SetLimit(2)
 	var total int64
 	done := make(chan error, 1)
 	go func() {
 		var err error
-		for batch := range batches {
-			total += int64(len(batch.plans.Values) + len(batch.subscriptions.Values) + len(batch.payments.Values) + len(batch.transactions.Values))
-			if e := dst.loadMember(ctx, batch, memberStatus{runID: "bench", merchantID: batch.merchantID, status: "ok"}); e != nil && err == nil {
+		var group []loadJob
+		rows := 0
+		flush := func() {
+			if e := dst.loadMembers(ctx, group); e != nil && err == nil {
 				err = e
 			}
+			group, rows = nil, 0
+		}
+		for batch := range batches {
+			j := loadJob{batch: batch, status: memberStatus{runID: "bench", merchantID: batch.merchantID, status: "ok"}}
+			total += int64(j.rows())
+			group, rows = append(group, j), rows+j.rows()
+			if rows >= maxRowsPerLoad || len(batches) == 0 {
+				flush()
+			}
+		}
+		if len(group) > 0 {
+			flush()
 		}
 		done <- err
 	}()

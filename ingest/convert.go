@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -89,12 +88,10 @@ func text(s string) any {
 	return s
 }
 
-// rawJSON stores JSON text in a JSON column as the JSON it is. The Appender
-// marshals what it is given: a Go string would become a JSON string literal
-// holding the text, a json.RawMessage is the value itself (compacted).
+// rawJSON is JSON text for a JSON column (staged as VARCHAR; see stage).
 func rawJSON(b []byte) any {
 	if len(b) == 0 {
 		return nil
 	}
-	return json.RawMessage(b)
+	return string(b)
 }

@@ -281,7 +281,7 @@ func maskedBody(raw json.RawMessage) (map[string]any, any, error) {
 		return nil, nil, err
 	}
 	obj, _ := v.(map[string]any)
-	return obj, json.RawMessage(b), nil
+	return obj, string(b), nil
 }
 
 // maskValue masks card numbers in every string, number and key of a decoded

@@ -145,32 +145,57 @@ func jsonText(v any) any {
 	if err != nil || string(b) == "null" {
 		return nil
 	}
-	return json.RawMessage(b)
+	return string(b)
 }
 
-// load writes the batch and the member's done-marker in one transaction:
-// after a crash, a member is either completely loaded and marked, or neither.
-func (s *Store) loadMember(ctx context.Context, b *memberBatch, status memberStatus) error {
+// loadMembers writes the batches of several members and their status rows
+// (the done-markers) in one transaction: after a crash, each member is
+// either completely loaded and marked, or neither. Loading members together
+// spreads DuckDB's per-statement and per-commit cost, which would otherwise
+// dominate members of a few thousand rows. A job without a batch (its pull
+// failed) only writes its status.
+func (s *Store) loadMembers(ctx context.Context, jobs []loadJob) error {
+	merged := newMemberBatch("")
+	status := &Rows{Table: "run_members", Columns: []string{"run_id", "merchant_id", "status", "error",
+		"started_at", "finished_at", "plans", "subscriptions", "payments", "transactions", "requests", "retries"}}
+	var reloaded []string // merchant ID + NUL + subscription ID
+	for _, j := range jobs {
+		st := j.status
+		status.Add(st.runID, st.merchantID, st.status, text(st.err), st.started, st.finished,
+			int32(st.plans), int32(st.subs), int32(st.payments), int32(st.txns), st.requests, st.retries)
+		b := j.batch
+		if b == nil {
+			continue
+		}
+		merged.plans.Values = append(merged.plans.Values, b.plans.Values...)
+		merged.subscriptions.Values = append(merged.subscriptions.Values, b.subscriptions.Values...)
+		merged.payments.Values = append(merged.payments.Values, b.payments.Values...)
+		merged.transactions.Values = append(merged.transactions.Values, b.transactions.Values...)
+		for _, id := range b.reloaded {
+			reloaded = append(reloaded, b.merchantID+"\x00"+id)
+		}
+	}
 	return s.Transact(ctx, func(tx *Tx) error {
-		key := []string{"merchant_id", "plan_id"}
-		if err := tx.Upsert(ctx, b.plans, key, ""); err != nil {
+		if err := tx.Upsert(ctx, merged.plans, []string{"merchant_id", "plan_id"}, ""); err != nil {
 			return err
 		}
-		if err := tx.Upsert(ctx, b.subscriptions, []string{"merchant_id", "subscription_id"}, ""); err != nil {
+		if err := tx.Upsert(ctx, merged.subscriptions, []string{"merchant_id", "subscription_id"}, ""); err != nil {
 			return err
 		}
 		// A subscription's payment list is complete, so its reload replaces
 		// every payment it had: a payment the platform no longer lists must
 		// not linger. Lists not pulled this time stay as they were.
-		if err := tx.Upsert(ctx, b.payments, []string{"merchant_id", "payment_id"},
-			"t.merchant_id = ? AND t.subscription_id IN (SELECT unnest(?::VARCHAR[]))",
-			b.merchantID, b.reloaded); err != nil {
+		if err := tx.Upsert(ctx, merged.payments, []string{"merchant_id", "payment_id"},
+			"t.merchant_id || chr(0) || t.subscription_id IN (SELECT unnest(?::VARCHAR[]))", reloaded); err != nil {
 			return err
 		}
-		if err := tx.Upsert(ctx, b.transactions, []string{"merchant_id", "transaction_id"}, ""); err != nil {
+		if err := tx.Upsert(ctx, merged.transactions, []string{"merchant_id", "transaction_id"}, ""); err != nil {
 			return err
 		}
-		return status.write(ctx, tx)
+		if err := tx.Upsert(ctx, status, []string{"run_id", "merchant_id"}, ""); err != nil {
+			return fmt.Errorf("record member status: %w", err)
+		}
+		return nil
 	})
 }
 
@@ -217,10 +242,10 @@ func (s *Store) previousLists(ctx context.Context, merchantID string) (map[strin
 			l.totalCount = total.Int32
 		}
 		if skip.Valid {
-			l.skip = json.RawMessage(skip.String)
+			l.skip = skip.String
 		}
 		if completed.Valid {
-			l.completed = json.RawMessage(completed.String)
+			l.completed = completed.String
 		}
 		out[id] = l
 	}
@@ -233,22 +258,6 @@ type memberStatus struct {
 	started, finished              time.Time
 	plans, subs, payments, txns    int
 	requests, retries              int64
-}
-
-func (m memberStatus) write(ctx context.Context, tx *Tx) error {
-	var errText any
-	if m.err != "" {
-		errText = m.err
-	}
-	_, err := tx.Exec(ctx, `INSERT OR REPLACE INTO run_members
-		(run_id, merchant_id, status, error, started_at, finished_at, plans, subscriptions, payments, transactions, requests, retries)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.runID, m.merchantID, m.status, errText, m.started, m.finished,
-		m.plans, m.subs, m.payments, m.txns, m.requests, m.retries)
-	if err != nil {
-		return fmt.Errorf("record member %s as %s: %w", m.merchantID, m.status, err)
-	}
-	return nil
 }
 
 // memberGroups converts the directory into groups and group_members rows.

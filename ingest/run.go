@@ -385,6 +385,48 @@ type loadJob struct {
 	status memberStatus
 }
 
+// maxRowsPerLoad bounds the rows the writer puts in one transaction.
+const maxRowsPerLoad = 200_000
+
+func (j loadJob) rows() int {
+	if j.batch == nil {
+		return 1
+	}
+	return len(j.batch.plans.Values) + len(j.batch.subscriptions.Values) +
+		len(j.batch.payments.Values) + len(j.batch.transactions.Values)
+}
+
+// loadAlone loads one member in its own transaction; if the database
+// refuses its data, the member is recorded as failed with the reason.
+func (r *runner) loadAlone(ctx context.Context, j *loadJob, writeErr *error) {
+	err := r.store.loadMembers(ctx, []loadJob{*j})
+	if err == nil {
+		return
+	}
+	j.status.status, j.status.err = "failed", "load into database: "+err.Error()
+	j.batch = nil
+	if err := r.store.loadMembers(ctx, []loadJob{*j}); err != nil && *writeErr == nil {
+		*writeErr = err
+	}
+}
+
+// loaded logs a member's outcome and counts it in the progress.
+func (r *runner) loaded(st memberStatus) memberStatus {
+	if st.status == "ok" {
+		r.log.Info("member loaded", "merchant_id", st.merchantID, "plans", st.plans,
+			"subscriptions", st.subs, "payments", st.payments, "transactions", st.txns,
+			"requests", st.requests, "retries", st.retries)
+	} else {
+		r.log.Warn("member failed", "merchant_id", st.merchantID, "error", st.err)
+	}
+	r.progress.MembersDone++
+	if st.status != "ok" {
+		r.progress.MembersFailed++
+	}
+	r.report("")
+	return st
+}
+
 // pullMembers fans the pulls out over the members and feeds one writer
 // goroutine, which commits each member with its status row. It returns each
 // member's final status.
@@ -399,30 +441,35 @@ func (r *runner) pullMembers(ctx context.Context, members []groups.Member) ([]me
 		// interrupted: what was pulled is not thrown away.
 		wctx := context.WithoutCancel(ctx)
 		for job := range jobs {
-			st := job.status
-			if job.batch != nil {
-				if err := r.store.loadMember(wctx, job.batch, st); err != nil {
-					st.status, st.err = "failed", "load into database: "+err.Error()
-					if err := r.store.Transact(wctx, func(tx *Tx) error { return st.write(wctx, tx) }); err != nil && writeErr == nil {
-						writeErr = err
+			group, rows := []loadJob{job}, job.rows()
+			// Take whatever else is ready, up to a bound, into the same
+			// transaction (see loadMembers).
+		gather:
+			for rows < maxRowsPerLoad {
+				select {
+				case j, ok := <-jobs:
+					if !ok {
+						break gather
 					}
+					group, rows = append(group, j), rows+j.rows()
+				default:
+					break gather
 				}
-			} else if err := r.store.Transact(wctx, func(tx *Tx) error { return st.write(wctx, tx) }); err != nil && writeErr == nil {
-				writeErr = err
 			}
-			if st.status == "ok" {
-				r.log.Info("member loaded", "merchant_id", st.merchantID, "plans", st.plans,
-					"subscriptions", st.subs, "payments", st.payments, "transactions", st.txns,
-					"requests", st.requests, "retries", st.retries)
-			} else {
-				r.log.Warn("member failed", "merchant_id", st.merchantID, "error", st.err)
+			if err := r.store.loadMembers(wctx, group); err != nil && len(group) > 1 {
+				// Load one by one, so that a member whose data the
+				// database refuses fails alone.
+				for _, j := range group {
+					r.loadAlone(wctx, &j, &writeErr)
+					statuses = append(statuses, r.loaded(j.status))
+				}
+				continue
+			} else if err != nil {
+				r.loadAlone(wctx, &group[0], &writeErr) // records the failure
 			}
-			statuses = append(statuses, st)
-			r.progress.MembersDone++
-			if st.status != "ok" {
-				r.progress.MembersFailed++
+			for _, j := range group {
+				statuses = append(statuses, r.loaded(j.status))
 			}
-			r.report("")
 		}
 	}()
 

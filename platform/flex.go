@@ -24,6 +24,12 @@ func (f *flexString) UnmarshalJSON(b []byte) error {
 	case len(b) == 0 || string(b) == "null":
 		*f = ""
 	case b[0] == '"':
+		// Most values are plain ASCII with no escapes: take them as they
+		// are, without a second decoder pass (a third of a run's decoding).
+		if len(b) >= 2 && bytes.IndexByte(b[1:len(b)-1], '\\') < 0 {
+			*f = flexString(b[1 : len(b)-1])
+			return nil
+		}
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err

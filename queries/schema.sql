@@ -2,6 +2,12 @@
 -- an existing file applies what is missing and changes nothing else.
 -- Amounts are DECIMAL(18,2) next to their currency; times are TIMESTAMPTZ in UTC.
 -- `raw` columns keep the platform's record exactly as received, for audit.
+--
+-- The bulk tables (plans, subscriptions, subscription_payments,
+-- transactions, journal) declare their key in a comment, not as a PRIMARY
+-- KEY: the loader keeps each key unique itself (it deletes the keys it is
+-- about to insert, in the same transaction), and DuckDB's index maintenance
+-- would halve the load rate. The tests check every key for duplicates.
 
 SET TimeZone = 'UTC';
 
@@ -25,6 +31,7 @@ CREATE TABLE IF NOT EXISTS group_members (
     PRIMARY KEY (group_id, merchant_id)
 );
 
+-- key: merchant_id, plan_id
 CREATE TABLE IF NOT EXISTS plans (
     merchant_id           VARCHAR NOT NULL,
     plan_id               VARCHAR NOT NULL,
@@ -40,10 +47,10 @@ CREATE TABLE IF NOT EXISTS plans (
     currency              VARCHAR,
     raw                   JSON,
     run_id                VARCHAR NOT NULL,
-    loaded_at             TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (merchant_id, plan_id)
+    loaded_at             TIMESTAMPTZ NOT NULL
 );
 
+-- key: merchant_id, subscription_id
 CREATE TABLE IF NOT EXISTS subscriptions (
     merchant_id            VARCHAR NOT NULL,
     subscription_id        VARCHAR NOT NULL,
@@ -68,10 +75,10 @@ CREATE TABLE IF NOT EXISTS subscriptions (
     payments_pulled_at     TIMESTAMPTZ,
     raw                    JSON,
     run_id                 VARCHAR NOT NULL,
-    loaded_at              TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (merchant_id, subscription_id)
+    loaded_at              TIMESTAMPTZ NOT NULL
 );
 
+-- key: merchant_id, payment_id
 CREATE TABLE IF NOT EXISTS subscription_payments (
     merchant_id           VARCHAR NOT NULL,
     payment_id            VARCHAR NOT NULL,
@@ -92,10 +99,10 @@ CREATE TABLE IF NOT EXISTS subscription_payments (
     modifiable            BOOLEAN,
     raw                   JSON,
     run_id                VARCHAR NOT NULL,
-    loaded_at             TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (merchant_id, payment_id)
+    loaded_at             TIMESTAMPTZ NOT NULL
 );
 
+-- key: merchant_id, transaction_id
 CREATE TABLE IF NOT EXISTS transactions (
     merchant_id              VARCHAR NOT NULL,
     transaction_id           VARCHAR NOT NULL,
@@ -119,10 +126,10 @@ CREATE TABLE IF NOT EXISTS transactions (
     client_reference         VARCHAR,
     raw                      JSON,
     run_id                   VARCHAR NOT NULL,
-    loaded_at                TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (merchant_id, transaction_id)
+    loaded_at                TIMESTAMPTZ NOT NULL
 );
 
+-- key: merchant_id, file, line
 CREATE TABLE IF NOT EXISTS journal (
     merchant_id     VARCHAR NOT NULL,
     file            VARCHAR NOT NULL,
@@ -144,8 +151,7 @@ CREATE TABLE IF NOT EXISTS journal (
     request         JSON,
     response        JSON,
     file_sha256     VARCHAR NOT NULL,
-    imported_at     TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (merchant_id, file, line)
+    imported_at     TIMESTAMPTZ NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS journal_files (
