@@ -50,7 +50,7 @@ func cellValue(v any, t ColumnType, dbType string) any {
 		return s
 	}
 	switch t {
-	case Integer:
+	case Integer, Count:
 		if n, ok := toInt(v); ok {
 			return n
 		}

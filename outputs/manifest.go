@@ -28,18 +28,22 @@ type ManifestFile struct {
 // next run, an auditor) read it instead of listing the folder, so it is the
 // contract of what the folder holds.
 type Manifest struct {
-	RunID          string            `json:"runId"`
-	BusinessDate   string            `json:"businessDate"`
-	WindowStart    string            `json:"windowStart"`
-	WindowEnd      string            `json:"windowEnd"` // the cut-off
-	StartedAt      string            `json:"startedAt"`
-	FinishedAt     string            `json:"finishedAt"`
-	Status         string            `json:"status"`         // ok, partial
-	Members        map[string]int    `json:"members"`        // ok / failed / skipped counts
-	RowCounts      map[string]int64  `json:"rowCounts"`      // per table
-	FindingsByKind map[string]int64  `json:"findingsByKind"` // per finding kind
-	Versions       map[string]string `json:"versions"`       // reconcile, duckdb, go
-	Files          []ManifestFile    `json:"files"`          // filled by WriteManifest
+	RunID          string           `json:"runId"`
+	BusinessDate   string           `json:"businessDate"`
+	WindowStart    string           `json:"windowStart"`
+	WindowEnd      string           `json:"windowEnd"` // the cut-off
+	StartedAt      string           `json:"startedAt"`
+	FinishedAt     string           `json:"finishedAt"`
+	Status         string           `json:"status"`         // ok, partial
+	Members        map[string]int   `json:"members"`        // ok / failed / skipped counts
+	RowCounts      map[string]int64 `json:"rowCounts"`      // per table
+	FindingsByKind map[string]int64 `json:"findingsByKind"` // the run's findings (new and open) per kind
+	// FindingsByState splits them by state against the previous run:
+	// "new", "open" and "resolved" (gone since PreviousRun), each per kind.
+	FindingsByState map[string]map[string]int64 `json:"findingsByState"`
+	PreviousRun     string                      `json:"previousRun,omitempty"` // the run compared with
+	Versions        map[string]string           `json:"versions"`              // reconcile, duckdb, go
+	Files           []ManifestFile              `json:"files"`                 // filled by WriteManifest
 }
 
 // WriteManifest fills m.Files with every regular file under dir (paths
@@ -64,6 +68,9 @@ func WriteManifest(dir string, m Manifest) error {
 	}
 	if m.FindingsByKind == nil {
 		m.FindingsByKind = map[string]int64{}
+	}
+	if m.FindingsByState == nil {
+		m.FindingsByState = map[string]map[string]int64{}
 	}
 	if m.Versions == nil {
 		m.Versions = map[string]string{}

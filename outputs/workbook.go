@@ -40,9 +40,10 @@ const (
 	Timestamp            // a date-time cell formatted yyyy-mm-dd hh:mm:ss (UTC)
 	Bool                 // a TRUE/FALSE cell
 	Percent              // a fraction (0.125) shown as a percentage (12.50%)
+	Count                // an Integer shown with thousands separators (12,345): counts, not IDs
 )
 
-var columnTypeNames = [...]string{"text", "integer", "amount", "date", "timestamp", "bool", "percent"}
+var columnTypeNames = [...]string{"text", "integer", "amount", "date", "timestamp", "bool", "percent", "count"}
 
 func (t ColumnType) String() string {
 	if t >= 0 && int(t) < len(columnTypeNames) {
@@ -56,6 +57,16 @@ type Column struct {
 	Header string
 	Type   ColumnType
 	Width  float64 // 0 = a sensible default by type and header length
+	// CurrencyColumn, for an Amount column, is the 1-based position in
+	// the block of the column holding each row's ISO 4217 currency code;
+	// each amount is then formatted in its own currency ("$1,234.50",
+	// "€ 1,234.50", "¥1,235", "1,234.50 CHF"). 0: the plain #,##0.00. A
+	// column mixing currencies must never be summed, and the formats make
+	// that visible at a glance.
+	CurrencyColumn int
+	// Wrap wraps text within the column width (and aligns the row's cells
+	// of wrapping columns to the top), for prose such as the Legend's.
+	Wrap bool
 }
 
 // Block is one table on a sheet: an optional title row, a header row, then one
@@ -72,12 +83,19 @@ type Block struct {
 	// the note row on its first sheet points there, since the data then
 	// spans several sheets and is awkward to analyse in Excel.
 	Overflow string
+	// Record shows a query of one row as label/value pairs: each column's
+	// Header in the first sheet column (bold), its typed value beside it.
+	// A run's facts read better down a page than across twelve columns,
+	// and each value keeps its own type (a date stays a date). No row
+	// leaves the values empty; more than one is an error.
+	Record bool
 }
 
 // Sheet is one worksheet of the workbook.
 type Sheet struct {
 	Name   string  // ≤ 31 characters, Excel-valid, unique ignoring case
 	Blocks []Block // written one below the other with an empty row between
+	Charts []Chart // native Excel charts over blocks of this sheet
 }
 
 // Workbook is the whole workbook, sheets in order.
@@ -108,6 +126,12 @@ type WorkbookStats struct {
 // A block with more rows than fit on a sheet continues on "<Name> (2)",
 // "<Name> (3)", ..., each with the block's header; the first sheet then gets
 // a note row above the header naming the next sheet and Block.Overflow.
+//
+// Amount columns with a CurrencyColumn take each row's currency format
+// (CurrencyFormat), Record blocks show one row as label/value pairs, and a
+// sheet's Charts are native Excel charts over the cells its blocks wrote,
+// added before the stream is flushed (the only time a streamed sheet can
+// still get its drawing).
 func WriteWorkbook(ctx context.Context, q Querier, path string, wb Workbook) (WorkbookStats, error) {
 	stats := WorkbookStats{Rows: map[string]int{}}
 	used, err := validateWorkbook(wb)
@@ -173,6 +197,17 @@ func validateWorkbook(wb Workbook) (map[string]bool, error) {
 			if len(b.Columns) == 0 || len(b.Columns) > excelize.MaxColumns {
 				return nil, fmt.Errorf("sheet %q block %d: %d columns", s.Name, i+1, len(b.Columns))
 			}
+			for _, c := range b.Columns {
+				if c.CurrencyColumn < 0 || c.CurrencyColumn > len(b.Columns) {
+					return nil, fmt.Errorf("sheet %q block %d column %q: currency column %d of %d",
+						s.Name, i+1, c.Header, c.CurrencyColumn, len(b.Columns))
+				}
+			}
+		}
+		for i, c := range s.Charts {
+			if err := c.validate(s.Blocks); err != nil {
+				return nil, fmt.Errorf("sheet %q chart %d: %w", s.Name, i+1, err)
+			}
 		}
 	}
 	return used, nil
@@ -207,6 +242,12 @@ type xlsxWriter struct {
 	sheets int // worksheets created so far
 	styles styleSet
 	widths []float64 // column widths of the sheet being written
+
+	// Of the sheet being written: its charts, and where each block's rows
+	// landed (on the block's first page), filled as blocks are written.
+	charts    []Chart
+	chartDone []bool
+	placed    map[int]placement
 }
 
 // page is one worksheet being streamed. A Sheet is one page, or several when
@@ -222,6 +263,7 @@ type page struct {
 
 func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 	w.widths = columnWidths(s.Blocks)
+	w.charts, w.chartDone, w.placed = s.Charts, make([]bool, len(s.Charts)), map[int]placement{}
 	cont := 1 // number of the last continuation sheet named
 	nextName := func() string {
 		for {
@@ -248,6 +290,9 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 			start = p.row + 2 // one empty row between blocks
 		}
 		head := 1 // header row
+		if b.Record {
+			head = len(b.Columns) // the whole record
+		}
 		if b.Title != "" {
 			head++
 		}
@@ -269,11 +314,14 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 		}
 		capacity := maxSheetRows - (start - 1) - head
 		var next string // the continuation sheet the note names
-		if w.overflows(ctx, b, capacity) {
+		if !b.Record && w.overflows(ctx, b, capacity) {
 			next = nextName()
 		}
 		if p == nil {
 			freeze := head
+			if b.Record {
+				freeze = head - len(b.Columns) // the title, if any: labels are data
+			}
 			if next != "" {
 				freeze++ // the note row sits between title and header
 			}
@@ -283,7 +331,12 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 			}
 		}
 		var err error
-		if p, err = w.writeBlock(ctx, p, b, next, nextName); err != nil {
+		if b.Record {
+			err = w.writeRecord(ctx, p, bi, b)
+		} else {
+			p, err = w.writeBlock(ctx, p, bi, b, next, nextName)
+		}
+		if err != nil {
 			return fmt.Errorf("block %d: %w", bi+1, err)
 		}
 	}
@@ -326,6 +379,16 @@ func (w *xlsxWriter) openPage(name string, freeze int) (*page, error) {
 	}
 	w.sheets++
 	w.used[strings.ToLower(name)] = true
+	// Printed landscape, as wide as one page: finance prints the Summary,
+	// and a sheet split across pages column-wise is unreadable on paper.
+	// Sheet properties must be set before the stream writer starts.
+	fit, landscape, one, any := true, "landscape", 1, 0
+	if err := w.f.SetSheetProps(name, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return nil, err
+	}
+	if err := w.f.SetPageLayout(name, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &one, FitToHeight: &any}); err != nil {
+		return nil, err
+	}
 	sw, err := w.f.NewStreamWriter(name)
 	if err != nil {
 		return nil, err
@@ -354,6 +417,10 @@ func (w *xlsxWriter) openPage(name string, freeze int) (*page, error) {
 // over several tables would sort one table's rows into another's), flushes
 // the stream and records the page's row count.
 func (w *xlsxWriter) closePage(p *page) error {
+	// Charts go in before Flush, which writes the sheet's drawing reference.
+	if err := w.addCharts(p.name); err != nil {
+		return err
+	}
 	if p.tables == 1 && p.filter != "" {
 		// The autofilter element is written by Flush, so it can be set
 		// after the rows, once the table's extent is known.
@@ -400,9 +467,9 @@ func (w *xlsxWriter) fixFilterName(sheet string) error {
 	return nil
 }
 
-func (p *page) setRow(values []any) error {
+func (p *page) setRow(values []any, opts ...excelize.RowOpts) error {
 	p.row++
-	return p.sw.SetRow("A"+strconv.Itoa(p.row), values)
+	return p.sw.SetRow("A"+strconv.Itoa(p.row), values, opts...)
 }
 
 // beginTable writes a block's title, note and header rows.
@@ -442,7 +509,7 @@ func (p *page) endTable(headerRow, ncols int) {
 
 // writeBlock writes one block starting on p and returns the page it ended on.
 // next, if not empty, is the continuation sheet announced by the note row.
-func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, b Block, next string, nextName func() string) (*page, error) {
+func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, next string, nextName func() string) (*page, error) {
 	rows, err := w.q.QueryContext(ctx, b.Query, b.Args...)
 	if err != nil {
 		return p, fmt.Errorf("query: %w", err)
@@ -471,6 +538,18 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, b Block, next stri
 	if err != nil {
 		return p, err
 	}
+	// Where the rows land on this first page, for charts over the block.
+	place := placement{page: p.name, header: headerRow, first: headerRow + 1, last: headerRow}
+	placed := false
+	setPlaced := func() {
+		if !placed {
+			if p.name == place.page {
+				place.last = p.row
+			}
+			w.placed[bi] = place
+			placed = true
+		}
+	}
 
 	n := len(b.Columns)
 	vals := make([]any, n)
@@ -482,6 +561,10 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, b Block, next stri
 	// instead of boxing a new Cell per value.
 	cells := make([]excelize.Cell, n)
 	out := make([]any, n)
+	wraps := false
+	for _, c := range b.Columns {
+		wraps = wraps || c.Wrap
+	}
 	for written := 0; rows.Next(); written++ {
 		if written%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -490,6 +573,7 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, b Block, next stri
 		}
 		if p.row >= maxSheetRows {
 			p.endTable(headerRow, n)
+			setPlaced()
 			if err := w.closePage(p); err != nil {
 				return p, err
 			}
@@ -520,10 +604,23 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, b Block, next stri
 				out[i] = nil // an empty cell, not an empty string
 				continue
 			}
-			cells[i] = excelize.Cell{StyleID: w.styles.of(b.Columns[i].Type, val), Value: val}
+			style, err := w.styleOf(b.Columns[i], val, vals)
+			if err == nil && wraps {
+				style, err = w.topAligned(style)
+			}
+			if err != nil {
+				return p, err
+			}
+			cells[i] = excelize.Cell{StyleID: style, Value: val}
 			out[i] = &cells[i]
 		}
-		if err := p.setRow(out); err != nil {
+		var opts []excelize.RowOpts
+		if wraps {
+			// Readers keep a row's stored height (LibreOffice does not fit
+			// rows to wrapped text on load), so the height is set here.
+			opts = []excelize.RowOpts{{Height: wrappedHeight(b.Columns, w.widths, out)}}
+		}
+		if err := p.setRow(out, opts...); err != nil {
 			return p, fmt.Errorf("row %d: %w", p.row, err)
 		}
 		p.dataRows++
@@ -532,6 +629,7 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, b Block, next stri
 		return p, fmt.Errorf("query: %w", err)
 	}
 	p.endTable(headerRow, n)
+	setPlaced()
 	return p, nil
 }
 
@@ -551,18 +649,29 @@ func continuationName(name string, k int) string {
 // them only before the first row.
 func columnWidths(blocks []Block) []float64 {
 	var widths []float64
+	want := func(i int, wd float64) {
+		wd = min(wd, excelize.MaxColumnWidth)
+		for len(widths) <= i {
+			widths = append(widths, 0)
+		}
+		widths[i] = max(widths[i], wd)
+	}
 	for _, b := range blocks {
 		for i, c := range b.Columns {
 			wd := c.Width
+			if b.Record {
+				// Labels in the first column, values in the second.
+				want(0, min(float64(len([]rune(c.Header)))*1.15+2, 50))
+				if wd <= 0 {
+					wd = defaultWidth(Column{Type: c.Type})
+				}
+				want(1, wd)
+				continue
+			}
 			if wd <= 0 {
 				wd = defaultWidth(c)
 			}
-			wd = min(wd, excelize.MaxColumnWidth)
-			if i >= len(widths) {
-				widths = append(widths, wd)
-			} else {
-				widths[i] = max(widths[i], wd)
-			}
+			want(i, wd)
 		}
 	}
 	return widths
@@ -574,7 +683,7 @@ func columnWidths(blocks []Block) []float64 {
 func defaultWidth(c Column) float64 {
 	var base float64
 	switch c.Type {
-	case Integer:
+	case Integer, Count:
 		base = 12
 	case Amount:
 		base = 14
@@ -594,13 +703,17 @@ func defaultWidth(c Column) float64 {
 }
 
 // styleSet holds the style IDs of one file. Number formats go through
-// excelize's built-in IDs where Excel has one (#,##0.00 is 4, 0.00% is 10),
-// custom codes otherwise.
+// excelize's built-in IDs where Excel has one (#,##0 is 3, #,##0.00 is 4,
+// 0.00% is 10), custom codes otherwise.
 type styleSet struct {
 	title, header, note int
+	label, wrap         int
 	integer, amount     int
+	count               int
 	date, timestamp     int
 	percent             int
+	currency            map[string]int // amount styles per ISO 4217 code, made on first use
+	top                 map[int]int    // top-aligned variants of styles, made on first use
 }
 
 func (w *xlsxWriter) newStyles() error {
@@ -616,7 +729,10 @@ func (w *xlsxWriter) newStyles() error {
 			Border: []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
 		}},
 		{&w.styles.note, excelize.Style{Font: &excelize.Font{Italic: true, Color: "9C5700"}}},
+		{&w.styles.label, excelize.Style{Font: &excelize.Font{Bold: true}}},
+		{&w.styles.wrap, excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
 		{&w.styles.integer, excelize.Style{NumFmt: 1}},
+		{&w.styles.count, excelize.Style{NumFmt: 3}},
 		{&w.styles.amount, excelize.Style{NumFmt: 4}},
 		{&w.styles.date, excelize.Style{CustomNumFmt: &dateFmt}},
 		{&w.styles.timestamp, excelize.Style{CustomNumFmt: &tsFmt}},
@@ -628,6 +744,7 @@ func (w *xlsxWriter) newStyles() error {
 		}
 		*s.id = id
 	}
+	w.styles.currency, w.styles.top = map[string]int{}, map[int]int{}
 	return nil
 }
 
@@ -641,6 +758,8 @@ func (s styleSet) of(t ColumnType, val any) int {
 	switch t {
 	case Integer:
 		return s.integer
+	case Count:
+		return s.count
 	case Amount:
 		return s.amount
 	case Date:
@@ -651,4 +770,58 @@ func (s styleSet) of(t ColumnType, val any) int {
 		return s.percent
 	}
 	return 0
+}
+
+// topAligned returns a variant of style aligned to the top of the cell, so
+// that the short cells of a row with wrapped text line up with its first
+// line instead of its last.
+func (w *xlsxWriter) topAligned(style int) (int, error) {
+	if id, ok := w.styles.top[style]; ok {
+		return id, nil
+	}
+	st, err := w.f.GetStyle(style)
+	if err != nil {
+		return 0, err
+	}
+	if st.Alignment == nil {
+		st.Alignment = &excelize.Alignment{}
+	}
+	st.Alignment.Vertical = "top"
+	id, err := w.f.NewStyle(st)
+	if err != nil {
+		return 0, err
+	}
+	w.styles.top[style] = id
+	return id, nil
+}
+
+// lineHeight is the height in points of one line of the default 11-point
+// font, Excel's default row height.
+const lineHeight = 15
+
+// wrappedHeight estimates the height a row needs for its wrapping text
+// cells: the most lines any of them takes at its column's width (a width
+// unit is one '0' of the default font; prose runs about 15% narrower).
+func wrappedHeight(cols []Column, widths []float64, row []any) float64 {
+	lines := 1
+	for i, c := range cols {
+		if !c.Wrap || i >= len(widths) {
+			continue
+		}
+		cell, ok := row[i].(*excelize.Cell)
+		if !ok {
+			continue
+		}
+		s, ok := cell.Value.(string)
+		if !ok {
+			continue
+		}
+		perLine := max(int(widths[i]*1.15), 1)
+		n := 0
+		for _, para := range strings.Split(s, "\n") {
+			n += max(1, (len([]rune(para))+perLine-1)/perLine)
+		}
+		lines = max(lines, n)
+	}
+	return float64(min(lines, 409/lineHeight) * lineHeight) // Excel's limit: 409 points
 }

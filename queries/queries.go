@@ -12,11 +12,16 @@ import (
 	"strings"
 )
 
-//go:embed schema.sql findings/*.sql
+//go:embed schema.sql migrations.sql comments.sql findings/*.sql
 var files embed.FS
 
-// Schema returns the idempotent DDL of the working database.
-func Schema() string { return mustRead("schema.sql") }
+// Schema returns the idempotent DDL of the working database: the tables
+// (schema.sql), the changes that bring an older file to their current shape
+// (migrations.sql), and the comment on every table, view and column
+// (comments.sql), in that order, since a comment needs its column.
+func Schema() string {
+	return mustRead("schema.sql") + "\n" + mustRead("migrations.sql") + "\n" + mustRead("comments.sql")
+}
 
 // Check is one finding kind's query. The query returns the columns
 // merchant_id, entity_id, amount, currency, detail and reads the window
@@ -24,7 +29,12 @@ func Schema() string { return mustRead("schema.sql") }
 type Check struct {
 	Kind        string
 	Description string // the leading comment of the .sql file, as prose
-	SQL         string
+	// Action is what to do about a finding of this kind: the "Action:"
+	// paragraph of the leading comment, which ends it. It lives in the
+	// .sql file so that a new kind brings its own advice to the workbook's
+	// Legend sheet and to the finding_kinds table.
+	Action string
+	SQL    string
 }
 
 // kindOrder is the order of DESIGN.md's finding table; kinds added later
@@ -50,7 +60,8 @@ func Checks() []Check {
 	for _, e := range entries {
 		kind := strings.TrimSuffix(e.Name(), ".sql")
 		sql := mustRead(path.Join("findings", e.Name()))
-		byKind[kind] = Check{Kind: kind, Description: leadingComment(sql), SQL: sql}
+		desc, action := leadingComment(sql)
+		byKind[kind] = Check{Kind: kind, Description: desc, Action: action, SQL: sql}
 	}
 	var out []Check
 	for _, k := range kindOrder {
@@ -76,16 +87,31 @@ func Kinds() []string {
 	return kinds
 }
 
-func leadingComment(sql string) string {
-	var words []string
+// leadingComment reads the file's opening "--" lines as prose: the
+// description, then, from a line starting "Action:", what to do.
+func leadingComment(sql string) (description, action string) {
+	var desc, act []string
+	inAction := false
 	for _, line := range strings.Split(sql, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.HasPrefix(line, "--") {
 			break
 		}
-		words = append(words, strings.TrimSpace(strings.TrimPrefix(line, "--")))
+		text := strings.TrimSpace(strings.TrimPrefix(line, "--"))
+		if rest, ok := strings.CutPrefix(text, "Action:"); ok {
+			inAction = true
+			text = strings.TrimSpace(rest)
+		}
+		if text == "" {
+			continue
+		}
+		if inAction {
+			act = append(act, text)
+		} else {
+			desc = append(desc, text)
+		}
 	}
-	return strings.Join(words, " ")
+	return strings.Join(desc, " "), strings.Join(act, " ")
 }
 
 func mustRead(name string) string {

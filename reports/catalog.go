@@ -1,105 +1,445 @@
 // Package reports is the report catalog: which query feeds which workbook
 // sheet and Parquet dataset, with titles and column types, and the publish
 // step that writes them for a run into out/<business date>/ at once.
+//
+// The finding kinds come from the check catalog (queries.Checks), never from
+// a list kept here: a new queries/findings/*.sql file gets its sheet, its
+// Summary rows, its Legend entry and its manifest count without a change in
+// this package. docs/workbook.md describes the workbook a finance reader
+// sees.
 package reports
 
 import (
 	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
 )
 
-// findingColumns are the columns every finding sheet starts with.
+// Scope is what one workbook covers: every member of the run, or the
+// members of one group (a member in two groups is in both groups' scopes).
+type Scope struct {
+	GroupID string // "" = the whole run
+}
+
+func (s Scope) arg() any {
+	if s.GroupID == "" {
+		return nil // SQL NULL: no group filter
+	}
+	return s.GroupID
+}
+
+// Sheet names other than the finding kinds'.
+const (
+	SummarySheet  = "Summary"
+	ResolvedSheet = "Resolved"
+	LegendSheet   = "Legend"
+)
+
+// The queries of a workbook take $1 = run ID and $2 = group ID or NULL.
+// scopeCTE is the members the workbook covers: the run's members, or those
+// of one group as listed by this run (group_members.run_id), so a group
+// the run was not asked for (--groups) does not show up from an old listing.
+const scopeCTE = `scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+member_groups AS (
+    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
+    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+),
+run AS (SELECT * FROM runs WHERE run_id = $1),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+)`
+
+// kindsCTE numbers the catalog's kinds ($3), so tables list them in its order.
+const kindsCTE = `kinds AS (
+    SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
+)`
+
+// groupsOf lists each member's groups of the run, "1001, 1002".
+const groupsOf = `(SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
+    FROM group_members WHERE run_id = $1 GROUP BY merchant_id)`
+
+// findingColumns are the columns of every finding sheet.
 var findingColumns = []outputs.Column{
 	{Header: "Merchant ID", Type: outputs.Text},
-	{Header: "Group", Type: outputs.Text},
+	{Header: "Group", Type: outputs.Text, Width: 12},
 	{Header: "Entity ID", Type: outputs.Text, Width: 26},
-	{Header: "Amount", Type: outputs.Amount},
+	{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 5},
 	{Header: "Currency", Type: outputs.Text, Width: 9},
-	{Header: "First seen", Type: outputs.Text, Width: 12},
+	{Header: "State", Type: outputs.Text, Width: 9},
+	{Header: "First seen", Type: outputs.Date},
 	{Header: "Detail", Type: outputs.Text, Width: 80},
 }
 
-// Workbook is the finance workbook of a run: a Summary sheet, then one sheet
-// per finding kind.
-func Workbook(runID string) outputs.Workbook {
-	wb := outputs.Workbook{Sheets: []outputs.Sheet{summarySheet(runID)}}
-	for _, c := range queries.Checks() {
+// Workbook is the finance workbook of a run for scope: a Summary sheet, one
+// sheet per finding kind (its new and still-open findings), the findings
+// resolved since the previous run, and a Legend.
+func Workbook(run Run, scope Scope) outputs.Workbook {
+	checks := queries.Checks()
+	names := kindSheetNames(checks)
+	date := run.BusinessDate.Format("2006-01-02")
+	wb := outputs.Workbook{Sheets: []outputs.Sheet{summarySheet(run, scope)}}
+	for _, c := range checks {
 		wb.Sheets = append(wb.Sheets, outputs.Sheet{
-			Name: c.Kind,
+			Name: names[c.Kind],
 			Blocks: []outputs.Block{{
-				Query: `SELECT merchant_id, group_id, entity_id, amount, currency, first_seen_run, CAST(detail AS VARCHAR)
-				        FROM findings WHERE run_id = ? AND kind = ?
-				        ORDER BY merchant_id, entity_id`,
-				Args:     []any{runID, c.Kind},
+				Query: `WITH ` + scopeCTE + `
+				SELECT f.merchant_id, g.groups, f.entity_id, f.amount, f.currency, f.state,
+				       coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)),
+				       CAST(f.detail AS VARCHAR)
+				FROM scoped_findings f
+				LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
+				LEFT JOIN ` + groupsOf + ` g ON g.merchant_id = f.merchant_id
+				WHERE f.kind = $3 AND f.state IN ('new', 'open')
+				ORDER BY f.merchant_id, f.entity_id`,
+				Args:     []any{run.RunID, scope.arg(), c.Kind},
 				Columns:  findingColumns,
-				Overflow: "parquet/findings/kind=" + c.Kind,
+				Overflow: "parquet/findings/date=" + date + "/kind=" + c.Kind,
 			}},
 		})
 	}
+	wb.Sheets = append(wb.Sheets, resolvedSheet(run, scope), legendSheet(run, scope, checks, names))
 	return wb
 }
 
-func summarySheet(runID string) outputs.Sheet {
-	return outputs.Sheet{Name: "Summary", Blocks: []outputs.Block{
-		{
-			Title: "Run",
-			Query: `SELECT 'Run' AS k, run_id AS v FROM runs WHERE run_id = $1
-			  UNION ALL SELECT 'Business date', strftime(business_date, '%Y-%m-%d') FROM runs WHERE run_id = $1
-			  UNION ALL SELECT 'Window (UTC)', strftime(window_start, '%Y-%m-%d %H:%M') || ' to ' || strftime(window_end, '%Y-%m-%d %H:%M') FROM runs WHERE run_id = $1
-			  UNION ALL SELECT 'Status', status FROM runs WHERE run_id = $1
-			  UNION ALL SELECT 'Members reconciled', CAST(members_ok AS VARCHAR) || ' of ' || CAST(members_total AS VARCHAR) FROM runs WHERE run_id = $1
-			  UNION ALL SELECT 'Members failed', CAST(members_failed AS VARCHAR) FROM runs WHERE run_id = $1
-			  UNION ALL SELECT 'Findings', CAST(findings AS VARCHAR) FROM runs WHERE run_id = $1`,
-			Args:    []any{runID},
-			Columns: []outputs.Column{{Header: "", Type: outputs.Text, Width: 22}, {Header: "", Type: outputs.Text, Width: 40}},
-		},
+// kindSheetNames gives each kind a sheet name: the kind itself, cut to
+// Excel's 31 characters and made unique (ignoring case, and apart from the
+// workbook's own sheets) with a number, for kinds a later check may add.
+func kindSheetNames(checks []queries.Check) map[string]string {
+	used := map[string]bool{
+		strings.ToLower(SummarySheet): true, strings.ToLower(ResolvedSheet): true, strings.ToLower(LegendSheet): true,
+	}
+	out := map[string]string{}
+	for _, c := range checks {
+		base := strings.Map(func(r rune) rune {
+			if strings.ContainsRune(`:\/?*[]'`, r) {
+				return '_'
+			}
+			return r
+		}, c.Kind)
+		name := cutUTF16(base, 31)
+		for n := 2; used[strings.ToLower(name)]; n++ {
+			suffix := fmt.Sprintf(" %d", n)
+			name = cutUTF16(base, 31-len(suffix)) + suffix
+		}
+		used[strings.ToLower(name)] = true
+		out[c.Kind] = name
+	}
+	return out
+}
+
+func capitalize(s string) string {
+	r := []rune(s)
+	if len(r) > 0 {
+		r[0] = unicode.ToUpper(r[0])
+	}
+	return string(r)
+}
+
+func cutUTF16(s string, n int) string {
+	r := []rune(s)
+	for len(utf16.Encode(r)) > n {
+		r = r[:len(r)-1]
+	}
+	return string(r)
+}
+
+// Charts of the Summary sit to the right of its widest table (8 columns).
+const chartColumn = "J"
+
+func summarySheet(run Run, scope Scope) outputs.Sheet {
+	date := run.BusinessDate.Format("2006-01-02")
+	title := "Reconciliation " + date
+	// The whole run shows how many groups it covered; a group's workbook
+	// shows the group.
+	groupColumn := outputs.Column{Header: "Groups", Type: outputs.Count}
+	groupValue := `(SELECT count(DISTINCT group_id) FROM member_groups)`
+	if scope.GroupID != "" {
+		title += ", group " + scope.GroupID
+		groupColumn = outputs.Column{Header: "Group", Type: outputs.Text}
+		groupValue = `(SELECT group_id || coalesce(' ' || name, '') FROM groups WHERE group_id = $2)`
+	}
+	args := []any{run.RunID, scope.arg()}
+	kinds := queries.Kinds()
+	record := []outputs.Column{
+		{Header: "Business date", Type: outputs.Date},
+		groupColumn,
+		{Header: "Status", Type: outputs.Text},
+		{Header: "Members", Type: outputs.Count},
+		{Header: "Members reconciled", Type: outputs.Count},
+		{Header: "Members failed", Type: outputs.Count},
+		{Header: "Findings", Type: outputs.Count},
+		{Header: "New today", Type: outputs.Count},
+		{Header: "Still open", Type: outputs.Count},
+		{Header: "Resolved since previous run", Type: outputs.Count},
+		{Header: "Previous run", Type: outputs.Date},
+		{Header: "Window from (UTC)", Type: outputs.Timestamp},
+		{Header: "Window to (UTC)", Type: outputs.Timestamp},
+		{Header: "Finished (UTC)", Type: outputs.Timestamp},
+		{Header: "Problems", Type: outputs.Text},
+		{Header: "Run ID", Type: outputs.Text},
+	}
+	recordQuery := `WITH ` + scopeCTE + `
+	SELECT r.business_date, ` + groupValue + `, r.status,
+	       (SELECT count(*) FROM scope),
+	       (SELECT count(*) FROM scope WHERE status = 'ok'),
+	       (SELECT count(*) FROM scope WHERE status = 'failed'),
+	       (SELECT count(*) FROM scoped_findings WHERE state IN ('new', 'open')),
+	       (SELECT count(*) FROM scoped_findings WHERE state = 'new'),
+	       (SELECT count(*) FROM scoped_findings WHERE state = 'open'),
+	       (SELECT count(*) FROM scoped_findings WHERE state = 'resolved'),
+	       (SELECT business_date FROM runs WHERE run_id = r.previous_run),
+	       r.window_start, r.window_end, r.finished_at, r.error, r.run_id
+	FROM run r`
+	blocks := []outputs.Block{
+		{Title: title, Record: true, Query: recordQuery, Args: args, Columns: record},
 		{
 			Title: "Findings by kind",
-			Query: `WITH k(kind, ord) AS (SELECT unnest($2::VARCHAR[]), generate_subscripts($2::VARCHAR[], 1))
-			SELECT k.kind, count(f.entity_id), f.currency, sum(f.amount)
-			FROM k LEFT JOIN findings f ON f.kind = k.kind AND f.run_id = $1
-			GROUP BY k.kind, k.ord, f.currency ORDER BY k.ord, f.currency`,
-			Args: []any{runID, queries.Kinds()},
+			Query: `WITH ` + scopeCTE + `, ` + kindsCTE + `
+			SELECT k.kind,
+			       count(f.kind) FILTER (WHERE f.state IN ('new', 'open')),
+			       count(f.kind) FILTER (WHERE f.state = 'new'),
+			       count(f.kind) FILTER (WHERE f.state = 'open'),
+			       count(f.kind) FILTER (WHERE f.state = 'resolved')
+			FROM kinds k LEFT JOIN scoped_findings f ON f.kind = k.kind
+			GROUP BY k.kind, k.ord ORDER BY k.ord`,
+			Args: []any{run.RunID, scope.arg(), kinds},
 			Columns: []outputs.Column{
-				{Header: "Kind", Type: outputs.Text, Width: 32}, {Header: "Findings", Type: outputs.Integer},
-				{Header: "Currency", Type: outputs.Text}, {Header: "Amount", Type: outputs.Amount}},
+				{Header: "Kind", Type: outputs.Text, Width: 32}, {Header: "Findings", Type: outputs.Count},
+				{Header: "New today", Type: outputs.Count}, {Header: "Still open", Type: outputs.Count},
+				{Header: "Resolved", Type: outputs.Count}},
+		},
+		{
+			Title: "Funding mix (transactions in the window)",
+			Query: `WITH ` + scopeCTE + `
+			SELECT coalesce(b.funding_source, '(unknown)') AS funding, count(*) AS n,
+			       count(*) / sum(count(*)) OVER () AS share
+			FROM transactions t
+			JOIN scope s ON s.merchant_id = t.merchant_id AND s.status = 'ok'
+			LEFT JOIN bin_attributes b ON b.bin = t.card_bin
+			WHERE t.submit_time >= (SELECT window_start FROM run) AND t.submit_time < (SELECT window_end FROM run)
+			GROUP BY 1 ORDER BY n DESC, funding`,
+			Args: args,
+			Columns: []outputs.Column{
+				{Header: "Funding source", Type: outputs.Text}, {Header: "Transactions", Type: outputs.Count},
+				{Header: "Share", Type: outputs.Percent}},
+		},
+		{
+			Title: "Subscription payments by status (dated in the window)",
+			Query: `WITH ` + scopeCTE + `
+			SELECT coalesce(p.status, '(none)') AS status, count(*) AS n
+			FROM subscription_payments p
+			JOIN scope s ON s.merchant_id = p.merchant_id AND s.status = 'ok'
+			WHERE p.payment_date >= (SELECT window_start FROM run) AND p.payment_date < (SELECT window_end FROM run)
+			GROUP BY 1 ORDER BY n DESC, status`,
+			Args: args,
+			Columns: []outputs.Column{
+				{Header: "Status", Type: outputs.Text}, {Header: "Payments", Type: outputs.Count}},
 		},
 		{
 			Title: "Members by group",
-			Query: `SELECT g.group_id, g.name, count(*) AS members,
-			       count(*) FILTER (WHERE rm.status = 'ok') AS ok,
-			       count(*) FILTER (WHERE rm.status = 'failed') AS failed
-			FROM groups g JOIN group_members gm USING (group_id)
-			JOIN run_members rm ON rm.merchant_id = gm.merchant_id AND rm.run_id = $1
-			GROUP BY ALL ORDER BY g.group_id`,
-			Args: []any{runID},
+			Query: `WITH ` + scopeCTE + `
+			SELECT mg.group_id, any_value(g.name), count(*),
+			       count(*) FILTER (WHERE mg.status = 'ok'),
+			       count(*) FILTER (WHERE mg.status = 'failed')
+			FROM member_groups mg LEFT JOIN groups g ON g.group_id = mg.group_id
+			GROUP BY mg.group_id ORDER BY mg.group_id`,
+			Args: args,
 			Columns: []outputs.Column{
-				{Header: "Group", Type: outputs.Text}, {Header: "Name", Type: outputs.Text, Width: 30},
-				{Header: "Members", Type: outputs.Integer}, {Header: "Reconciled", Type: outputs.Integer},
-				{Header: "Failed", Type: outputs.Integer}},
+				{Header: "Group", Type: outputs.Text}, {Header: "Name", Type: outputs.Text, Width: 24},
+				{Header: "Members", Type: outputs.Count}, {Header: "Reconciled", Type: outputs.Count},
+				{Header: "Failed", Type: outputs.Count}},
+		},
+		{
+			Title: "Payments billed by group (PAID, dated in the window)",
+			Query: `WITH ` + scopeCTE + `
+			SELECT mg.group_id, count(*),
+			       sum(p.billing_amount + coalesce(p.setup_fee, 0) + coalesce(p.surcharge_amount, 0)), p.currency
+			FROM member_groups mg
+			JOIN subscription_payments p ON p.merchant_id = mg.merchant_id
+			WHERE mg.status = 'ok' AND p.status = 'PAID'
+			  AND p.payment_date >= (SELECT window_start FROM run) AND p.payment_date < (SELECT window_end FROM run)
+			GROUP BY mg.group_id, p.currency ORDER BY mg.group_id, p.currency`,
+			Args: args,
+			Columns: []outputs.Column{
+				{Header: "Group", Type: outputs.Text}, {Header: "Payments", Type: outputs.Count},
+				{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 4, Width: 16}, {Header: "Currency", Type: outputs.Text, Width: 9}},
+		},
+		{
+			Title: "Findings by group and kind",
+			Query: `WITH ` + scopeCTE + `, ` + kindsCTE + `
+			SELECT mg.group_id, f.kind,
+			       count(*) FILTER (WHERE f.state IN ('new', 'open')),
+			       count(*) FILTER (WHERE f.state = 'new'),
+			       count(*) FILTER (WHERE f.state = 'open'),
+			       count(*) FILTER (WHERE f.state = 'resolved'),
+			       sum(f.amount) FILTER (WHERE f.state IN ('new', 'open')),
+			       f.currency
+			FROM member_groups mg
+			JOIN findings f ON f.run_id = $1 AND f.merchant_id = mg.merchant_id
+			JOIN kinds k ON k.kind = f.kind
+			GROUP BY mg.group_id, f.kind, k.ord, f.currency
+			ORDER BY mg.group_id, k.ord, f.currency NULLS FIRST`,
+			Args: []any{run.RunID, scope.arg(), kinds},
+			Columns: []outputs.Column{
+				{Header: "Group", Type: outputs.Text}, {Header: "Kind", Type: outputs.Text, Width: 32},
+				{Header: "Findings", Type: outputs.Count}, {Header: "New today", Type: outputs.Count},
+				{Header: "Still open", Type: outputs.Count}, {Header: "Resolved", Type: outputs.Count},
+				{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 8, Width: 16}, {Header: "Currency", Type: outputs.Text, Width: 9}},
+		},
+		{
+			Title: "Funding mix by group (transactions in the window)",
+			Query: `WITH ` + scopeCTE + `
+			SELECT mg.group_id, coalesce(b.funding_source, '(unknown)') AS funding, count(*), sum(t.amount), t.currency
+			FROM member_groups mg
+			JOIN transactions t ON t.merchant_id = mg.merchant_id
+			LEFT JOIN bin_attributes b ON b.bin = t.card_bin
+			WHERE mg.status = 'ok'
+			  AND t.submit_time >= (SELECT window_start FROM run) AND t.submit_time < (SELECT window_end FROM run)
+			GROUP BY mg.group_id, funding, t.currency ORDER BY mg.group_id, funding, t.currency`,
+			Args: args,
+			Columns: []outputs.Column{
+				{Header: "Group", Type: outputs.Text}, {Header: "Funding source", Type: outputs.Text},
+				{Header: "Transactions", Type: outputs.Count},
+				{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 5, Width: 16}, {Header: "Currency", Type: outputs.Text, Width: 9}},
 		},
 		{
 			Title: "Failed members",
-			Query: `SELECT merchant_id, error FROM run_members WHERE run_id = $1 AND status = 'failed' ORDER BY merchant_id`,
-			Args:  []any{runID},
+			Query: `WITH ` + scopeCTE + `
+			SELECT s.merchant_id, s.error, g.groups
+			FROM scope s LEFT JOIN ` + groupsOf + ` g ON g.merchant_id = s.merchant_id
+			WHERE s.status = 'failed' ORDER BY s.merchant_id`,
+			Args: args,
+			// The error wraps in the second column rather than widening a
+			// column every other table of the sheet shares.
 			Columns: []outputs.Column{
-				{Header: "Merchant ID", Type: outputs.Text}, {Header: "Error", Type: outputs.Text, Width: 100}},
+				{Header: "Merchant ID", Type: outputs.Text}, {Header: "Error", Type: outputs.Text, Wrap: true},
+				{Header: "Groups", Type: outputs.Text}},
+		},
+	}
+	return outputs.Sheet{Name: SummarySheet, Blocks: blocks, Charts: []outputs.Chart{
+		{Title: "Findings by kind", Type: outputs.StackedBarChart, Block: 1, Categories: 1, Values: []int{3, 4},
+			Cell: chartColumn + "2", Width: 560, Height: 320},
+		{Title: "Funding mix", Type: outputs.DoughnutChart, Block: 2, Categories: 1, Values: []int{2},
+			Cell: chartColumn + "20"},
+		{Title: "Payments by status", Type: outputs.ColumnChart, Block: 3, Categories: 1, Values: []int{2},
+			Cell: chartColumn + "36"},
+	}}
+}
+
+func resolvedSheet(run Run, scope Scope) outputs.Sheet {
+	return outputs.Sheet{Name: ResolvedSheet, Blocks: []outputs.Block{{
+		Query: `WITH ` + scopeCTE + `, ` + kindsCTE + `
+		SELECT f.kind, f.merchant_id, g.groups, f.entity_id, f.amount, f.currency,
+		       coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)),
+		       CAST(f.detail AS VARCHAR)
+		FROM scoped_findings f
+		LEFT JOIN kinds k ON k.kind = f.kind
+		LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
+		LEFT JOIN ` + groupsOf + ` g ON g.merchant_id = f.merchant_id
+		WHERE f.state = 'resolved'
+		ORDER BY k.ord, f.kind, f.merchant_id, f.entity_id`,
+		Args: []any{run.RunID, scope.arg(), queries.Kinds()},
+		Columns: []outputs.Column{
+			{Header: "Kind", Type: outputs.Text, Width: 30},
+			{Header: "Merchant ID", Type: outputs.Text},
+			{Header: "Group", Type: outputs.Text, Width: 12},
+			{Header: "Entity ID", Type: outputs.Text, Width: 26},
+			{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 6},
+			{Header: "Currency", Type: outputs.Text, Width: 9},
+			{Header: "First seen", Type: outputs.Date},
+			{Header: "Detail (as last seen)", Type: outputs.Text, Width: 80},
+		},
+		Overflow: "parquet/findings/date=" + run.BusinessDate.Format("2006-01-02"),
+	}}}
+}
+
+// legendNotes explain the workbook itself; the kinds explain themselves
+// (queries/findings/*.sql).
+var legendNotes = [][2]string{
+	{"Amounts", "Each amount is shown in the currency beside it ($, €, £, ¥ or the ISO code). Amounts in different currencies are never added up: totals are per currency."},
+	{"Dates and times", "Dates are business dates; times are UTC. The window is the business date and the lookback days before it."},
+	{"Groups", "A member in two groups is counted in each group's rows; the totals at the top count it once."},
+	{"Payments billed", "Subscription payments with status PAID and a payment date inside the window: billing amount + setup fee + surcharge."},
+	{"Funding mix", "Transactions submitted in the window, by the funding source of their card's BIN (CREDIT, DEBIT, PREPAID, CHARGE); (unknown) when the BIN lookup did not resolve."},
+	{"More rows than a sheet holds", "A sheet holds 1,048,576 rows. A longer list continues on the next sheet (\"kind (2)\"), and the complete data is in the Parquet dataset the note names."},
+	{"Only the members reconciled", "Findings, payments and transactions are counted for the members this run reconciled; failed members are listed on the Summary."},
+}
+
+func legendSheet(run Run, scope Scope, checks []queries.Check, names map[string]string) outputs.Sheet {
+	var kinds, sheets, descs, actions []string
+	for _, c := range checks {
+		kinds = append(kinds, c.Kind)
+		sheets = append(sheets, names[c.Kind])
+		descs = append(descs, c.Description)
+		actions = append(actions, capitalize(c.Action))
+	}
+	var topics, notes []string
+	for _, n := range legendNotes {
+		topics = append(topics, n[0])
+		notes = append(notes, n[1])
+	}
+	wrap := func(header string, width float64) outputs.Column {
+		return outputs.Column{Header: header, Type: outputs.Text, Width: width, Wrap: true}
+	}
+	return outputs.Sheet{Name: LegendSheet, Blocks: []outputs.Block{
+		{
+			Title: "Finding kinds",
+			Query: `WITH ` + scopeCTE + `,
+			k AS (SELECT unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS sheet,
+			             unnest($5::VARCHAR[]) AS descr, unnest($6::VARCHAR[]) AS action,
+			             generate_subscripts($3::VARCHAR[], 1) AS ord)
+			SELECT k.kind, k.descr, k.action, count(f.kind), k.sheet
+			FROM k LEFT JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open')
+			GROUP BY k.kind, k.descr, k.action, k.sheet, k.ord ORDER BY k.ord`,
+			Args: []any{run.RunID, scope.arg(), kinds, sheets, descs, actions},
+			Columns: []outputs.Column{
+				wrap("Kind", 30), wrap("What it means", 70), wrap("What to do about it", 50),
+				{Header: "Findings", Type: outputs.Count, Width: 10}, wrap("Sheet", 30)},
+		},
+		{
+			Title: "States",
+			Query: `SELECT * FROM (VALUES
+				('new', 'Reported today, not by the previous run.'),
+				('open', 'Reported by the previous run too: still to be dealt with. "First seen" says since when.'),
+				('resolved', 'Reported by the previous run, not today (listed on the Resolved sheet). Only for members reconciled today: a failed member''s findings are neither reported nor resolved.')
+			) AS s(state, meaning)`,
+			Columns: []outputs.Column{wrap("State", 30), wrap("Meaning", 70)},
+		},
+		{
+			Title: "Reading this workbook",
+			Query: `SELECT topic, note FROM (SELECT unnest($1::VARCHAR[]) AS topic, unnest($2::VARCHAR[]) AS note,
+			               generate_subscripts($1::VARCHAR[], 1) AS ord) ORDER BY ord`,
+			Args:    []any{topics, notes},
+			Columns: []outputs.Column{wrap("Topic", 30), wrap("Note", 70)},
 		},
 	}}
 }
 
 // Dataset is one Parquet dataset of a run's output.
 type Dataset struct {
-	Name        string // folder under parquet/
-	Query       string // with no parameters: the run id and window are inlined
+	Name  string // folder under parquet/
+	Query string // with no parameters: the run id and window are inlined
+	// PartitionBy are columns of the query written as Hive partitions
+	// under the dataset's date=<business date> folder.
 	PartitionBy []string
 }
 
 // Datasets lists the Parquet datasets of a run: the run's own records, the
 // current state of plans, subscriptions and payments, and the window's
-// transactions and journal calls.
+// transactions and journal calls. The findings hold the run's resolved rows
+// too (state column); count state IN ('new', 'open') for its findings.
 func Datasets(runID string, w Window) []Dataset {
 	run := sqlString(runID)
 	in := func(col string) string {
@@ -108,6 +448,7 @@ func Datasets(runID string, w Window) []Dataset {
 	}
 	return []Dataset{
 		{Name: "findings", Query: "SELECT * FROM findings WHERE run_id = " + run, PartitionBy: []string{"kind"}},
+		{Name: "finding_kinds", Query: "SELECT * FROM finding_kinds"},
 		{Name: "runs", Query: "SELECT * FROM runs WHERE run_id = " + run},
 		{Name: "run_members", Query: "SELECT * FROM run_members WHERE run_id = " + run},
 		{Name: "groups", Query: "SELECT * FROM groups"},

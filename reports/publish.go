@@ -2,9 +2,13 @@ package reports
 
 import (
 	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/reconcile/reconcile/outputs"
@@ -24,21 +28,62 @@ type Run struct {
 	Status       string
 	Members      map[string]int // ok, failed, skipped
 	Version      string
+	// SplitBy "group" also writes one workbook per group; "" writes only
+	// the whole run's. See SplitByValues.
+	SplitBy string
+}
+
+// SplitByValues are the accepted values of Run.SplitBy (--split-by).
+var SplitByValues = []string{"", "group"}
+
+// ValidSplitBy tells whether s is one of SplitByValues.
+func ValidSplitBy(s string) bool {
+	for _, v := range SplitByValues {
+		if s == v {
+			return true
+		}
+	}
+	return false
 }
 
 // Published lists what a publish wrote.
 type Published struct {
 	Dir      string
 	Workbook string
-	Snapshot string
-	Manifest string
+	// GroupWorkbooks are the per-group workbooks (--split-by group), by
+	// group ID.
+	GroupWorkbooks map[string]string
+	Snapshot       string
+	Manifest       string
+	// Findings counts the run's findings per state ("new", "open",
+	// "resolved") and kind, every kind of the catalog present.
+	Findings    map[string]map[string]int64
+	PreviousRun string
 }
 
-// Publish writes the run's workbook, Parquet datasets, DuckDB snapshot and
-// manifest into a staging folder beside outRoot/<business date>, then swaps
-// it in at once: a reader sees the previous complete output or the new one,
-// never a half-written folder.
+// FindingStates are the values of findings.state, in reading order.
+var FindingStates = []string{"new", "open", "resolved"}
+
+// Publish writes the run's workbook(s), Parquet datasets, DuckDB snapshot
+// and manifest into a staging folder beside outRoot/<business date>, then
+// swaps it in at once: a reader sees the previous complete output or the new
+// one, never a half-written folder.
+//
+// Layout of the folder:
+//
+//	reconcile-<date>.xlsx                 the whole run
+//	reconcile-<date>-group-<id>.xlsx      one per group, with --split-by group
+//	parquet/<table>/date=<date>/data_0.parquet
+//	parquet/findings/date=<date>/kind=<kind>/data_0.parquet
+//	reconcile-<date>.duckdb               read-only snapshot
+//	manifest.json                         last, with every file's SHA-256
+//
+// The date=<date> level makes out/*/parquet/<table> one Hive-partitioned
+// dataset across days (a later shard=<i> level would go under it).
 func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*Published, error) {
+	if !ValidSplitBy(run.SplitBy) {
+		return nil, fmt.Errorf("publish: split by %q: want %q or nothing", run.SplitBy, "group")
+	}
 	date := run.BusinessDate.Format("2006-01-02")
 	st, err := outputs.NewStaging(outRoot, date)
 	if err != nil {
@@ -52,8 +97,22 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 	}()
 
 	workbook := "reconcile-" + date + ".xlsx"
-	if _, err := outputs.WriteWorkbook(ctx, q, filepath.Join(st.Dir, workbook), Workbook(run.RunID)); err != nil {
+	if _, err := outputs.WriteWorkbook(ctx, q, filepath.Join(st.Dir, workbook), Workbook(run, Scope{})); err != nil {
 		return nil, fmt.Errorf("write workbook: %w", err)
+	}
+	groupBooks := map[string]string{}
+	if run.SplitBy == "group" {
+		ids, err := runGroups(ctx, q, run.RunID)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			name := GroupWorkbookName(date, id)
+			if _, err := outputs.WriteWorkbook(ctx, q, filepath.Join(st.Dir, name), Workbook(run, Scope{GroupID: id})); err != nil {
+				return nil, fmt.Errorf("write workbook of group %s: %w", id, err)
+			}
+			groupBooks[id] = name
+		}
 	}
 	rowCounts := map[string]int64{}
 	for _, d := range Datasets(run.RunID, run.Window) {
@@ -62,11 +121,11 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 			return nil, fmt.Errorf("count dataset %s: %w", d.Name, err)
 		}
 		rowCounts[d.Name] = n
-		dir := filepath.Join(st.Dir, "parquet", d.Name)
+		dir := filepath.Join(st.Dir, DatasetDir(d.Name, date))
 		if len(d.PartitionBy) > 0 {
 			err = outputs.ExportParquetPartitioned(ctx, q, d.Query, dir, d.PartitionBy)
 		} else {
-			err = outputs.ExportParquet(ctx, q, d.Query, filepath.Join(dir, d.Name+".parquet"))
+			err = outputs.ExportParquet(ctx, q, d.Query, filepath.Join(dir, "data_0.parquet"))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("write dataset %s: %w", d.Name, err)
@@ -76,22 +135,32 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 	if err := outputs.SnapshotDuckDB(ctx, q, filepath.Join(st.Dir, snapshot)); err != nil {
 		return nil, fmt.Errorf("snapshot database: %w", err)
 	}
-	findings, err := findingsByKind(ctx, q, run.RunID)
+	findings, err := findingsByState(ctx, q, run.RunID)
+	if err != nil {
+		return nil, err
+	}
+	current := map[string]int64{}
+	for kind, n := range findings["new"] {
+		current[kind] = n + findings["open"][kind]
+	}
+	prev, err := previousRun(ctx, q, run.RunID)
 	if err != nil {
 		return nil, err
 	}
 	m := outputs.Manifest{
-		RunID:          run.RunID,
-		BusinessDate:   date,
-		WindowStart:    run.Window.Start.UTC().Format(time.RFC3339),
-		WindowEnd:      run.Window.End.UTC().Format(time.RFC3339),
-		StartedAt:      run.StartedAt.UTC().Format(time.RFC3339),
-		FinishedAt:     run.FinishedAt.UTC().Format(time.RFC3339),
-		Status:         run.Status,
-		Members:        run.Members,
-		RowCounts:      rowCounts,
-		FindingsByKind: findings,
-		Versions:       map[string]string{"reconcile": run.Version, "go": runtime.Version(), "duckdb": duckdbVersion(ctx, q)},
+		RunID:           run.RunID,
+		BusinessDate:    date,
+		WindowStart:     run.Window.Start.UTC().Format(time.RFC3339),
+		WindowEnd:       run.Window.End.UTC().Format(time.RFC3339),
+		StartedAt:       run.StartedAt.UTC().Format(time.RFC3339),
+		FinishedAt:      run.FinishedAt.UTC().Format(time.RFC3339),
+		Status:          run.Status,
+		Members:         run.Members,
+		RowCounts:       rowCounts,
+		FindingsByKind:  current,
+		FindingsByState: findings,
+		PreviousRun:     prev,
+		Versions:        map[string]string{"reconcile": run.Version, "go": runtime.Version(), "duckdb": duckdbVersion(ctx, q)},
 	}
 	if err := outputs.WriteManifest(st.Dir, m); err != nil {
 		return nil, fmt.Errorf("write manifest: %w", err)
@@ -101,33 +170,109 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 	}
 	ok = true
 	final := st.Final()
+	for id, name := range groupBooks {
+		groupBooks[id] = filepath.Join(final, name)
+	}
 	return &Published{
-		Dir:      final,
-		Workbook: filepath.Join(final, workbook),
-		Snapshot: filepath.Join(final, snapshot),
-		Manifest: filepath.Join(final, outputs.ManifestName),
+		Dir:            final,
+		Workbook:       filepath.Join(final, workbook),
+		GroupWorkbooks: groupBooks,
+		Snapshot:       filepath.Join(final, snapshot),
+		Manifest:       filepath.Join(final, outputs.ManifestName),
+		Findings:       findings,
+		PreviousRun:    prev,
 	}, nil
 }
 
-func findingsByKind(ctx context.Context, q outputs.Querier, runID string) (map[string]int64, error) {
-	rows, err := q.QueryContext(ctx, `SELECT kind, count(*) FROM findings WHERE run_id = ? GROUP BY kind`, runID)
+// DatasetDir is the folder of a dataset's files for a business date,
+// relative to the output folder: parquet/<name>/date=<date>.
+func DatasetDir(name, date string) string {
+	return filepath.Join("parquet", name, "date="+date)
+}
+
+// GroupWorkbookName is the file name of a group's workbook. A group ID is
+// the platform's text: anything but letters, digits, '-' and '_' becomes
+// '_' (so no path separator, no "..", no dot), and an ID that needed that
+// (or is empty or long) gets a short hash of the original, so that two IDs
+// never share a file.
+func GroupWorkbookName(date, groupID string) string {
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, groupID)
+	if safe != groupID || safe == "" || len(safe) > 64 {
+		sum := sha256.Sum256([]byte(groupID))
+		safe = safe[:min(len(safe), 40)] + "-" + hex.EncodeToString(sum[:4])
+	}
+	return "reconcile-" + date + "-group-" + safe + ".xlsx"
+}
+
+// runGroups lists the groups the run listed that hold at least one of its
+// members.
+func runGroups(ctx context.Context, q outputs.Querier, runID string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT gm.group_id FROM group_members gm
+		JOIN run_members rm ON rm.run_id = gm.run_id AND rm.merchant_id = gm.merchant_id
+		WHERE gm.run_id = ? ORDER BY 1`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("list the run's groups: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list the run's groups: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// findingsByState counts the run's findings per state and kind, with every
+// kind of the catalog present in every state.
+func findingsByState(ctx context.Context, q outputs.Querier, runID string) (map[string]map[string]int64, error) {
+	out := map[string]map[string]int64{}
+	for _, s := range FindingStates {
+		out[s] = map[string]int64{}
+		for _, k := range queries.Kinds() {
+			out[s][k] = 0
+		}
+	}
+	rows, err := q.QueryContext(ctx, `SELECT state, kind, count(*) FROM findings WHERE run_id = ? GROUP BY ALL`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("count findings: %w", err)
 	}
 	defer rows.Close()
-	out := map[string]int64{}
-	for _, k := range queries.Kinds() {
-		out[k] = 0
-	}
 	for rows.Next() {
+		var state sql.NullString
 		var kind string
 		var n int64
-		if err := rows.Scan(&kind, &n); err != nil {
+		if err := rows.Scan(&state, &kind, &n); err != nil {
 			return nil, fmt.Errorf("count findings: %w", err)
 		}
-		out[kind] = n
+		if out[state.String] == nil {
+			return nil, fmt.Errorf("count findings: %d finding(s) of run %s in state %q", n, runID, state.String)
+		}
+		out[state.String][kind] = n
 	}
 	return out, rows.Err()
+}
+
+func previousRun(ctx context.Context, q outputs.Querier, runID string) (string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT coalesce(previous_run, '') FROM runs WHERE run_id = ?`, runID)
+	if err != nil {
+		return "", fmt.Errorf("previous run of %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var prev string
+	if rows.Next() {
+		if err := rows.Scan(&prev); err != nil {
+			return "", fmt.Errorf("previous run of %s: %w", runID, err)
+		}
+	}
+	return prev, rows.Err()
 }
 
 func queryInt(ctx context.Context, q outputs.Querier, query string, args ...any) (int64, error) {

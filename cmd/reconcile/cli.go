@@ -59,11 +59,18 @@ const usage = `reconcile: reporting and reconciliation for the payments platform
 
 Usage:
   reconcile run       one batch run (what cron calls)
+  reconcile schedule  stay up and run on a cron spec; never overlaps itself
   reconcile sandbox   serve the simulated platform on an address
   reconcile sql       read-only ad-hoc SQL over a DuckDB file
   reconcile version   print the version
 
-Run "reconcile <command> -h" for a command's flags.
+Run "reconcile <command> -h" for a command's flags, examples and exit codes.
+
+Examples:
+  reconcile run                                   # the embedded sandbox, yesterday
+  reconcile run --config /etc/reconcile/reconcile.yaml --metrics-file /var/lib/node_exporter/reconcile.prom
+  reconcile schedule --cron "0 2 * * *" --config /etc/reconcile/reconcile.yaml
+  reconcile sql --tables
 
 Exit codes:
   0    all members reconciled
@@ -71,6 +78,9 @@ Exit codes:
   3    partial: some members failed, the rest were loaded and reported
   130  interrupted
 `
+
+// runExitCodes is the exit-code text of the commands that run the job.
+const runExitCodes = "Exit codes: 0 ok, 1 failed, 3 partial (some members failed), 130 interrupted."
 
 // run is the whole CLI, callable in-process by tests.
 func run(ctx context.Context, args []string, e env) int {
@@ -86,7 +96,17 @@ func run(ctx context.Context, args []string, e env) int {
 		err = cmdSandbox(ctx, rest, e)
 	case "sql":
 		err = cmdSQL(ctx, rest, e)
+	case "schedule":
+		err = cmdSchedule(ctx, rest, e)
 	case "version", "--version", "-version":
+		if len(rest) > 0 {
+			fs := newFlagSetCodes("version", "Print the version of reconcile (and the commit it was built from).",
+				"  reconcile version\n", "Exit codes: 0 ok, 1 an unexpected argument.", e)
+			if err = fs.Parse(rest); err == nil && fs.NArg() > 0 {
+				err = fmt.Errorf("version: unexpected argument %q", fs.Arg(0))
+			}
+			break
+		}
 		fmt.Fprintln(e.stdout, "reconcile", buildVersion())
 	case "help", "-h", "--help":
 		fmt.Fprint(e.stdout, usage)
@@ -95,6 +115,12 @@ func run(ctx context.Context, args []string, e env) int {
 		return exitFailed
 	}
 	return exitCode(ctx, err, e.stderr)
+}
+
+// exitCodeOf is the exit code a command's error maps to, without the
+// message exitCode prints (the scheduler logs it instead).
+func exitCodeOf(ctx context.Context, err error) int {
+	return exitCode(ctx, err, io.Discard)
 }
 
 // exitCode maps a command's error to the process exit code, in one place.
@@ -123,12 +149,18 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 // newLogger writes JSON lines when stderr is not a terminal (cron, files,
 // log collectors) and readable text on a terminal.
 func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	return newLoggerTo(w, isTerminal(w), level)
+}
+
+// newLoggerTo is newLogger for a writer that wraps the terminal (the
+// progress display), whose kind the caller knows.
+func newLoggerTo(w io.Writer, terminal bool, level string) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
 	opts := &slog.HandlerOptions{Level: lv}
-	if isTerminal(w) {
+	if terminal {
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	}
 	return slog.New(slog.NewJSONHandler(w, opts)), nil
@@ -144,8 +176,14 @@ func isTerminal(w io.Writer) bool {
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
-// prints its usage with examples to the command's stderr.
+// prints its usage with examples and the run's exit codes to the command's
+// stderr.
 func newFlagSet(name, synopsis, examples string, e env) *flag.FlagSet {
+	return newFlagSetCodes(name, synopsis, examples, runExitCodes, e)
+}
+
+// newFlagSetCodes is newFlagSet for a command with its own exit codes.
+func newFlagSetCodes(name, synopsis, examples, exitCodes string, e env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
@@ -154,7 +192,7 @@ func newFlagSet(name, synopsis, examples string, e env) *flag.FlagSet {
 		if examples != "" {
 			fmt.Fprintf(e.stderr, "\nExamples:\n%s", examples)
 		}
-		fmt.Fprintf(e.stderr, "\nExit codes: 0 ok, 1 failed, 3 partial (some members failed), 130 interrupted.\n")
+		fmt.Fprintf(e.stderr, "\n%s\n", exitCodes)
 	}
 	return fs
 }

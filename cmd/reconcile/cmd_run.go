@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -45,6 +46,10 @@ type runOptions struct {
 	logLevel       string
 	sandboxSeed    int64
 	sandboxScale   string
+	splitBy        string // see operator.go
+	metricsFile    string
+	progress       string
+	hooks          *runHooks // set by runWithOutput; nil-safe
 }
 
 const runExamples = `  reconcile run                                    # embedded sandbox, yesterday
@@ -55,8 +60,20 @@ const runExamples = `  reconcile run                                    # embedd
 `
 
 func cmdRun(ctx context.Context, args []string, e env) error {
+	o, err := parseRunFlags("run [flags]", "One batch run: pull every member of the organization's groups, reconcile, publish.",
+		runExamples, runExitCodes, args, e, nil)
+	if err != nil {
+		return err
+	}
+	return runWithOutput(ctx, o, e)
+}
+
+// parseRunFlags parses the flags of a run (and extra's, for schedule), then
+// fills what the command line left unset from the environment and the
+// config file.
+func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e env, extra func(*flag.FlagSet)) (runOptions, error) {
 	var o runOptions
-	fs := newFlagSet("run [flags]", "One batch run: pull every member of the organization's groups, reconcile, publish.", runExamples, e)
+	fs := newFlagSetCodes(name, synopsis, examples, exitCodes, e)
 	fs.StringVar(&o.config, "config", e.getenv("RECONCILE_CONFIG"), "YAML config file of flag: value pairs")
 	fs.StringVar(&o.baseURL, "base-url", "", "platform base URL; empty starts the embedded sandbox on a loopback port")
 	fs.StringVar(&o.organizationID, "organization-id", "", "organization whose groups are reconciled (default: the sandbox's)")
@@ -78,20 +95,22 @@ func cmdRun(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Int64Var(&o.sandboxSeed, "sandbox-seed", 7, "embedded sandbox only: data seed")
 	fs.StringVar(&o.sandboxScale, "sandbox-scale", "small", "embedded sandbox only: small, medium, large or members=N,subscriptions=N")
+	fs.StringVar(&o.splitBy, "split-by", "", `"group": also write one workbook per group (reconcile-<date>-group-<id>.xlsx)`)
+	fs.StringVar(&o.metricsFile, "metrics-file", "", "write Prometheus metrics of the run to this file (node_exporter textfile collector)")
+	fs.StringVar(&o.progress, "progress", "auto", "progress display on stderr: auto (when a terminal), always or never")
+	if extra != nil {
+		extra(fs)
+	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return o, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
+		return o, fmt.Errorf("%s: unexpected argument %q", strings.Fields(name)[0], fs.Arg(0))
 	}
 	if err := applyLayers(fs, e.getenv, o.config); err != nil {
-		return err
+		return o, err
 	}
-	log, err := newLogger(e.stderr, o.logLevel)
-	if err != nil {
-		return err
-	}
-	return runRun(ctx, o, e, log)
+	return o, nil
 }
 
 func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
@@ -168,10 +187,12 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		FullRefresh:    o.fullRefresh,
 		Version:        buildVersion(),
 		Logger:         log,
+		OnProgress:     o.hooks.progressFunc(),
 	})
 	if err != nil {
 		return err
 	}
+	o.hooks.ingested(res)
 	pub, err := reports.Publish(ctx, store.Conn(), o.out, reports.Run{
 		RunID:        res.RunID,
 		BusinessDate: res.BusinessDate,
@@ -181,10 +202,12 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Status:       res.Status,
 		Members:      map[string]int{"ok": res.MembersOK, "failed": len(res.Failed)},
 		Version:      buildVersion(),
+		SplitBy:      o.splitBy,
 	})
 	if err != nil {
 		return err
 	}
+	o.hooks.published(pub)
 	current, err := pointCurrent(o.out, pub.Snapshot)
 	if err != nil {
 		return err
@@ -227,6 +250,7 @@ func printSummary(e env, res *ingest.Result, pub *reports.Published, current, db
 	}
 	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s (also %s)\ndatabase: %s\n",
 		pub.Workbook, pub.Manifest, pub.Snapshot, current, db)
+	printPublishedExtras(e.stdout, pub)
 }
 
 // paymentListsPerMember is how many payment lists one member pulls at once:

@@ -17,21 +17,41 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
 
-const sqlExamples = `  reconcile sql "SELECT kind, count(*) FROM findings GROUP BY kind"
-  reconcile sql --db out/2026-11-20/reconcile-2026-11-20.duckdb --format csv "SELECT * FROM findings"
+const sqlExamples = `  reconcile sql --tables                          # tables and views, with what each holds
+  reconcile sql --tables findings                 # the columns of one, with what each means
+  reconcile sql "SELECT kind, state, count(*) FROM findings WHERE run_id = '2026-11-20' GROUP BY ALL"
+  reconcile sql --db out/current.duckdb --format csv "SELECT * FROM current_findings" > findings.csv
   reconcile sql --format json "SELECT * FROM run_members WHERE status = 'failed'"
   reconcile sql --file docs/compare-ground-truth.sql
 `
 
+const sqlExitCodes = "Exit codes: 0 ok; 1 the file could not be opened, the SQL failed, or it would write (the file is opened read-only)."
+
 func cmdSQL(ctx context.Context, args []string, e env) error {
 	var db, format, file string
-	fs := newFlagSet(`sql [--db PATH] [--format table|csv|json] ("SELECT ..." | --file query.sql)`,
-		"Read-only ad-hoc SQL over a reconcile DuckDB file (the working file or a published snapshot).", sqlExamples, e)
+	var tables bool
+	fs := newFlagSetCodes(`sql [--db PATH] [--format table|csv|json] ("SELECT ..." | --file query.sql | --tables [TABLE])`,
+		"Read-only ad-hoc SQL over a reconcile DuckDB file (the working file or a published snapshot).\n"+
+			"CSV has a header row; JSON is an array of objects. --tables lists the tables and views, or one's columns,\n"+
+			"with the description every one of them carries (DuckDB COMMENT).", sqlExamples, sqlExitCodes, e)
 	fs.StringVar(&db, "db", "reconcile.duckdb", "DuckDB file")
 	fs.StringVar(&format, "format", "table", "output: table, csv or json")
 	fs.StringVar(&file, "file", "", "read the SQL from this file (- for standard input)")
+	fs.BoolVar(&tables, "tables", false, "list the tables and views with their descriptions; with a TABLE argument, its columns")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if format != "table" && format != "csv" && format != "json" {
+		return fmt.Errorf("sql: --format %q: want table, csv or json", format)
+	}
+	if tables {
+		switch {
+		case file != "" || fs.NArg() > 1:
+			return fmt.Errorf("sql: --tables takes at most a table name, no SQL")
+		case fs.NArg() == 1:
+			return describeTable(ctx, db, format, fs.Arg(0), e.stdout)
+		}
+		return runSQL(ctx, db, format, listTablesSQL, e.stdout)
 	}
 	var query string
 	switch {
@@ -45,12 +65,51 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 		query = fs.Arg(0)
 	default:
 		fs.Usage()
-		return fmt.Errorf("sql: give one SQL argument or --file")
-	}
-	if format != "table" && format != "csv" && format != "json" {
-		return fmt.Errorf("sql: --format %q: want table, csv or json", format)
+		return fmt.Errorf("sql: give one SQL argument, --file or --tables")
 	}
 	return runSQL(ctx, db, format, query, e.stdout)
+}
+
+// listTablesSQL lists the file's tables and views with their comments.
+const listTablesSQL = `SELECT name, type, description FROM (
+    SELECT table_name AS name, 'table' AS type, coalesce(comment, '') AS description
+    FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
+    UNION ALL
+    SELECT view_name, 'view', coalesce(comment, '')
+    FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
+) ORDER BY type, name`
+
+// describeTable lists the columns of one table or view with their comments.
+func describeTable(ctx context.Context, path, format, table string, w io.Writer) error {
+	conn, err := openReadOnlyDB(path)
+	if err != nil {
+		return err
+	}
+	var n int
+	err = conn.QueryRowContext(ctx, `SELECT count(*) FROM duckdb_columns()
+		WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?`, table).Scan(&n)
+	conn.Close()
+	if err != nil {
+		return fmt.Errorf("sql: describe %s: %w", table, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("sql: no table or view %q in %s (reconcile sql --tables lists them)", table, path)
+	}
+	return runSQL(ctx, path, format, `SELECT column_name AS "column", data_type AS type,
+		CASE WHEN is_nullable THEN '' ELSE 'not null' END AS "null", coalesce(comment, '') AS description
+		FROM duckdb_columns()
+		WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?
+		ORDER BY column_index`, w, table)
+}
+
+// openReadOnlyDB opens a DuckDB file read-only: any statement that would
+// write fails, and the file may be the one a run is writing's snapshot.
+func openReadOnlyDB(path string) (*sql.DB, error) {
+	connector, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open %s read-only: %w", path, err)
+	}
+	return sql.OpenDB(connector), nil
 }
 
 func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
@@ -67,14 +126,13 @@ func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-func runSQL(ctx context.Context, path, format, query string, w io.Writer) error {
-	connector, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+func runSQL(ctx context.Context, path, format, query string, w io.Writer, args ...any) error {
+	conn, err := openReadOnlyDB(path)
 	if err != nil {
-		return fmt.Errorf("open %s read-only: %w", path, err)
+		return err
 	}
-	conn := sql.OpenDB(connector)
 	defer conn.Close()
-	rows, err := conn.QueryContext(ctx, query)
+	rows, err := conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		if strings.Contains(err.Error(), "read-only") {
 			return fmt.Errorf("reconcile sql is read-only; the statement would write: %w", err)

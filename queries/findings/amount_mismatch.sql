@@ -1,6 +1,7 @@
 -- A PAID subscription payment dated inside the window whose transaction's
 -- amount differs from billing amount + setup fee + surcharge (those present),
 -- or whose currency differs. Amount: the expected amount.
+-- Action: check the plan and any amendment; refund or re-bill the difference.
 SELECT
     p.merchant_id,
     p.payment_id AS entity_id,

@@ -2,6 +2,8 @@
 -- its card attributes (funding source, commercial platform) stay unknown, so
 -- the checks that need them cannot judge its transactions. One finding per
 -- member whose in-window transactions or journal calls carry the BIN.
+-- Action: review these cards' transactions by hand where commercial or prepaid
+-- status matters (Level III, surcharging); the payment itself is not wrong.
 WITH carried AS (
     SELECT merchant_id, card_bin AS bin, count(*) AS occurrences
     FROM transactions

@@ -3,6 +3,8 @@
 -- nor line items. The card's BIN comes from the call itself (a sale carries the
 -- card), else from the platform's record of the transaction, else from the
 -- authorization the capture refers to (by transaction or by journal line).
+-- Action: send line items and purchaseLevel 3 for commercial cards in the
+-- merchant's integration.
 WITH calls AS (
     SELECT
         j.*,

@@ -2,6 +2,8 @@
 -- transmitted (level3TransmissionStatus "N", or false in older responses).
 -- The platform keeps no Level II/III data, so this comes from the merchant's
 -- journal; journal.level3_status is normalised to 'Y'/'N' at import.
+-- Action: ask the platform to re-enable Level III for the MID; expect a higher
+-- rate on these transactions.
 SELECT
     j.merchant_id,
     j.transaction_id AS entity_id,

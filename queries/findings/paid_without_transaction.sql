@@ -1,6 +1,7 @@
 -- A PAID subscription payment dated inside the window whose transactionID is
 -- not among the platform's transactions (Transaction Search). Amount: what the
 -- payment should have collected (billing amount + setup fee + surcharge).
+-- Action: open a case with the platform: the money may not have moved.
 SELECT
     p.merchant_id,
     p.payment_id AS entity_id,

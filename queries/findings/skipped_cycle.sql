@@ -1,5 +1,6 @@
 -- A payment the merchant skipped (SCHEDULED_SKIPPED): its billing amount is
 -- deferred, not collected.
+-- Action: confirm the skip was intended; the amount is not collected.
 SELECT
     p.merchant_id,
     p.payment_id AS entity_id,

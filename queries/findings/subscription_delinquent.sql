@@ -1,5 +1,6 @@
 -- A subscription whose current status is DELINQUENT: a payment was declined
 -- and the platform is retrying it. Amount: the billing amount at risk.
+-- Action: contact the customer for a new card before the retries run out.
 SELECT
     s.merchant_id,
     s.subscription_id AS entity_id,

@@ -1,6 +1,7 @@
 -- A subscription whose current status is SUSPENDED: retries are exhausted,
 -- the issuer said do-not-retry, or the merchant suspended it. Amount: the
 -- billing amount no longer collected.
+-- Action: update the card and reactivate the subscription, or cancel it.
 SELECT
     s.merchant_id,
     s.subscription_id AS entity_id,

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// runMetrics is what the metrics file reports of one run.
+type runMetrics struct {
+	shard      string
+	status     string // ok, partial, failed, interrupted
+	exitCode   int
+	started    time.Time
+	finished   time.Time
+	date       time.Time // business date; zero if it could not be read
+	known      bool      // the run got as far as a result: the counts below are real
+	membersOK  int
+	failed     int
+	skipped    int
+	requests   int64
+	retries    int64
+	findings   map[string]map[string]int64 // state -> kind -> count
+	stages     map[string]time.Duration
+	rows       int64
+	versionStr string
+}
+
+var runStatuses = []string{"ok", "partial", "failed", "interrupted"}
+
+func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, started, finished time.Time) runMetrics {
+	code := exitCodeOf(ctx, err)
+	m := runMetrics{
+		shard: o.shard, exitCode: code, started: started, finished: finished, versionStr: buildVersion(),
+		status: map[int]string{exitOK: "ok", exitPartial: "partial", exitInterrupted: "interrupted"}[code],
+	}
+	if m.status == "" {
+		m.status = "failed"
+	}
+	if d, err := businessDate(o.date, started.UTC()); err == nil {
+		m.date = d
+	}
+	if r := h.res; r != nil {
+		m.known = true
+		m.membersOK, m.failed, m.skipped = r.MembersOK, len(r.Failed), r.Skipped
+		m.requests, m.retries, m.rows = r.Requests, r.Retries, r.Rows
+		m.stages = map[string]time.Duration{}
+		for _, s := range r.Stages {
+			m.stages[s.Name] += s.Duration
+		}
+	}
+	if p := h.pub; p != nil {
+		// By state only once published: the publish step counts them so.
+		m.findings = p.Findings
+	}
+	return m
+}
+
+// metricsText renders m in the Prometheus text exposition format (version
+// 0.0.4), as node_exporter's textfile collector reads it. Every series
+// carries the run's shard, so two shards on one host (two files) never
+// publish the same series. Values of one run are gauges: the file is
+// replaced by each run, and a counter would reset with it anyway.
+func metricsText(m runMetrics) []byte {
+	var b bytes.Buffer
+	shard := `shard="` + escapeLabel(m.shard) + `"`
+	metric := func(name, help string) {
+		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
+	}
+	sample := func(name, labels string, v float64) {
+		if labels != "" {
+			labels = "," + labels
+		}
+		fmt.Fprintf(&b, "%s{%s%s} %s\n", name, shard, labels, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	b01 := func(ok bool) float64 {
+		if ok {
+			return 1
+		}
+		return 0
+	}
+
+	metric("reconcile_run_success", "Whether the last run reconciled every member and published its outputs (1) or not (0).")
+	sample("reconcile_run_success", "", b01(m.status == "ok"))
+	metric("reconcile_run_status", "Outcome of the last run: 1 for its status (ok, partial, failed, interrupted), 0 for the others.")
+	for _, s := range runStatuses {
+		sample("reconcile_run_status", `status="`+s+`"`, b01(m.status == s))
+	}
+	metric("reconcile_run_exit_code", "Exit code of the last run (0 ok, 1 failed, 3 partial, 130 interrupted).")
+	sample("reconcile_run_exit_code", "", float64(m.exitCode))
+	metric("reconcile_run_duration_seconds", "Wall-clock duration of the last run, publishing included.")
+	sample("reconcile_run_duration_seconds", "", m.finished.Sub(m.started).Seconds())
+	metric("reconcile_run_finished_timestamp_seconds", "When the last run finished, as a Unix time: alert when it is more than a day old.")
+	sample("reconcile_run_finished_timestamp_seconds", "", float64(m.finished.UnixMilli())/1000)
+	if !m.date.IsZero() {
+		metric("reconcile_run_business_date_timestamp_seconds", "Business date of the last run (00:00 UTC), as a Unix time.")
+		sample("reconcile_run_business_date_timestamp_seconds", "", float64(m.date.Unix()))
+	}
+	metric("reconcile_run_info", "The reconcile version of the last run (value 1).")
+	sample("reconcile_run_info", `version="`+escapeLabel(m.versionStr)+`"`, 1)
+	if !m.known {
+		return b.Bytes()
+	}
+	metric("reconcile_members", "Members of the last run by outcome: ok (reconciled by it), failed, skipped (completed by an earlier attempt of the date).")
+	sample("reconcile_members", `status="ok"`, float64(m.membersOK))
+	sample("reconcile_members", `status="failed"`, float64(m.failed))
+	sample("reconcile_members", `status="skipped"`, float64(m.skipped))
+	metric("reconcile_run_requests", "HTTP requests the last run sent to the platform, retries included.")
+	sample("reconcile_run_requests", "", float64(m.requests))
+	metric("reconcile_run_retries", "Requests of the last run that were retries (429, 5xx, network errors).")
+	sample("reconcile_run_retries", "", float64(m.retries))
+	metric("reconcile_run_rows", "Records the last run loaded from the platform.")
+	sample("reconcile_run_rows", "", float64(m.rows))
+	if len(m.stages) > 0 {
+		metric("reconcile_run_stage_duration_seconds", "Duration of each stage of the last run.")
+		for _, s := range sortedKeys(m.stages) {
+			sample("reconcile_run_stage_duration_seconds", `stage="`+escapeLabel(s)+`"`, m.stages[s].Seconds())
+		}
+	}
+	if len(m.findings) == 0 {
+		return b.Bytes()
+	}
+	metric("reconcile_findings", "Findings of the last run by kind and state: new (not in the previous run), open (in it too), resolved (in it, gone now). The run's findings are new + open.")
+	states := make([]string, 0, len(m.findings))
+	for s := range m.findings {
+		states = append(states, s)
+	}
+	sort.Strings(states)
+	for _, s := range states {
+		for _, k := range sortedKeys(m.findings[s]) {
+			sample("reconcile_findings", `kind="`+escapeLabel(k)+`",state="`+escapeLabel(s)+`"`, float64(m.findings[s][k]))
+		}
+	}
+	return b.Bytes()
+}
+
+// escapeLabel escapes a label value: backslash, double quote and newline.
+func escapeLabel(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+// writeMetricsFile replaces path with m's metrics through a temp file in the
+// same directory and a rename, so the collector never reads half a file
+// (it reads *.prom only; the temp name does not end so).
+func writeMetricsFile(path string, m runMetrics) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("write metrics file %s: %w", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write metrics file %s: %w", path, err)
+	}
+	if _, err := f.Write(metricsText(m)); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write metrics file %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package reports
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+)
+
+func TestPublishLayout(t *testing.T) {
+	db := fixtureDB(t)
+	out := t.TempDir()
+	run := fixtureRun
+	run.SplitBy = "group"
+	pub, err := Publish(context.Background(), db, out, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := filepath.Join(out, "2026-11-20")
+	for _, p := range []string{
+		"reconcile-2026-11-20.xlsx",
+		"reconcile-2026-11-20-group-1001.xlsx",
+		"reconcile-2026-11-20-group-1002.xlsx",
+		"reconcile-2026-11-20.duckdb",
+		"manifest.json",
+		"parquet/findings/date=2026-11-20/kind=skipped_cycle/data_0.parquet",
+		"parquet/findings/date=2026-11-20/kind=subscription_delinquent/data_0.parquet",
+		"parquet/transactions/date=2026-11-20/data_0.parquet",
+		"parquet/journal_rejects/date=2026-11-20/data_0.parquet", // empty, with its schema
+		"parquet/finding_kinds/date=2026-11-20/data_0.parquet",
+	} {
+		if _, err := os.Stat(filepath.Join(day, p)); err != nil {
+			t.Errorf("output %s: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(day, "reconcile-2026-11-20-group-1003.xlsx")); err == nil {
+		t.Error("a workbook for group 1003, which this run did not list")
+	}
+	if len(pub.GroupWorkbooks) != 2 || pub.GroupWorkbooks["1002"] != filepath.Join(day, "reconcile-2026-11-20-group-1002.xlsx") {
+		t.Errorf("group workbooks %v", pub.GroupWorkbooks)
+	}
+	// m2 is in both groups: its findings are in both groups' workbooks;
+	// m1 (group 1001 only) is not in 1002's.
+	for id, want := range map[string][]string{"1001": {"m1", "m2"}, "1002": {"m2"}} {
+		f, err := excelize.OpenFile(pub.GroupWorkbooks[id])
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, _ := f.GetRows("skipped_cycle")
+		f.Close()
+		var got []string
+		for _, r := range rows[1:] {
+			got = append(got, r[0])
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("group %s skipped_cycle merchants %v, want %v", id, got, want)
+		}
+	}
+
+	var m struct {
+		FindingsByKind  map[string]int64            `json:"findingsByKind"`
+		FindingsByState map[string]map[string]int64 `json:"findingsByState"`
+		PreviousRun     string                      `json:"previousRun"`
+		RowCounts       map[string]int64            `json:"rowCounts"`
+	}
+	b, err := os.ReadFile(pub.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.FindingsByKind["skipped_cycle"] != 2 || m.FindingsByKind["subscription_delinquent"] != 1 || m.FindingsByKind["level3_not_transmitted"] != 0 {
+		t.Errorf("findingsByKind %v: the run's findings are its new and open ones, every kind listed", m.FindingsByKind)
+	}
+	if m.FindingsByState["resolved"]["subscription_delinquent"] != 1 || m.FindingsByState["new"]["skipped_cycle"] != 1 || m.PreviousRun != "2026-11-19" {
+		t.Errorf("findingsByState %v, previousRun %q", m.FindingsByState, m.PreviousRun)
+	}
+	if m.RowCounts["findings"] != 7 {
+		t.Errorf("findings dataset: %d rows, want the run's 7 (resolved included)", m.RowCounts["findings"])
+	}
+
+	// The datasets read back as Hive-partitioned, typed Parquet, across
+	// days with one glob.
+	var n int
+	var dateType, amountType string
+	err = db.QueryRow(`SELECT count(*), any_value(typeof(date)), any_value(typeof(amount))
+		FROM read_parquet(? || '/*/parquet/findings/*/*/*.parquet', hive_partitioning = true)
+		WHERE state IN ('new', 'open') AND date = DATE '2026-11-20' AND kind IS NOT NULL`, out).Scan(&n, &dateType, &amountType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 || dateType != "DATE" || amountType != "DECIMAL(18,2)" {
+		t.Errorf("findings dataset: %d current rows, date %s, amount %s; want 6, DATE, DECIMAL(18,2)", n, dateType, amountType)
+	}
+	for _, c := range []struct{ file, column, logical string }{
+		{"findings/date=2026-11-20/kind=skipped_cycle", "amount", "DecimalType(scale=2, precision=18)"},
+		{"transactions/date=2026-11-20", "submit_time", "TimestampType(isAdjustedToUTC=1"},
+		{"runs/date=2026-11-20", "finished_at", "TimestampType(isAdjustedToUTC=1"},
+	} {
+		var logical string
+		err := db.QueryRow(`SELECT logical_type FROM parquet_schema(?) WHERE name = ?`,
+			filepath.Join(day, "parquet", c.file, "data_0.parquet"), c.column).Scan(&logical)
+		if err != nil || !strings.HasPrefix(logical, c.logical) {
+			t.Errorf("%s.%s: Parquet logical type %q (%v), want %s…", c.file, c.column, logical, err, c.logical)
+		}
+	}
+
+	// A finding sheet too long for Excel points to its kind's dataset: the
+	// path it names must be where Publish put that kind.
+	for _, sh := range Workbook(run, Scope{}).Sheets {
+		for _, b := range sh.Blocks {
+			if sh.Name == "skipped_cycle" {
+				if _, err := os.Stat(filepath.Join(day, filepath.FromSlash(b.Overflow))); err != nil || !strings.HasSuffix(b.Overflow, "kind=skipped_cycle") {
+					t.Errorf("sheet %s names dataset %q: %v", sh.Name, b.Overflow, err)
+				}
+			}
+		}
+	}
+
+	run.SplitBy = "merchant"
+	if _, err := Publish(context.Background(), db, out, run); err == nil || !strings.Contains(err.Error(), "merchant") {
+		t.Errorf("split by merchant: %v", err)
+	}
+}
