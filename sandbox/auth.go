@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// maxBody bounds a request body; the largest legitimate body (a search or
-// a BIN lookup) is a few hundred bytes.
+// maxBody bounds a request body; the largest legitimate ones (a group of
+// 10,000 MIDs, a payment with many line items) stay well below it.
 const maxBody = 1 << 20
 
 // maxClockSkew is how far the Date header may be from the server's clock.
@@ -28,30 +28,45 @@ func authErr(format string, a ...any) error { return &authError{fmt.Sprintf(form
 
 // authenticate verifies the HTTP signature of r the way the platform does
 // (platform-facts.md) and returns the request body it had to read for the
-// digest. The v-c-merchant-id line of the signing string must carry the
-// key's owner, the organization: that is how one portfolio key acts for any
-// child MID named in the header.
-func (s *Server) authenticate(r *http.Request) ([]byte, error) {
+// digest, and the user of the key (users.go). The v-c-merchant-id line of
+// the signing string must carry the key's owner, the organization for the
+// default key: that is how one portfolio key acts for any child MID named
+// in the header.
+//
+// A JWT (Authorization: Bearer) is checked instead when present (jwt.go).
+// The merchant acted for is returned: the v-c-merchant-id header, or the
+// JWT's claim.
+func (s *Server) authenticate(r *http.Request) ([]byte, User, string, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
-		return nil, fmt.Errorf("read body: %w", err)
+		return nil, User{}, "", fmt.Errorf("read body: %w", err)
 	}
 	if len(body) > maxBody {
-		return nil, authErr("request body too large")
+		return nil, User{}, "", authErr("request body too large")
 	}
+	if token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		u, mid, err := s.verifyJWT(r, strings.TrimSpace(token), body)
+		return body, u, mid, err
+	}
+	u, err := s.verifySignature(r, body)
+	return body, u, r.Header.Get("v-c-merchant-id"), err
+}
+
+func (s *Server) verifySignature(r *http.Request, body []byte) (User, error) {
 	sig := r.Header.Get("Signature")
 	if sig == "" {
-		return nil, authErr("missing Signature header")
+		return User{}, authErr("missing Signature header")
 	}
 	params, err := parseSignature(sig)
 	if err != nil {
-		return nil, err
+		return User{}, err
 	}
-	if params["keyid"] != s.cfg.KeyID {
-		return nil, authErr("unknown key")
+	user, ok := s.user(params["keyid"])
+	if !ok {
+		return User{}, authErr("unknown key")
 	}
 	if params["algorithm"] != "HmacSHA256" {
-		return nil, authErr("unsupported algorithm %q", params["algorithm"])
+		return User{}, authErr("unsupported algorithm %q", params["algorithm"])
 	}
 	names := strings.Fields(strings.ToLower(params["headers"]))
 	listed := map[string]bool{}
@@ -63,32 +78,32 @@ func (s *Server) authenticate(r *http.Request) ([]byte, error) {
 	}
 	for _, need := range []string{"host", "date", "request-target", "v-c-merchant-id"} {
 		if !listed[need] {
-			return nil, authErr("signature headers must include %s", need)
+			return User{}, authErr("signature headers must include %s", need)
 		}
 	}
 	hasBody := r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch
 	if hasBody {
 		if !listed["digest"] {
-			return nil, authErr("signature headers must include digest on %s", r.Method)
+			return User{}, authErr("signature headers must include digest on %s", r.Method)
 		}
 		if err := checkDigest(r.Header.Get("Digest"), body); err != nil {
-			return nil, err
+			return User{}, err
 		}
 	}
 	dateHdr := r.Header.Get("Date")
 	date, err := http.ParseTime(dateHdr)
 	if err != nil {
-		return nil, authErr("missing or malformed Date header")
+		return User{}, authErr("missing or malformed Date header")
 	}
 	if skew := s.cfg.Now().Sub(date); skew > maxClockSkew || skew < -maxClockSkew {
-		return nil, authErr("Date header is %s from the server clock (max %s)", skew.Round(time.Second), maxClockSkew)
+		return User{}, authErr("Date header is %s from the server clock (max %s)", skew.Round(time.Second), maxClockSkew)
 	}
 	if r.Header.Get("v-c-merchant-id") == "" {
-		return nil, authErr("missing v-c-merchant-id header")
+		return User{}, authErr("missing v-c-merchant-id header")
 	}
 	want, err := base64.StdEncoding.DecodeString(params["signature"])
 	if err != nil || len(want) == 0 {
-		return nil, authErr("malformed signature")
+		return User{}, authErr("malformed signature")
 	}
 	target := r.RequestURI
 	if !strings.HasPrefix(target, "/") {
@@ -103,7 +118,7 @@ func (s *Server) authenticate(r *http.Request) ([]byte, error) {
 		case "request-target", "(request-target)":
 			v = strings.ToLower(r.Method) + " " + target
 		case "v-c-merchant-id":
-			v = s.cfg.OrganizationID
+			v = user.SigningID
 		default:
 			v = r.Header.Get(n)
 		}
@@ -112,9 +127,9 @@ func (s *Server) authenticate(r *http.Request) ([]byte, error) {
 	mac := hmac.New(sha256.New, s.cfg.Secret)
 	mac.Write([]byte(strings.Join(lines, "\n")))
 	if !hmac.Equal(mac.Sum(nil), want) {
-		return nil, authErr("signature does not match")
+		return User{}, authErr("signature does not match")
 	}
-	return body, nil
+	return user, nil
 }
 
 // parseSignature reads `k="v", k="v"` pairs; keys are lower-cased.

@@ -20,6 +20,26 @@ type binLookupRequest struct {
 		JTI               string `json:"jti"`
 		TransientTokenJwt string `json:"transientTokenJwt"`
 	} `json:"tokenInformation"`
+	ProcessingInformation struct {
+		PayoutOptions struct {
+			PayoutInquiry flexBool `json:"payoutInquiry"`
+		} `json:"payoutOptions"`
+	} `json:"processingInformation"`
+}
+
+// flexBool accepts a JSON boolean or the strings "true"/"false".
+type flexBool bool
+
+func (f *flexBool) UnmarshalJSON(b []byte) error {
+	switch strings.Trim(strings.ToLower(string(b)), `"`) {
+	case "true":
+		*f = true
+	case "false", "null", "":
+		*f = false
+	default:
+		return fmt.Errorf("not a boolean: %s", b)
+	}
+	return nil
 }
 
 type binCardJSON struct {
@@ -49,7 +69,12 @@ type binIssuerJSON struct {
 	Country       string `json:"country"`
 	BinLength     string `json:"binLength"`
 	AccountPrefix string `json:"accountPrefix"`
+	PhoneNumber   string `json:"phoneNumber"`
 }
+
+// issuerPhone is a fictitious phone number of a BIN's issuer, written with
+// separators so that it is never a run of digits.
+func issuerPhone(prefix string) string { return "+1-555-" + prefix[:3] + "-" + prefix[3:6] }
 
 // binLookup answers 201 for all three outcomes; MULTIPLE and NO MATCH carry
 // no record body (wire.md).
@@ -82,13 +107,22 @@ func (s *Server) binLookup(w http.ResponseWriter, r *http.Request) {
 			errorDetail{Field: "paymentInformation", Reason: "exactly one of card.number, customer.id, instrumentIdentifier.id, paymentInstrument.id, tokenInformation.jti, tokenInformation.transientTokenJwt"})
 		return
 	}
+	payout := bool(req.ProcessingInformation.PayoutOptions.PayoutInquiry)
 	outcome, entry, rec := binNoMatch, (*binEntry)(nil), (*binRecord)(nil)
+	credential := "PAN"
 	switch field {
 	case "paymentInformation.card.number":
 		num := strings.ReplaceAll(value, " ", "")
 		allDigits := num != "" && strings.Trim(num, "0123456789") == ""
 		switch {
 		case allDigits && len(num) >= 6 && len(num) <= 8:
+			if payout {
+				// Fast funds: only with a full PAN or a token (spec).
+				s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
+					"payoutInquiry needs a full card number or a token, not a prefix",
+					errorDetail{Field: "processingInformation.payoutOptions.payoutInquiry", Reason: "INVALID_DATA"})
+				return
+			}
 		case allDigits && len(num) >= 13 && len(num) <= 19 && luhnValid(num):
 		default:
 			s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
@@ -121,13 +155,24 @@ func (s *Server) binLookup(w http.ResponseWriter, r *http.Request) {
 		resp["status"] = "COMPLETED"
 		resp["paymentAccountInformation"] = map[string]any{
 			"card": binCardJSON{Type: entry.cardType, BrandName: rec.brand, MaxLength: fmt.Sprint(entry.length),
-				Currency: rec.currency, CredentialType: "PAN"},
+				Currency: rec.currency, CredentialType: credential},
 			"features": binFeaturesJSON{AccountFundingSource: rec.fundingSource, AccountFundingSourceSubType: rec.fundingSubType,
 				CardProduct: rec.product, CardPlatform: rec.platform, HealthCard: rec.health,
 				ATMEnabled: rec.fundingSource == "DEBIT", EcomEnabled: true, POSEnabled: true,
 				Level2Eligible: rec.platform == "COMMERCIAL", Level3Eligible: rec.platform == "COMMERCIAL"},
 		}
-		resp["issuerInformation"] = binIssuerJSON{Name: rec.issuer, Country: rec.country, BinLength: "6", AccountPrefix: entry.prefix}
+		resp["issuerInformation"] = binIssuerJSON{Name: rec.issuer, Country: rec.country, BinLength: "6", AccountPrefix: entry.prefix,
+			PhoneNumber: issuerPhone(entry.prefix)}
+		if payout {
+			// Fast-funds eligibility: the field names are not given in the
+			// spec; these are the platform's payout-inquiry names. Debit
+			// and prepaid cards take pushed funds, credit cards do not.
+			push := rec.fundingSource == "DEBIT" || rec.fundingSource == "PREPAID"
+			resp["payoutInformation"] = map[string]any{
+				"pushFunds": map[string]any{"domesticParticipant": push, "crossBorderParticipant": push && rec.country == "US",
+					"fastFundsDomestic": push, "fastFundsCrossBorder": false},
+				"pullFunds": map[string]any{"domesticParticipant": true, "crossBorderParticipant": true}}
+		}
 	case binMultipleResolvable, binMultipleUnresolvable:
 		resp["status"] = "MULTIPLE"
 	default:

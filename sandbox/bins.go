@@ -133,9 +133,18 @@ type card struct {
 	customerID          string // customer token id, "" when the card is not tokenized
 	instrumentID        string // instrument identifier token id, "" when not tokenized
 	paymentInstrumentID string
+	typ                 string // card type code a request gave, for a PAN outside the BIN table
 }
 
 func (c *card) entry() *binEntry { return &binTable[c.bin] }
+
+// cardType is the platform's three-digit card type code.
+func (c *card) cardType() string {
+	if c.typ != "" {
+		return c.typ
+	}
+	return c.entry().cardType
+}
 
 // record is what a correct client can learn of the card's BIN: the
 // COMPLETED record by prefix, else by its token; nil when nothing resolves.

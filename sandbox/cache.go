@@ -8,9 +8,10 @@ import (
 // memberCache keeps the most recently used generated members. Generation is
 // deterministic, so an evicted member is simply generated again; this keeps
 // the large scale (10,000 members × 100 subscriptions, over a gigabyte of
-// data if all were held) at a few hundred megabytes. A member that later
-// write endpoints change must be pinned: its state then no longer equals a
-// fresh generation and must not be lost.
+// data if all were held) at a few hundred megabytes. A member changed by a
+// write endpoint is pinned: its state no longer equals a fresh generation
+// and must not be lost. (The billing engine's changes need no pin: a member
+// generated again and moved to the same clock reaches the same state.)
 type memberCache struct {
 	gen      func(idx int) *member
 	capacity int

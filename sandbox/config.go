@@ -42,6 +42,10 @@ type Config struct {
 	OrganizationID string // default DefaultOrganizationID; also the portfolio that owns the key
 	KeyID          string // default DefaultKeyID
 	Secret         []byte // decoded shared secret; default = base64-decoded DefaultSecret
+	// Certificates are the P12 certificates (their public keys) whose
+	// JWTs the sandbox accepts, as the organization's portfolio user.
+	// None by default: HTTP signatures only.
+	Certificates []Certificate
 	// BusinessDate is the UTC midnight of the business day the data centres
 	// on; zero means yesterday (UTC) by Now. A time that is not a UTC
 	// midnight is truncated to its UTC day.
@@ -52,9 +56,14 @@ type Config struct {
 	Lookback int
 	Faults   Faults
 	// Now is the real clock, used only for the Date-header check and for
-	// submitTimeUtc of responses; default time.Now. The data itself is as of
-	// BusinessDate+1 day 02:00 UTC whatever the clock says.
+	// submitTimeUtc of list and search responses; default time.Now. The
+	// data itself is as of BusinessDate+1 day 02:00 UTC whatever Now says.
 	Now func() time.Time
+	// Clock is where the data clock starts (clock.go); zero means the
+	// instant the generated data is as of, BusinessDate+1 day 02:00 UTC. A
+	// later start runs the billing engine from there; an earlier one is an
+	// error, the data being generated as of that instant.
+	Clock time.Time
 }
 
 // Scale is the size of the generated organization.
@@ -199,6 +208,11 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.KeyID == "" {
 		cfg.KeyID = DefaultKeyID
 	}
+	for i, c := range cfg.Certificates {
+		if c.SerialNumber == "" || c.Key == nil {
+			return Config{}, fmt.Errorf("certificate %d: a serial number and an RSA public key are needed", i)
+		}
+	}
 	if len(cfg.Secret) == 0 {
 		b, err := base64.StdEncoding.DecodeString(DefaultSecret)
 		if err != nil {
@@ -212,6 +226,15 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.BusinessDate = utcDay(cfg.Now()).AddDate(0, 0, -1)
 	} else {
 		cfg.BusinessDate = utcDay(cfg.BusinessDate)
+	}
+	asOf := cfg.BusinessDate.Add(26 * time.Hour)
+	switch {
+	case cfg.Clock.IsZero():
+		cfg.Clock = asOf
+	case cfg.Clock.Before(asOf):
+		return Config{}, fmt.Errorf("clock %s is before %s, the instant the data is generated as of", cfg.Clock.UTC().Format(time.RFC3339), asOf.Format(time.RFC3339))
+	default:
+		cfg.Clock = cfg.Clock.UTC()
 	}
 	switch {
 	case cfg.Lookback == 0:

@@ -4,17 +4,29 @@
 // entity by entity, with the ground truth it writes, so the data carries no
 // anomaly that is not planted and recorded, and the ground truth is computed
 // from the data by the definitions of DESIGN.md rather than from the
-// planting decisions.
+// planting decisions. docs/sandbox.md is the user's guide.
 //
-// # What it serves (this version)
+// # What it serves
 //
-// Groups (GET /groups, /groups/{organizationId}, /groups/{groupId}),
-// recurring billing reads (plans, plan code, subscriptions, subscription
-// payments), Transaction Search (POST /tss/v2/searches, GET
-// /tss/v2/transactions/{id}) and BIN lookup, with the shapes of
-// docs/wire.md. Anything else is 404 with an error body. Write endpoints,
-// payments, installments and the billing engine come later: each member's
-// data sits in a struct behind its own mutex so that they can change it.
+// Every service area of the interface spec, with the shapes of docs/wire.md:
+//
+//   - Group management: create, list, get, patch, delete (groups.go), under
+//     the spec's permission rules (users.go).
+//   - Recurring billing: plans with filters and the plan state table
+//     (plans.go, filters.go), subscriptions and their lifecycle
+//     (subscriptions.go), payment lists and skipping (subpayments.go), and
+//     a billing engine driven by a data clock (engine.go, clock.go).
+//   - Payments (/pts/v2): authorizations and sales with the credentialed,
+//     device-wallet, healthcare and Level II/III rules (payments.go),
+//     follow-ons (followons.go), buy-now-pay-later (bnpl.go).
+//   - Installments (installments.go), BIN lookup (binlookup.go), key
+//     generation (keys.go).
+//   - Transaction Search and transaction detail over every transaction,
+//     generated or made through the API (tss.go).
+//   - The customer emails of recurring billing, recorded rather than sent
+//     (notices.go).
+//   - Its own controls under /sandbox/v1: the clock, merchant settings and
+//     the recorded emails (control.go).
 //
 // # Authentication
 //
@@ -22,23 +34,34 @@
 // HTTP signature with HmacSHA256 over host, date, request-target (the old
 // (request-target) spelling is accepted too), digest (required on
 // POST/PUT/PATCH and checked against the body) and v-c-merchant-id, whose
-// signing line must carry the key's owner, the organization, while the
-// header names the member acted for. A Date more than 5 minutes off, an
-// unknown key or a wrong signature is 401; a header merchant that is neither
-// the organization nor a member of its groups is 403. The default
-// credentials are DefaultOrganizationID, DefaultKeyID and DefaultSecret.
+// signing line must carry the key's owner while the header names the
+// merchant acted for. A Date more than 5 minutes off, an unknown key or a
+// wrong signature is 401; a merchant the key may not act for is 403. There
+// is one key per kind of user the spec's permissions name (users.go); the
+// default credentials are DefaultOrganizationID, DefaultKeyID and
+// DefaultSecret. JWTs signed with the certificates of Config.Certificates
+// are accepted too (jwt.go).
 //
-// # Data
+// # Data and state
 //
-// Everything derives from (Seed, Scale, BusinessDate): each member, each of
-// its subscriptions and its journal have their own PCG stream, so a member
-// is generated alone, lazily, and kept in a bounded cache; an evicted member
-// is regenerated identically. The data is as of BusinessDate+1 day 02:00 UTC
-// (the nightly run): payments before that are processed, later ones are
-// scheduled. Payments fall between 08:00 and 20:00 UTC. Resource ids are 22
-// digits (Unix second, member, sequence), token ids 32 hex digits, and no
+// Everything generated derives from (Seed, Scale, BusinessDate): each
+// member, each of its subscriptions and its journal have their own PCG
+// stream, so a member is generated alone, lazily, and kept in a bounded
+// cache; an evicted member is regenerated identically. The data is as of
+// BusinessDate+1 day 02:00 UTC (the nightly run), where the data clock
+// starts: payments before that are processed, later ones are scheduled.
+// Payments fall between 08:00 and 20:00 UTC. Resource ids are 22 digits
+// (Unix second, member, sequence), token ids 32 hex digits, and no
 // identifier is a run of 13-19 digits, so nothing but a card number looks
 // like one.
+//
+// Moving the clock runs the billing engine, whose outcomes are drawn from
+// streams keyed by subscription, cycle and attempt: a member moved in one
+// step or many, or evicted and regenerated, reaches the same state. A
+// write pins its member in the cache, because its state is then no longer
+// a generation. The ground truth and the journals always describe the data
+// as generated (the untouched data set): a test that writes or moves the
+// clock computes its own expectations.
 //
 // Planted, per member (rates in gen.go): subscriptions DELINQUENT (~4%,
 // never on daily plans, whose one retry an hour later cannot still be
@@ -58,12 +81,16 @@
 // The sandbox picks what the real platform most plausibly does, and says so
 // where it does it. In short: a search is answered 201 (as the platform's
 // other creates); date math in a search query is relative to the data clock;
-// retries still to come are not listed as payments (the facts say a retry
-// cannot be added to the list, so it is not a listed future payment);
+// retries still to come are not listed as payments (a retry cannot be added
+// to the skip list, so it is not a listed future payment);
 // cyclesCompletedCount counts cycles by the status of their last payment;
 // custom billing frequencies take the retry schedule of their unit; an
-// inactive plan offers only self and activate links; commercial credits
-// always carry Level III, because DESIGN.md's rule flags captures and sales
-// only; tokens are stateless (enciphered BIN and range), so any merchant's
-// BIN lookup resolves them without a token table.
+// inactive plan offers only self and activate links; billingCycles.total
+// "0" asks for a bill-indefinitely plan; plans are deleted with DELETE on
+// the plan; commercial credits always carry Level III, because DESIGN.md's
+// rule flags captures and sales only; tokens are stateless (enciphered BIN
+// and range), so any merchant's BIN lookup resolves them without a token
+// table; card payments settle in a nightly batch at 00:00 UTC, after which
+// they cannot be voided; the cents of an amount can ask for an outcome
+// (engine.go). docs/wire.md lists the wire-level decisions.
 package sandbox

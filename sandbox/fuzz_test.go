@@ -38,3 +38,22 @@ func FuzzParseSignature(f *testing.F) {
 		_, _ = parseSignature(s)
 	})
 }
+
+func FuzzParseFilters(f *testing.F) {
+	for _, s := range []string{
+		"planInformation.status:ACTIVE", `name:"Gold plan" AND currency:USD`, "PLN-001", "status:ACTIVE OR status:DRAFT",
+		"AND", `"`, "code:", ":x", "a AND AND b",
+	} {
+		f.Add(s)
+	}
+	p := &plan{code: "PLN-001", name: "Gold monthly", status: planActive, planTerms: planTerms{unit: 'M', length: 1, amount: 1000, currency: "USD"}}
+	f.Fuzz(func(t *testing.T, s string) {
+		terms, err := parseFilters(s)
+		if err == nil {
+			if len(terms) == 0 {
+				t.Fatalf("%q: no error and no terms", s)
+			}
+			matchFilters(terms, p)
+		}
+	})
+}

@@ -46,14 +46,17 @@ const (
 	payFailed    = "FAILED"
 	payScheduled = "SCHEDULED"
 	paySkipped   = "SCHEDULED_SKIPPED"
+	// payPastSkipped is a skipped cycle whose date has passed (facts:
+	// SKIPPED); only the billing engine makes it.
+	payPastSkipped = "SKIPPED"
 
 	payStandard = "STANDARD"
 	payRetry    = "RETRY"
 )
 
 // member is one simulated merchant's data. Its mutex guards every field
-// below it, so that the write endpoints of a later version can change a
-// member in place (a changed member is pinned in the cache).
+// below it: the write endpoints and the billing engine change a member in
+// place (a member changed by a write is pinned in the cache).
 type member struct {
 	index    int // 0-based
 	id       string
@@ -67,29 +70,63 @@ type member struct {
 	planByID map[string]*plan
 	subByID  map[string]*subscription
 	txnByID  map[string]*transaction
+
+	// The simulation beyond the generated data.
+	asOf     time.Time // the data clock this state is as of (engine.go)
+	seq      int       // the last resource id sequence number used
+	dirty    bool      // changed by a write endpoint: pinned, no longer the generated data
+	settings MerchantSettings
+	api      *apiState      // made on the first payments-API write (apistate.go)
+	notices  []Notification // emails the billing engine sent (notices.go)
+}
+
+// nextID is a new resource id dated t.
+func (m *member) nextID(t time.Time) string {
+	m.seq++
+	return resourceID(t, m.index, m.seq)
+}
+
+// pristine reports whether m still is the data as generated.
+func (m *member) pristine(asOf time.Time) bool { return !m.dirty && m.asOf.Equal(asOf) }
+
+// planTerms is what a plan bills: the schedule and the amounts. A
+// subscription keeps its own copy, because amending a plan with applyTo NEW
+// leaves the existing subscriptions on the old terms.
+type planTerms struct {
+	unit             byte // D, W, M, Y
+	length           int
+	total            int // 0 = bill indefinitely
+	amount, setupFee int64
+	currency         string
 }
 
 type plan struct {
 	id, code, name, description, status string
-	unit                                byte // D, W, M, Y
-	length                              int
-	total                               int // 0 = bill indefinitely
-	amount, setupFee                    int64
-	currency                            string
-	created                             time.Time
+	planTerms
+	created   time.Time
+	oneTime   bool // created inside a subscription request: not listed, no code
+	codeGiven bool // the merchant specified the code (GET plans/code counts from it)
 }
 
 type subscription struct {
-	id, code, name      string
-	plan                *plan
-	start, created      time.Time
-	status              string
-	card                card
-	firstName, lastName string
-	payments            []*payment
-	skipped             []int // billingCyclesToSkip
-	current             int   // last processed cycle
-	missed              int   // cycles not billed since the subscription was suspended
+	id, code, name, description string
+	clientRef                   string // clientReferenceInformation.code
+	plan                        *plan
+	terms                       planTerms // what this subscription bills (see planTerms)
+	start, created              time.Time
+	// Cycle c falls due at addPeriods(anchor, unit, length, c-anchorCycle):
+	// the start and cycle 1, until an amendment changes the period.
+	anchor      time.Time
+	anchorCycle int
+	status      string
+	card        card
+	firstName   string
+	lastName    string
+	payments    []*payment // processed ones in processing order, then scheduled ones by cycle
+	skipped     []int      // billingCyclesToSkip
+	current     int        // last processed cycle
+	missed      int        // cycles not billed since the subscription was suspended
+	generated   bool       // part of the generated data: its billing declines now and then
 }
 
 // Planted payment anomalies.
@@ -107,6 +144,8 @@ type payment struct {
 	amount, setupFee, surcharge  int64
 	currency                     string
 	doNotRetry                   bool // the decline said do not retry
+	internalErrors               int  // attempts that failed inside the platform (retried, no status change)
+	noticed                      bool // its prepayment notification was sent
 	anomaly                      int8
 	mismatchDelta                int64  // added to the transaction amount
 	mismatchCurrency             string // the transaction's currency instead
@@ -115,7 +154,11 @@ type payment struct {
 // expected is billingAmount + setupFee + surchargeAmount in minor units.
 func (p *payment) expected() int64 { return p.amount + p.setupFee + p.surcharge }
 
-func (p *payment) processed() bool { return p.status == payPaid || p.status == payFailed }
+// processed reports whether the payment's time has come: it was paid,
+// declined, or skipped (a SCHEDULED_SKIPPED cycle whose date passed).
+func (p *payment) processed() bool {
+	return p.status == payPaid || p.status == payFailed || p.status == payPastSkipped
+}
 
 type txnKind uint8
 
@@ -126,6 +169,9 @@ const (
 	kindCapture
 	kindSale
 	kindCredit
+	kindReversal // the kinds below are made through the payments API only
+	kindVoid
+	kindRefund
 )
 
 type transaction struct {
@@ -140,6 +186,8 @@ type transaction struct {
 	doNotRetry                   bool
 	sub                          *subscription
 	pay                          *payment
+	api                          *apiTxn // set on transactions made through the payments API
+	reversed, voided             bool    // by a follow-on made through the API
 }
 
 type callKind uint8
@@ -215,6 +263,8 @@ const (
 	streamForceCalls
 	streamIDs
 	streamForceSub
+	streamEngine // outcomes of the billing engine, keyed by subscription, cycle and attempt
+	streamAPI    // values drawn for write endpoints of a member
 )
 
 func (g *generator) stream(m int, purpose, n uint64) *rand.Rand {
@@ -232,7 +282,7 @@ func memberID(idx int) string { return fmt.Sprintf("sbxmid%06d", idx+1) }
 
 // member generates member idx from scratch.
 func (g *generator) member(idx int) *member {
-	m := &member{index: idx, id: memberID(idx), careless: idx%carelessEvery == 0}
+	m := &member{index: idx, id: memberID(idx), careless: idx%carelessEvery == 0, settings: DefaultMerchantSettings()}
 	m.plans = g.plans(g.stream(idx, streamPlans, 0))
 	var eligible []*plan
 	var weights []int
@@ -291,7 +341,7 @@ func (g *generator) plans(r *rand.Rand) []*plan {
 	n := 4 + r.IntN(5)
 	out := make([]*plan, 0, n)
 	for i := 0; i < n; i++ {
-		p := &plan{code: fmt.Sprintf("PLN-%03d", i+1), status: planActive, unit: 'M', length: 1}
+		p := &plan{code: fmt.Sprintf("PLN-%03d", i+1), codeGiven: true, status: planActive, planTerms: planTerms{unit: 'M', length: 1}}
 		if i > 0 {
 			// Plan 0 is always an active monthly bill-indefinitely plan: the
 			// forced plantings of member 1 need one.
@@ -417,7 +467,8 @@ type subOpts struct {
 }
 
 func (g *generator) subscription(r *rand.Rand, j int, p *plan, o subOpts) *subscription {
-	s := &subscription{plan: p, code: fmt.Sprintf("SUB-%05d", j+1)}
+	s := &subscription{plan: p, terms: p.planTerms, code: fmt.Sprintf("SUB-%05d", j+1), anchorCycle: 1, generated: true}
+	s.clientRef = s.code
 	s.firstName, s.lastName = firstNames[r.IntN(len(firstNames))], lastNames[r.IntN(len(lastNames))]
 	s.name = p.name + " - " + s.lastName
 	s.card = newCard(r, pickBin(r, subscriptionBinWeights), true)
@@ -486,6 +537,7 @@ func (g *generator) subscription(r *rand.Rand, j int, p *plan, o subOpts) *subsc
 		s.created = s.start.AddDate(0, 0, -(1 + r.IntN(10)))
 	}
 
+	s.anchor = s.start
 	k := len(due)
 	paidUpTo := k
 	switch status {
@@ -927,11 +979,8 @@ func resourceID(t time.Time, memberIdx, seq int) string {
 // transactions and the indexes.
 func (g *generator) finish(m *member) {
 	r := g.stream(m.index, streamIDs, 0)
-	seq := 0
-	next := func(t time.Time) string {
-		seq++
-		return resourceID(t, m.index, seq)
-	}
+	next := m.nextID
+	m.asOf = g.asOf
 	for _, p := range m.plans {
 		p.id = next(p.created)
 	}

@@ -16,20 +16,31 @@ import (
 
 // Server is the simulated platform. It is safe for concurrent use.
 type Server struct {
-	cfg    Config
-	gen    *generator
-	cache  *memberCache
-	groups []*group
-	mux    *http.ServeMux
+	cfg   Config
+	gen   *generator
+	cache *memberCache
+	mux   *http.ServeMux
+
+	clockMu sync.Mutex
+	clock   time.Time // the data clock (clock.go)
+
+	groupMu     sync.RWMutex
+	groups      []*group // live: changed by the group endpoints
+	initial     []TruthGroup
+	nextGroupID int
+
+	searches *searchStore // /tss/v2/searches/{id}
 
 	faultMu  sync.Mutex
 	faultRNG *rand.Rand
 }
 
+// group is a group of MIDs. Its fields are guarded by Server.groupMu.
 type group struct {
-	id, name, description string
-	members               []string
-	created, updated      time.Time
+	id, name, description, groupType string
+	owner                            string // the organization with administrative control
+	members                          []string
+	created, updated                 time.Time
 }
 
 // New builds a sandbox. Members are generated lazily on first use (and kept
@@ -39,11 +50,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox config: %w", err)
 	}
-	s := &Server{cfg: cfg, gen: newGenerator(cfg),
+	s := &Server{cfg: cfg, gen: newGenerator(cfg), clock: cfg.Clock, searches: newSearchStore(),
 		faultRNG: rand.New(rand.NewPCG(uint64(cfg.Seed), 0xfa017))}
 	// Enough members for a client's fan-out to keep its working set cached.
 	s.cache = newMemberCache(min(cfg.Scale.Members, 64), s.gen.member)
 	s.groups = buildGroups(cfg)
+	for _, g := range s.groups {
+		s.initial = append(s.initial, TruthGroup{ID: g.id, Name: g.name, Members: append([]string{}, g.members...)})
+	}
+	s.nextGroupID = 1001 + len(s.groups)
 	s.mux = s.routes()
 	return s, nil
 }
@@ -56,9 +71,9 @@ func buildGroups(cfg Config) []*group {
 	gs := make([]*group, n)
 	for g := range gs {
 		created := cfg.BusinessDate.AddDate(0, 0, -(500 + 17*g)).Add(9*time.Hour + time.Duration(g)*time.Minute)
-		gs[g] = &group{id: strconv.Itoa(1001 + g), name: fmt.Sprintf("Region %d", g+1),
-			description: fmt.Sprintf("Merchant accounts of region %d", g+1),
-			created:     created, updated: created.AddDate(0, 0, 30)}
+		gs[g] = &group{id: strconv.Itoa(1001 + g), name: fmt.Sprintf("Region %d", g+1), owner: cfg.OrganizationID,
+			description: fmt.Sprintf("Merchant accounts of region %d", g+1), groupType: groupTypeCustom,
+			created: created, updated: created.AddDate(0, 0, 30)}
 	}
 	for i := 0; i < cfg.Scale.Members; i++ {
 		mid := memberID(i)
@@ -112,9 +127,13 @@ type ctxKey struct{}
 // reqInfo is what the middleware learnt about a request.
 type reqInfo struct {
 	mid         string
+	user        User
 	member      *member // nil when acting as the organization itself
 	body        []byte
 	correlation string
+	// bodiless: the answer is a status code only, errors included (group
+	// update and delete, spec Errors).
+	bodiless bool
 }
 
 func info(r *http.Request) *reqInfo { return r.Context().Value(ctxKey{}).(*reqInfo) }
@@ -135,8 +154,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	ri := &reqInfo{correlation: corr}
-	body, err := s.authenticate(r)
+	ri := &reqInfo{correlation: corr, bodiless: isGroupWrite(r)}
+	if strings.HasPrefix(r.URL.Path, checkoutPath) {
+		// The buy-now-pay-later provider's page, which the customer's
+		// browser opens: no platform credentials.
+		s.checkout(w, r)
+		return
+	}
+	body, user, mid, err := s.authenticate(r)
 	if err != nil {
 		msg := "authentication failed"
 		if isAuthErr(err) {
@@ -145,12 +170,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, ri, http.StatusUnauthorized, "UNAUTHORIZED", "AUTHENTICATION_FAILED", msg)
 		return
 	}
-	ri.body = body
-	ri.mid = r.Header.Get("v-c-merchant-id")
-	idx, isMember := s.memberIndex(ri.mid)
-	if !isMember && ri.mid != s.cfg.OrganizationID {
+	ri.body, ri.user, ri.mid = body, user, mid
+	if !s.mayActFor(user, ri.mid) {
 		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED",
-			fmt.Sprintf("merchant %s is neither %s nor a member of its groups", ri.mid, s.cfg.OrganizationID))
+			fmt.Sprintf("key %s may not act for merchant %s", user.KeyID, ri.mid))
 		return
 	}
 	if st, ok := f.FailMembers[ri.mid]; ok {
@@ -167,13 +190,32 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, ri, http.StatusTooManyRequests, "TOO_MANY_REQUESTS", "RATE_LIMITED", "too many requests")
 		return
 	case s.roll(f.ErrorRate):
-		s.writeError(w, ri, http.StatusServiceUnavailable, "SERVER_ERROR", "SYSTEM_ERROR", "service temporarily unavailable")
+		// The spec names the status of an unexpected error or time-out
+		// for two services: 502 for installments, 500 for group update
+		// and delete; elsewhere 503 (wire.md).
+		code := http.StatusServiceUnavailable
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/fin/v1/"):
+			code = http.StatusBadGateway
+		case ri.bodiless:
+			code = http.StatusInternalServerError
+		}
+		s.writeError(w, ri, code, "SERVER_ERROR", "SYSTEM_ERROR", "service temporarily unavailable")
 		return
 	}
-	if isMember {
+	if idx, ok := s.memberIndex(ri.mid); ok {
 		ri.member = s.cache.get(idx)
+		ri.member.mu.Lock()
+		s.advance(ri.member, s.Clock())
+		ri.member.mu.Unlock()
 	}
-	rec := &recorder{header: w.Header(), status: http.StatusOK}
+	rec := &recorder{header: w.Header(), status: http.StatusOK, buf: bufPool.Get().(*bytes.Buffer)}
+	defer func() {
+		if rec.buf.Cap() <= 1<<22 {
+			rec.buf.Reset()
+			bufPool.Put(rec.buf)
+		}
+	}()
 	s.mux.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri)))
 	out := rec.buf.Bytes()
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
@@ -184,6 +226,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(out)
+}
+
+// isGroupWrite reports whether r is a group update or delete, whose
+// answers are a status code only.
+func isGroupWrite(r *http.Request) bool {
+	return (r.Method == http.MethodPatch || r.Method == http.MethodDelete) && strings.HasPrefix(r.URL.Path, "/groups/")
 }
 
 func (s *Server) delay() time.Duration {
@@ -214,8 +262,12 @@ type recorder struct {
 	header      http.Header
 	status      int
 	wroteHeader bool
-	buf         bytes.Buffer
+	buf         *bytes.Buffer
 }
+
+// bufPool recycles answer buffers: a page of 100 subscriptions is ~100 KB,
+// and growing a fresh buffer for each was a good part of serving one.
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (r *recorder) Header() http.Header { return r.header }
 func (r *recorder) WriteHeader(code int) {
@@ -249,11 +301,31 @@ type errorDetail struct {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, ri *reqInfo, code int, status, reason, msg string, details ...errorDetail) {
+	if ri.bodiless {
+		w.WriteHeader(code)
+		return
+	}
 	s.writeJSON(w, code, errorBody{Status: status, Reason: reason, Message: msg,
 		SubmitTimeUtc: s.now(), Details: details, CorrelationID: ri.correlation})
 }
 
 func (s *Server) writeJSON(w http.ResponseWriter, code int, v any) {
+	if rec, ok := w.(*recorder); ok {
+		// Encode straight into the answer buffer (the common case).
+		w.Header().Set("Content-Type", "application/json")
+		rec.WriteHeader(code)
+		start := rec.buf.Len()
+		enc := json.NewEncoder(rec.buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err == nil {
+			rec.buf.Truncate(rec.buf.Len() - 1) // the encoder's newline
+			return
+		}
+		rec.buf.Truncate(start)
+		rec.status = http.StatusInternalServerError
+		rec.buf.WriteString(`{"status":"SERVER_ERROR","reason":"SYSTEM_ERROR","message":"encoding the response failed"}`)
+		return
+	}
 	b, err := marshal(v)
 	if err != nil {
 		code = http.StatusInternalServerError
@@ -281,17 +353,72 @@ func (s *Server) now() string { return s.cfg.Now().UTC().Format(time.RFC3339) }
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
+	// Group management.
 	mux.HandleFunc("GET /groups", s.listGroups)
+	mux.HandleFunc("POST /groups", s.createGroup)
 	mux.HandleFunc("GET /groups/{id}", s.getGroupOrList)
+	mux.HandleFunc("PATCH /groups/{id}", s.patchGroup)
+	mux.HandleFunc("DELETE /groups/{id}", s.deleteGroup)
+	// Recurring billing.
 	mux.HandleFunc("GET /rbs/v1/plans", s.listPlans)
+	mux.HandleFunc("POST /rbs/v1/plans", s.createPlan)
 	mux.HandleFunc("GET /rbs/v1/plans/code", s.planCode)
 	mux.HandleFunc("GET /rbs/v1/plans/{id}", s.getPlan)
+	mux.HandleFunc("PATCH /rbs/v1/plans/{id}", s.patchPlan)
+	mux.HandleFunc("DELETE /rbs/v1/plans/{id}", s.deletePlan)
+	mux.HandleFunc("POST /rbs/v1/plans/{id}/activate", s.planState(planActive))
+	mux.HandleFunc("POST /rbs/v1/plans/{id}/deactivate", s.planState(planInactive))
 	mux.HandleFunc("GET /rbs/v1/subscriptions", s.listSubscriptions)
+	mux.HandleFunc("POST /rbs/v1/subscriptions", s.createSubscription)
 	mux.HandleFunc("GET /rbs/v1/subscriptions/{id}", s.getSubscription)
+	mux.HandleFunc("PATCH /rbs/v1/subscriptions/{id}", s.patchSubscription)
+	mux.HandleFunc("POST /rbs/v1/subscriptions/{id}/cancel", s.subLifecycle("cancel"))
+	mux.HandleFunc("POST /rbs/v1/subscriptions/{id}/suspend", s.subLifecycle("suspend"))
+	mux.HandleFunc("POST /rbs/v1/subscriptions/{id}/activate", s.subLifecycle("activate"))
 	mux.HandleFunc("GET /rbs/v1/subscriptions/{id}/payments", s.listPayments)
-	mux.HandleFunc("POST /tss/v2/searches", s.search)
-	mux.HandleFunc("GET /tss/v2/transactions/{id}", s.getTransaction)
+	mux.HandleFunc("POST /rbs/v1/subscriptions/{id}/payments", s.skipPayments)
+	mux.HandleFunc("PUT /rbs/v1/subscriptions/{id}/payments", s.skipPayments)
+	// Payments.
+	mux.HandleFunc("POST /pts/v2/payments", s.pay)
+	mux.HandleFunc("POST /pts/v2/payments/{$}", s.pay)
+	mux.HandleFunc("POST /pts/v2/payments/{id}/captures", s.capture)
+	mux.HandleFunc("POST /pts/v2/payments/{id}/reversals", s.reverse)
+	mux.HandleFunc("POST /pts/v2/payments/{id}/refunds", s.refund)
+	mux.HandleFunc("POST /pts/v2/captures/{id}/refunds", s.refund)
+	mux.HandleFunc("POST /pts/v2/payments/{id}/voids", s.void(kindSale))
+	mux.HandleFunc("POST /pts/v2/captures/{id}/voids", s.void(kindCapture))
+	mux.HandleFunc("POST /pts/v2/credits/{id}/voids", s.void(kindCredit))
+	mux.HandleFunc("POST /pts/v2/refunds/{id}/voids", s.void(kindRefund))
+	mux.HandleFunc("POST /pts/v2/credits", s.credit)
+	mux.HandleFunc("POST /pts/v2/credits/{$}", s.credit)
+	for _, kind := range []string{"payments", "captures", "credits", "refunds", "reversals", "voids"} {
+		mux.HandleFunc("GET /pts/v2/"+kind+"/{id}", s.getPayment)
+	}
+	mux.HandleFunc("POST /pts/v2/payment-references", s.createSession)
+	mux.HandleFunc("GET /pts/v2/payment-references/{id}", s.getSession)
+	mux.HandleFunc("PATCH /pts/v2/payment-references/{id}", s.updateSession)
+	mux.HandleFunc("POST /pts/v2/refresh-payment-status/{id}", s.refreshStatus)
+	mux.HandleFunc("POST /pts/v2/status/{id}/refresh", s.refreshStatus)
+	mux.HandleFunc("POST /pts/v2/payments/{id}/intents", s.createIntent)
+	// Installments, BIN lookup, key generation.
+	mux.HandleFunc("POST /fin/v1/plans/{$}", s.getInstallmentPlans)
+	mux.HandleFunc("POST /fin/v1/plans", s.getInstallmentPlans)
+	mux.HandleFunc("POST /fin/v1/plan-acceptance/{$}", s.selectPlan)
+	mux.HandleFunc("POST /fin/v1/plan-acceptance", s.selectPlan)
+	mux.HandleFunc("POST /fin/v1/plan-acceptance/cancel/{$}", s.cancelPlan)
+	mux.HandleFunc("POST /fin/v1/plan-acceptance/cancel", s.cancelPlan)
 	mux.HandleFunc("POST /bin/v1/binlookup", s.binLookup)
+	mux.HandleFunc("POST /kms/v2/keys-sym-pos", s.generateKeys)
+	// Transaction data.
+	mux.HandleFunc("POST /tss/v2/searches", s.search)
+	mux.HandleFunc("GET /tss/v2/searches/{id}", s.getSearch)
+	mux.HandleFunc("GET /tss/v2/transactions/{id}", s.getTransaction)
+	// The sandbox's own controls.
+	mux.HandleFunc("GET /sandbox/v1/clock", s.control(s.getClock))
+	mux.HandleFunc("POST /sandbox/v1/clock", s.control(s.setClock))
+	mux.HandleFunc("GET /sandbox/v1/merchants/{mid}/settings", s.control(s.getSettings))
+	mux.HandleFunc("PUT /sandbox/v1/merchants/{mid}/settings", s.control(s.putSettings))
+	mux.HandleFunc("GET /sandbox/v1/merchants/{mid}/notifications", s.control(s.getNotifications))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA",
 			fmt.Sprintf("no resource at %s %s", r.Method, r.URL.Path))

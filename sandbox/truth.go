@@ -81,11 +81,21 @@ func (s *Server) windowBounds() (time.Time, time.Time) {
 
 func journalName(mid string) string { return "journal-" + mid + ".ndjson" }
 
-// withMember runs fn on member idx: the cached copy when there is one (it
-// may have been changed by write endpoints), else a fresh generation that
-// is not cached, so streaming over every member leaves the cache alone.
+// withMember runs fn on member idx as generated: the cached copy while it
+// is still pristine, else a fresh generation that is not cached, so
+// streaming over every member leaves the cache alone. Writes and the
+// clock change a member; the ground truth and the journals describe the
+// data as generated.
 func (s *Server) withMember(idx int, fn func(m *member)) {
 	m := s.cache.peek(idx)
+	if m != nil {
+		m.mu.Lock()
+		ok := m.pristine(s.gen.asOf)
+		m.mu.Unlock()
+		if !ok {
+			m = nil
+		}
+	}
 	if m == nil {
 		m = s.gen.member(idx)
 	}
@@ -123,14 +133,17 @@ func (s *Server) forEachMember(fn func(idx int) error) error {
 }
 
 // GroundTruth computes the findings by the definitions of DESIGN.md over
-// the Config window, streaming over the members.
+// the Config window, streaming over the members. It is the truth of the
+// data as generated, groups included: writes through the API and moving
+// the clock change the data but not the ground truth, so a test that
+// writes computes its own expectations.
 func (s *Server) GroundTruth() (*GroundTruth, error) {
 	w0, w1 := s.windowBounds()
 	gt := &GroundTruth{Seed: s.cfg.Seed, Scale: s.cfg.Scale.String(), OrganizationID: s.cfg.OrganizationID,
 		BusinessDate: s.cfg.BusinessDate.Format(time.DateOnly), Lookback: s.cfg.Lookback,
 		WindowStart: ts(w0), WindowEnd: ts(w1), Findings: map[string][]Finding{}}
-	for _, g := range s.groups {
-		gt.Groups = append(gt.Groups, TruthGroup{ID: g.id, Name: g.name, Members: append([]string{}, g.members...)})
+	for _, g := range s.initial {
+		gt.Groups = append(gt.Groups, TruthGroup{ID: g.ID, Name: g.Name, Members: append([]string{}, g.Members...)})
 	}
 	per := make([]map[string][]Finding, s.cfg.Scale.Members)
 	err := s.forEachMember(func(i int) error {
@@ -171,9 +184,9 @@ func memberFindings(m *member, w0, w1 time.Time) map[string][]Finding {
 	for _, sub := range m.subs {
 		switch sub.status {
 		case subDelinquent:
-			add(KindSubscriptionDelinquent, sub.id, sub.plan.amount, sub.plan.currency)
+			add(KindSubscriptionDelinquent, sub.id, sub.terms.amount, sub.terms.currency)
 		case subSuspended:
-			add(KindSubscriptionSuspended, sub.id, sub.plan.amount, sub.plan.currency)
+			add(KindSubscriptionSuspended, sub.id, sub.terms.amount, sub.terms.currency)
 		}
 		for _, pm := range sub.payments {
 			if pm.status == paySkipped {
@@ -207,12 +220,15 @@ func memberFindings(m *member, w0, w1 time.Time) map[string][]Finding {
 	// token on the member's transactions resolves.
 	resolved := map[string]bool{}
 	for _, t := range m.txns {
-		if t.card.record() != nil {
+		if t.card != nil && t.card.record() != nil {
 			resolved[t.card.prefix()] = true
 		}
 	}
 	seen := map[string]bool{}
 	for _, t := range m.txns {
+		if t.card == nil {
+			continue
+		}
 		p := t.card.prefix()
 		if !in(t.time) || seen[p] {
 			continue
@@ -353,6 +369,16 @@ func (s *Server) journal(m *member) ([]byte, error) {
 
 const methodPost = http.MethodPost
 
+// rate is part/whole as a decimal rate with two places ("0.05"), the way
+// the spec writes rates (1 percent is 0.01).
+func rate(part, whole int64) string {
+	if whole <= 0 {
+		return "0.00"
+	}
+	r := (part*100 + whole/2) / whole
+	return fmt.Sprintf("%d.%02d", r/100, r%100)
+}
+
 func (c *call) path() string {
 	switch c.kind {
 	case callCapture:
@@ -388,7 +414,7 @@ func (c *call) request(careless bool) map[string]any {
 			num = c.card.pan
 		}
 		pay := map[string]any{"card": map[string]any{"number": num, "expirationMonth": fmt.Sprintf("%02d", c.card.expMonth),
-			"expirationYear": fmt.Sprint(c.card.expYear), "type": c.card.entry().cardType}}
+			"expirationYear": fmt.Sprint(c.card.expYear), "type": c.card.cardType()}}
 		if c.card.customerID != "" {
 			pay["customer"] = map[string]any{"id": c.card.customerID}
 		}
@@ -398,17 +424,35 @@ func (c *call) request(careless bool) map[string]any {
 			"administrativeArea": b.state, "postalCode": b.postal, "country": b.country, "email": b.email}
 	}
 	if c.level3 {
+		// Level III: line items, and the tax and shipping fields that go
+		// with them, all derived from the items (no extra draws, so the
+		// rest of the data does not move).
 		proc["purchaseLevel"] = "3"
 		items := make([]map[string]any, len(c.items))
+		var tax int64
 		for i, it := range c.items {
+			gross := int64(it.quantity) * it.unitPrice
 			items[i] = map[string]any{"productCode": it.productCode, "productName": it.productName, "quantity": it.quantity,
 				"unitPrice": money(it.unitPrice), "unitOfMeasure": it.unitOfMeasure, "commodityCode": it.commodityCode,
-				"discountAmount": money(it.discount), "taxAmount": money(it.tax), "totalAmount": money(it.total)}
+				"discountAmount": money(it.discount), "discountRate": rate(it.discount, gross), "taxAmount": money(it.tax),
+				"taxDetails": []map[string]any{{"rate": "0.08", "amount": money(it.tax)}}, "totalAmount": money(it.total)}
+			tax += it.tax
 		}
 		order["lineItems"] = items
+		order["amountDetails"].(map[string]any)["taxDetails"] = []map[string]any{{"amount": money(tax), "rate": "0.08"}}
+		order["shippingDetails"] = map[string]any{"shipFromPostalCode": "78701"}
+		if c.kind != callCapture {
+			order["shipTo"] = map[string]any{"administrativeArea": c.bill.state, "country": c.bill.country, "postalCode": c.bill.postal}
+		}
 	}
 	if c.po != "" {
-		order["invoiceDetails"] = map[string]any{"purchaseOrderNumber": c.po}
+		// Level II: the purchase order and the customer's references.
+		inv := map[string]any{"purchaseOrderNumber": c.po, "purchaseOrderDate": c.time.Format("20060102")}
+		if c.level3 && len(c.items) > 0 {
+			inv["commodityCode"] = c.items[0].commodityCode
+		}
+		order["invoiceDetails"] = inv
+		req["buyerInformation"] = map[string]any{"vatRegistrationNumber": "US-VAT-" + c.po[3:]}
 	}
 	if len(proc) > 0 {
 		req["processingInformation"] = proc
@@ -451,7 +495,7 @@ func (c *call) response() map[string]any {
 		"processorInformation": map[string]any{"approvalCode": c.approval, "networkTransactionId": c.networkID,
 			"transactionId": c.networkID, "responseCode": "00"}}
 	if c.kind == callAuth || c.kind == callSale {
-		resp["paymentAccountInformation"] = map[string]any{"card": map[string]any{"type": c.card.entry().cardType}}
+		resp["paymentAccountInformation"] = map[string]any{"card": map[string]any{"type": c.card.cardType()}}
 		resp["processorInformation"].(map[string]any)["avs"] = map[string]any{"code": "Y", "codeRaw": "Y"}
 	}
 	return resp

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,16 +40,21 @@ type cardSummary struct {
 }
 
 type txnPaymentInfo struct {
-	Card                 cardSummary `json:"card"`
-	Customer             *idRef      `json:"customer,omitempty"`
-	InstrumentIdentifier *idRef      `json:"instrumentIdentifier,omitempty"`
-	PaymentInstrument    *idRef      `json:"paymentInstrument,omitempty"`
+	Card                 *cardSummary `json:"card,omitempty"` // absent on buy-now-pay-later payments
+	Customer             *idRef       `json:"customer,omitempty"`
+	InstrumentIdentifier *idRef       `json:"instrumentIdentifier,omitempty"`
+	PaymentInstrument    *idRef       `json:"paymentInstrument,omitempty"`
 }
 
 type txnProcessing struct {
 	PaymentSolution       string `json:"paymentSolution,omitempty"`
 	CommerceIndicator     string `json:"commerceIndicator"`
 	BusinessApplicationID string `json:"businessApplicationId,omitempty"`
+	// AuthorizationOptions, in a transaction detail only: the credential
+	// on file detail of a payment made through the API, including which
+	// previous transaction id an MIT used (the merchant's, or the one
+	// stored with the token).
+	AuthorizationOptions map[string]any `json:"authorizationOptions,omitempty"`
 }
 
 type txnAmount struct {
@@ -88,6 +94,18 @@ type detailJSON struct {
 // capture, credit or paid recurring payment is PENDING (awaiting
 // settlement), an authorization AUTHORIZED, a decline DECLINED (wire.md).
 func (t *transaction) applications() (status, rcode string, apps []appJSON) {
+	if t.api != nil {
+		app := t.api.app
+		app.ReconciliationID = t.reconciliationID
+		if t.kind == kindSale && t.api.decline == "" {
+			// A sale is an authorization and its capture, as the
+			// generated sales show it.
+			bill := okApp("ics_bill")
+			bill.ReconciliationID = t.reconciliationID
+			return t.api.status, app.RCode, []appJSON{app, bill}
+		}
+		return t.api.status, app.RCode, []appJSON{app}
+	}
 	ok := func(name, msg string) appJSON {
 		return appJSON{Name: name, ReasonCode: "100", RCode: "1", RFlag: "SOK", ReconciliationID: t.reconciliationID, RMessage: msg}
 	}
@@ -115,20 +133,26 @@ func (t *transaction) summary(mid string) summaryJSON {
 	if rcode == "0" {
 		reason, flag = apps[0].ReasonCode, apps[0].RFlag
 	}
-	ci := "internet"
+	ci, solution := "internet", ""
 	if t.sub != nil {
 		ci = "recurring"
 	}
-	pi := txnPaymentInfo{Card: cardSummary{Prefix: t.card.prefix(), Suffix: t.card.suffix(), Type: t.card.entry().cardType}}
-	if t.card.customerID != "" {
-		pi.Customer = &idRef{ID: t.card.customerID}
-		pi.InstrumentIdentifier = &idRef{ID: t.card.instrumentID}
+	if t.api != nil {
+		ci, solution = t.api.commerce, t.api.solution
+	}
+	var pi txnPaymentInfo
+	if t.card != nil {
+		pi.Card = &cardSummary{Prefix: t.card.prefix(), Suffix: t.card.suffix(), Type: t.card.cardType()}
+		if t.card.customerID != "" {
+			pi.Customer = &idRef{ID: t.card.customerID}
+			pi.InstrumentIdentifier = &idRef{ID: t.card.instrumentID}
+		}
 	}
 	return summaryJSON{ID: t.id, SubmitTimeUtc: ts(t.time), MerchantID: mid,
 		ApplicationInformation:     appInfo{Status: status, ReasonCode: reason, RCode: rcode, RFlag: flag, Applications: apps},
 		OrderInformation:           txnOrder{AmountDetails: txnAmount{TotalAmount: money(t.amount), Currency: t.currency}},
 		PaymentInformation:         pi,
-		ProcessingInformation:      txnProcessing{CommerceIndicator: ci},
+		ProcessingInformation:      txnProcessing{CommerceIndicator: ci, PaymentSolution: solution},
 		ClientReferenceInformation: codeRef{Code: t.code},
 		Links:                      map[string]link{"transactionDetail": {Href: "/tss/v2/transactions/" + t.id, Method: http.MethodGet}},
 	}
@@ -146,7 +170,7 @@ func (t *transaction) detail(mid string) detailJSON {
 		d.RecurringPaymentInformation = map[string]any{"subscriptionId": t.sub.id, "paymentId": t.pay.id,
 			"billingCycle": strconv.Itoa(t.pay.cycle), "paymentType": t.pay.ptype}
 	}
-	if t.card.customerID != "" {
+	if t.card != nil && t.card.customerID != "" {
 		d.TokenInformation = map[string]any{"customer": idRef{ID: t.card.customerID},
 			"instrumentIdentifier": map[string]string{"id": t.card.instrumentID, "state": "ACTIVE"},
 			"paymentInstrument":    idRef{ID: t.card.paymentInstrumentID}}
@@ -154,6 +178,24 @@ func (t *transaction) detail(mid string) detailJSON {
 	if t.kind == kindSubFailed {
 		app := sum.ApplicationInformation.Applications[0]
 		d.ErrorInformation = map[string]any{"reason": "PROCESSOR_DECLINED", "message": app.RMessage}
+	}
+	if a := t.api; a != nil {
+		if a.decline != "" {
+			d.ErrorInformation = map[string]any{"reason": a.decline, "message": a.app.RMessage}
+		}
+		if a.par != "" {
+			d.ProcessorInformation["paymentAccountReferenceNumber"] = a.par
+		}
+		if a.tokens != nil {
+			d.TokenInformation = a.tokens
+		}
+		if a.previousTxnID != "" || a.initiator != "" {
+			d.ProcessingInformation.AuthorizationOptions = map[string]any{"initiator": map[string]any{
+				"type": a.initiator, "merchantInitiatedTransaction": map[string]any{"previousTransactionId": a.previousTxnID}}}
+		}
+		if a.accept != nil {
+			d.InstallmentInformation = a.accept.detail()
+		}
 	}
 	return d
 }
@@ -205,6 +247,9 @@ type searchRequest struct {
 
 const maxSearchLimit = 2000
 
+// search answers POST /tss/v2/searches (201, as the platform's other
+// creates). Every search is kept (searchStore) so that its self link,
+// GET /tss/v2/searches/{id}, answers it again over the data as it is then.
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	ri := info(r)
 	var req searchRequest
@@ -213,6 +258,28 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", "malformed request body: "+err.Error())
 		return
 	}
+	id := searchID()
+	if s.runSearch(w, r, id, req, http.StatusCreated) {
+		s.searches.put(id, storedSearch{mid: ri.mid, req: req})
+	}
+}
+
+// getSearch answers GET /tss/v2/searches/{id}: the search of this
+// merchant, run again.
+func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) {
+	ri := info(r)
+	id := r.PathValue("id")
+	st, ok := s.searches.get(id)
+	if !ok || st.mid != ri.mid {
+		s.writeError(w, ri, http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "search "+id+" was not found")
+		return
+	}
+	s.runSearch(w, r, id, st.req, http.StatusOK)
+}
+
+// runSearch answers a search request; false when it was invalid.
+func (s *Server) runSearch(w http.ResponseWriter, r *http.Request, id string, req searchRequest, code int) bool {
+	ri := info(r)
 	offset, limit := req.Offset.n, 20
 	if req.Limit.set {
 		limit = req.Limit.n
@@ -224,7 +291,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	if offset < 0 {
 		details = append(details, errorDetail{Field: "offset", Reason: "must not be negative"})
 	}
-	q, err := parseQuery(req.Query, s.gen.asOf)
+	q, err := parseQuery(req.Query, s.Clock())
 	if err != nil {
 		details = append(details, errorDetail{Field: "query", Reason: err.Error()})
 	}
@@ -234,53 +301,89 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(details) > 0 {
 		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "invalid search request", details...)
-		return
+		return false
 	}
 	var hits []*transaction
+	var sums []summaryJSON
 	mid := ri.mid
 	if m := ri.member; m != nil {
 		m.mu.Lock()
-		defer m.mu.Unlock()
 		for _, t := range m.txns {
 			if q.match(t, mid) {
 				hits = append(hits, t)
 			}
 		}
-	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		for _, k := range sortKeys {
-			var c int
-			if k.field == "id" {
-				c = strings.Compare(hits[i].id, hits[j].id)
-			} else {
-				c = hits[i].time.Compare(hits[j].time)
+		sort.SliceStable(hits, func(i, j int) bool {
+			for _, k := range sortKeys {
+				var c int
+				if k.field == "id" {
+					c = strings.Compare(hits[i].id, hits[j].id)
+				} else {
+					c = hits[i].time.Compare(hits[j].time)
+				}
+				if k.desc {
+					c = -c
+				}
+				if c != 0 {
+					return c < 0
+				}
 			}
-			if k.desc {
-				c = -c
-			}
-			if c != 0 {
-				return c < 0
-			}
-		}
-		return hits[i].id < hits[j].id
-	})
-	page := window(hits, offset, limit)
-	id := searchID()
-	resp := map[string]any{
-		"searchId": id, "save": req.Save, "name": req.Name, "timezone": req.Timezone, "query": req.Query,
-		"offset": offset, "limit": limit, "sort": req.Sort, "count": len(page), "totalCount": len(hits),
-		"status": "COMPLETED", "submitTimeUtc": s.now(),
-		"_links": map[string]link{"self": {Href: "/tss/v2/searches/" + id, Method: http.MethodGet}},
-	}
-	if len(page) > 0 {
-		sums := make([]summaryJSON, len(page))
+			return hits[i].id < hits[j].id
+		})
+		page := window(hits, offset, limit)
+		sums = make([]summaryJSON, len(page))
 		for i, t := range page {
 			sums[i] = t.summary(mid)
 		}
+		m.mu.Unlock()
+	}
+	resp := map[string]any{
+		"searchId": id, "save": req.Save, "name": req.Name, "timezone": req.Timezone, "query": req.Query,
+		"offset": offset, "limit": limit, "sort": req.Sort, "count": len(sums), "totalCount": len(hits),
+		"status": "COMPLETED", "submitTimeUtc": s.now(),
+		"_links": map[string]link{"self": {Href: "/tss/v2/searches/" + id, Method: http.MethodGet}},
+	}
+	if len(sums) > 0 {
 		resp["_embedded"] = map[string]any{"transactionSummaries": sums}
 	}
-	// The platform answers a created search with 201.
-	s.writeJSON(w, http.StatusCreated, resp)
+	s.writeJSON(w, code, resp)
+	return true
+}
+
+// storedSearch is a search request kept for GET /tss/v2/searches/{id}.
+type storedSearch struct {
+	mid string
+	req searchRequest
+}
+
+// searchStore keeps the most recent searches (a bounded FIFO: a client
+// reads a search back soon after making it).
+type searchStore struct {
+	mu    sync.Mutex
+	byID  map[string]storedSearch
+	order []string
+}
+
+const maxStoredSearches = 4096
+
+func newSearchStore() *searchStore { return &searchStore{byID: map[string]storedSearch{}} }
+
+func (st *searchStore) put(id string, v storedSearch) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.byID[id] = v
+	st.order = append(st.order, id)
+	if len(st.order) > maxStoredSearches {
+		delete(st.byID, st.order[0])
+		st.order = st.order[1:]
+	}
+}
+
+func (st *searchStore) get(id string) (storedSearch, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	v, ok := st.byID[id]
+	return v, ok
 }
 
 func searchID() string {

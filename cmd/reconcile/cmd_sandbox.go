@@ -15,17 +15,18 @@ import (
 )
 
 type sandboxOptions struct {
-	addr, scale, date, organizationID, keyID, secretFile string
-	groundTruth, journalDir                              string
-	seed                                                 int64
-	lookback                                             int
-	faults                                               sandbox.Faults
-	failMembers                                          string
+	addr, scale, date, clock, organizationID, keyID, secretFile string
+	groundTruth, journalDir, certificates                       string
+	seed                                                        int64
+	lookback                                                    int
+	faults                                                      sandbox.Faults
+	failMembers                                                 string
 }
 
 const sandboxExamples = `  reconcile sandbox --addr 127.0.0.1:8080 --seed 7 --scale small
   reconcile sandbox --scale medium --ground-truth truth.json --journal-dir journals/
   reconcile sandbox --latency 50ms --jitter 20ms --rate-limit-rate 0.05 --fail-members sbxmid000003:403
+  reconcile sandbox --date 2026-11-20 --clock 2026-12-01T02:00:00Z   # billing engine run to Dec 1
 `
 
 func cmdSandbox(ctx context.Context, args []string, e env) error {
@@ -36,9 +37,11 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&o.scale, "scale", "small", "small, medium, large, or members=N,subscriptions=N,groups=N")
 	fs.StringVar(&o.date, "date", "", "business day the data centres on (default yesterday, UTC)")
 	fs.IntVar(&o.lookback, "lookback", 3, "lookback of the run the ground truth is written for")
+	fs.StringVar(&o.clock, "clock", "", "where the data clock starts, RFC 3339 (default: the date +1 day 02:00 UTC, when the data is as of); later runs the billing engine up to it")
 	fs.StringVar(&o.organizationID, "organization-id", "", "organization ID (default "+sandbox.DefaultOrganizationID+")")
 	fs.StringVar(&o.keyID, "key-id", "", "key ID accepted (default "+sandbox.DefaultKeyID+")")
 	fs.StringVar(&o.secretFile, "secret-file", "", "file with the base64 shared secret accepted (default: the documented test secret)")
+	fs.StringVar(&o.certificates, "jwt-certificates", "", "PEM certificates (comma-separated files) whose JWTs are accepted; the kid is the subject's serialNumber")
 	fs.StringVar(&o.groundTruth, "ground-truth", "", "write the findings a correct reconciliation must report to this JSON file")
 	fs.StringVar(&o.journalDir, "journal-dir", "", "write the simulated merchants' journals (NDJSON) into this folder")
 	fs.DurationVar(&o.faults.Latency, "latency", 0, "fault: delay every response by this much")
@@ -65,6 +68,11 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 			return err
 		}
 	}
+	if o.clock != "" {
+		if cfg.Clock, err = time.Parse(time.RFC3339, o.clock); err != nil {
+			return fmt.Errorf("sandbox: --clock: %w", err)
+		}
+	}
 	secretB64 := sandbox.DefaultSecret
 	if o.secretFile != "" {
 		b, err := os.ReadFile(o.secretFile)
@@ -75,6 +83,20 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 		if cfg.Secret, err = base64.StdEncoding.DecodeString(secretB64); err != nil {
 			return errors.New("secret file: not base64")
 		}
+	}
+	for _, f := range strings.Split(o.certificates, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("read certificate: %w", err)
+		}
+		cert, err := sandbox.ParseCertificate(b, "")
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		cfg.Certificates = append(cfg.Certificates, cert)
 	}
 	if o.failMembers != "" {
 		if cfg.Faults.FailMembers, err = sandbox.ParseFailMembers(o.failMembers); err != nil {
@@ -104,6 +126,16 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	fmt.Fprintf(e.stdout, "  organization %s, %d members, business date %s, seed %d, scale %s\n",
 		cfg.OrganizationID, len(srv.Members()), cfg.BusinessDate.Format("2006-01-02"), cfg.Seed, cfg.Scale)
 	fmt.Fprintf(e.stdout, "  key id %s, shared secret (base64) %s — test credentials, not secret\n", cfg.KeyID, secretB64)
+	fmt.Fprintf(e.stdout, "  data clock %s (data as of %s); POST /sandbox/v1/clock {\"advance\":\"24h\"} moves it\n",
+		srv.Clock().Format(time.RFC3339), srv.DataAsOf().Format(time.RFC3339))
+	fmt.Fprintf(e.stdout, "  keys per kind of user (same secret): ")
+	for i, u := range srv.Users() {
+		if i > 0 {
+			fmt.Fprint(e.stdout, ", ")
+		}
+		fmt.Fprintf(e.stdout, "%s (%s, signs as %s)", u.KeyID, u.Kind, u.SigningID)
+	}
+	fmt.Fprintf(e.stdout, ", %s (assigned to group ID)\n", srv.UserKeyID(sandbox.UserGroupAssigned, "<ID>"))
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

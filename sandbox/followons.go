@@ -1,0 +1,386 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Follow-on transactions: captures, reversals, voids, refunds, and
+// stand-alone credits (spec: Level II and Level III endpoints, device
+// wallets: "capture, reversal and credit use the request ID of the earlier
+// authorization"). Their answers have the journals' shape (call.response).
+
+// target finds the transaction a follow-on names, answering 404.
+func (s *Server) target(w http.ResponseWriter, r *http.Request, m *member) *transaction {
+	id := r.PathValue("id")
+	t, ok := m.txnByID[id]
+	if !ok {
+		s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "transaction "+id+" was not found")
+		return nil
+	}
+	return t
+}
+
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, reason, msg string) {
+	s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", msg,
+		errorDetail{Field: "id", Reason: reason})
+}
+
+// followAmount reads a follow-on's amount and currency: required, the
+// currency of the original, at most what remains.
+func followAmount(c *checks, d doc, orig *transaction, remaining int64, path string) int64 {
+	amount, ok := c.amountField(d, path+".totalAmount", true)
+	cur := c.currencyField(d, path+".currency", true)
+	if cur != "" && cur != orig.currency {
+		c.invalid(path+".currency", "INVALID_DATA: not the currency of the original transaction")
+	}
+	if ok && (amount == 0 || amount > remaining) {
+		c.invalid(path+".totalAmount", fmt.Sprintf("INVALID_DATA: more than the %s that remains", money(remaining)))
+	}
+	return amount
+}
+
+// authorized reports whether t is an approved authorization (API-made or
+// generated) and what remains of it to capture.
+func authorized(m *member, t *transaction) (bool, int64) {
+	if t.kind != kindAuth || t.reversed || t.api != nil && t.api.status != "AUTHORIZED" {
+		return false, 0
+	}
+	if t.api != nil {
+		return true, t.amount - t.api.captured
+	}
+	captured := int64(0)
+	for _, o := range m.txns {
+		if o.rootID == t.id && o.kind == kindCapture {
+			captured += o.amount
+		}
+	}
+	return true, t.amount - captured
+}
+
+// capture answers POST /pts/v2/payments/{id}/captures, {id} the
+// authorization's transaction id. Partial captures may follow each other
+// up to the authorized amount.
+func (s *Server) capture(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.decodeDoc(w, r)
+	if !ok {
+		return
+	}
+	m := s.writable(w, r)
+	if m == nil {
+		return
+	}
+	defer m.mu.Unlock()
+	auth := s.target(w, r, m)
+	if auth == nil {
+		return
+	}
+	if auth.api != nil && auth.api.bnpl != nil {
+		s.bnplCapture(w, r, d, m, auth)
+		return
+	}
+	ok, remaining := authorized(m, auth)
+	if !ok {
+		s.refuse(w, r, "NOT_CAPTURABLE", "transaction "+auth.id+" is not an authorization that can be captured")
+		return
+	}
+	now := s.Clock()
+	var c checks
+	pr := &payReq{d: d, card: *auth.card, currency: auth.currency, code: auth.code}
+	if v := d.str("clientReferenceInformation.code"); v != "" {
+		pr.code = v
+	}
+	pr.amount = followAmount(&c, d, auth, remaining, "orderInformation.amountDetails")
+	noHealthcare(&c, d)
+	readLevel23(&c, d, m, pr)
+	if c.answer(s, w, r, "") {
+		return
+	}
+	cc := s.newAPICall(m, callCapture, now, pr)
+	cc.auth = &call{respID: auth.id}
+	resp := cc.response()
+	a := &apiTxn{status: "PENDING", app: okApp("ics_bill"), commerce: "internet", level3: pr.level3, response: resp}
+	if auth.api != nil {
+		a.commerce, a.solution = auth.api.commerce, auth.api.solution
+		auth.api.captured += pr.amount
+		if auth.api.accept != nil {
+			a.accept = auth.api.accept
+		}
+	}
+	t := &transaction{id: cc.respID, rootID: auth.id, reconciliationID: cc.reconcileID, time: now, kind: kindCapture,
+		amount: pr.amount, currency: pr.currency, card: auth.card, code: pr.code, networkTxnID: auth.networkTxnID, api: a}
+	appendTxn(m, t)
+	s.writeJSON(w, http.StatusCreated, resp)
+}
+
+// reverse answers POST /pts/v2/payments/{id}/reversals: an authorization
+// not captured is reversed in full. An authorization with an installment
+// plan selected then needs the plan cancelled (spec).
+func (s *Server) reverse(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.decodeDoc(w, r)
+	if !ok {
+		return
+	}
+	m := s.writable(w, r)
+	if m == nil {
+		return
+	}
+	defer m.mu.Unlock()
+	auth := s.target(w, r, m)
+	if auth == nil {
+		return
+	}
+	ok, remaining := authorized(m, auth)
+	if auth.api != nil && auth.api.bnpl != nil && auth.api.status == "AUTHORIZED" && !auth.reversed && auth.api.captured == 0 {
+		ok, remaining = true, auth.amount
+	}
+	if !ok || remaining != auth.amount {
+		s.refuse(w, r, "NOT_REVERSIBLE", "transaction "+auth.id+" is not an authorization that can be reversed (captured, reversed, or not authorized)")
+		return
+	}
+	var c checks
+	if d.has("reversalInformation.amountDetails.totalAmount") {
+		followAmount(&c, d, auth, auth.amount, "reversalInformation.amountDetails")
+	}
+	noHealthcare(&c, d)
+	if c.answer(s, w, r, "") {
+		return
+	}
+	now := s.Clock()
+	st := m.state(s.gen)
+	id := m.nextID(now)
+	code := d.str("clientReferenceInformation.code")
+	if code == "" {
+		code = auth.code
+	}
+	resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/reversals/" + id, Method: http.MethodGet}},
+		"id": id, "status": "REVERSED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+		"clientReferenceInformation": map[string]any{"code": code},
+		"reversalAmountDetails":      map[string]any{"reversedAmount": money(auth.amount), "currency": auth.currency},
+		"processorInformation":       map[string]any{"responseCode": "00"}}
+	a := &apiTxn{status: "REVERSED", app: okApp("ics_auth_reversal"), commerce: "internet", response: resp}
+	auth.reversed = true
+	if auth.api != nil {
+		a.commerce = auth.api.commerce
+		if auth.api.accept != nil {
+			auth.api.accept.needsCancel = true
+		}
+	}
+	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: resp["reconciliationId"].(string), time: now,
+		kind: kindReversal, amount: auth.amount, currency: auth.currency, card: auth.card, code: code, api: a})
+	s.writeJSON(w, http.StatusCreated, resp)
+}
+
+// void answers POST /pts/v2/{payments|captures|credits|refunds}/{id}/voids:
+// a sale, capture, credit or refund is voided until it settles in the
+// nightly batch (00:00 UTC after it was submitted).
+func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		d, ok := s.decodeDoc(w, r)
+		if !ok {
+			return
+		}
+		m := s.writable(w, r)
+		if m == nil {
+			return
+		}
+		defer m.mu.Unlock()
+		t := s.target(w, r, m)
+		if t == nil {
+			return
+		}
+		now := s.Clock()
+		kindOK := false
+		for _, k := range kinds {
+			kindOK = kindOK || t.kind == k
+		}
+		switch {
+		case !kindOK || t.api != nil && t.api.decline != "":
+			s.refuse(w, r, "NOT_VOIDABLE", "transaction "+t.id+" cannot be voided through this path")
+			return
+		case t.voided:
+			s.refuse(w, r, "NOT_VOIDABLE", "transaction "+t.id+" is already voided")
+			return
+		case settled(t.time, now):
+			s.refuse(w, r, "NOT_VOIDABLE", "transaction "+t.id+" has settled and cannot be voided")
+			return
+		}
+		var c checks
+		noHealthcare(&c, d)
+		if c.answer(s, w, r, "") {
+			return
+		}
+		st := m.state(s.gen)
+		id := m.nextID(now)
+		code := d.str("clientReferenceInformation.code")
+		if code == "" {
+			code = t.code
+		}
+		resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/voids/" + id, Method: http.MethodGet}},
+			"id": id, "status": "VOIDED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+			"clientReferenceInformation": map[string]any{"code": code},
+			"voidAmountDetails":          map[string]any{"voidAmount": money(t.amount), "currency": t.currency}}
+		t.voided = true
+		appendTxn(m, &transaction{id: id, rootID: t.rootID, reconciliationID: resp["reconciliationId"].(string), time: now,
+			kind: kindVoid, amount: t.amount, currency: t.currency, card: t.card, code: code,
+			api: &apiTxn{status: "VOIDED", app: okApp("ics_void"), commerce: "internet", response: resp}})
+		s.writeJSON(w, http.StatusCreated, resp)
+	}
+}
+
+// refund answers POST /pts/v2/payments/{id}/refunds (a sale) and
+// /pts/v2/captures/{id}/refunds (a capture): a follow-on credit of at most
+// what was captured and not yet refunded. Level II and III data may ride
+// on it as on any credit.
+func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.decodeDoc(w, r)
+	if !ok {
+		return
+	}
+	m := s.writable(w, r)
+	if m == nil {
+		return
+	}
+	defer m.mu.Unlock()
+	orig := s.target(w, r, m)
+	if orig == nil {
+		return
+	}
+	if (orig.kind != kindSale && orig.kind != kindCapture) || orig.voided || orig.api != nil && orig.api.decline != "" {
+		s.refuse(w, r, "NOT_REFUNDABLE", "transaction "+orig.id+" is not a sale or capture that can be refunded")
+		return
+	}
+	refunded := int64(0)
+	for _, o := range m.txns {
+		if o.kind == kindRefund && o.rootID == orig.id && !o.voided {
+			refunded += o.amount
+		}
+	}
+	now := s.Clock()
+	var c checks
+	pr := &payReq{d: d, card: *orig.card, currency: orig.currency, code: orig.code}
+	if v := d.str("clientReferenceInformation.code"); v != "" {
+		pr.code = v
+	}
+	pr.amount = followAmount(&c, d, orig, orig.amount-refunded, "orderInformation.amountDetails")
+	noHealthcare(&c, d)
+	readLevel23(&c, d, m, pr)
+	if c.answer(s, w, r, "") {
+		return
+	}
+	// Once a plan was selected, a refunded authorization needs the
+	// installment plan cancelled (spec).
+	if auth := m.txnByID[orig.rootID]; auth != nil && auth.api != nil && auth.api.accept != nil {
+		auth.api.accept.needsCancel = true
+	}
+	call := s.newAPICall(m, callCredit, now, pr)
+	resp := call.response()
+	self := "/pts/v2/refunds/" + call.respID
+	resp["_links"] = map[string]any{"self": link{Href: self, Method: http.MethodGet}, "void": link{Href: self + "/voids", Method: http.MethodPost}}
+	appendTxn(m, &transaction{id: call.respID, rootID: orig.id, reconciliationID: call.reconcileID, time: now, kind: kindRefund,
+		amount: pr.amount, currency: pr.currency, card: orig.card, code: pr.code, networkTxnID: call.networkID,
+		api: &apiTxn{status: "PENDING", app: okApp("ics_credit"), commerce: "internet", level3: pr.level3, response: resp}})
+	s.writeJSON(w, http.StatusCreated, resp)
+}
+
+// credit answers POST /pts/v2/credits: a stand-alone credit to a card,
+// with the Level II fields the spec requires (billing address and card)
+// unless the account has relaxed requirements.
+func (s *Server) credit(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.decodeDoc(w, r)
+	if !ok {
+		return
+	}
+	m := s.writable(w, r)
+	if m == nil {
+		return
+	}
+	defer m.mu.Unlock()
+	now := s.Clock()
+	var c checks
+	pr := &payReq{d: d, code: d.str("clientReferenceInformation.code")}
+	if a, ok := c.amountField(d, "orderInformation.amountDetails.totalAmount", true); ok {
+		pr.amount = a
+	}
+	pr.currency = c.currencyField(d, "orderInformation.amountDetails.currency", true)
+	relaxed := m.settings.RelaxedRequirements
+	s.readInstrument(&c, d, m, pr, relaxed)
+	pr.bill = readBillTo(d)
+	if pr.source == "card" && !relaxed {
+		for _, f := range billToFields {
+			// One list of the spec spells the state field
+			// administrationArea: either spelling is accepted.
+			if f == "administrativeArea" && d.str("orderInformation.billTo.administrationArea") != "" {
+				pr.bill.state = d.str("orderInformation.billTo.administrationArea")
+				continue
+			}
+			c.require(d, "orderInformation.billTo."+f)
+		}
+	}
+	noHealthcare(&c, d)
+	readLevel23(&c, d, m, pr)
+	if c.answer(s, w, r, "") {
+		return
+	}
+	call := s.newAPICall(m, callCredit, now, pr)
+	resp := call.response()
+	appendTxn(m, &transaction{id: call.respID, rootID: call.respID, reconciliationID: call.reconcileID, time: now, kind: kindCredit,
+		amount: pr.amount, currency: pr.currency, card: call.card, code: pr.code, networkTxnID: call.networkID,
+		api: &apiTxn{status: "PENDING", app: okApp("ics_credit"), commerce: "internet", level3: pr.level3, response: resp}})
+	s.writeJSON(w, http.StatusCreated, resp)
+}
+
+// getPayment answers GET on the self links of /pts/v2 answers with the
+// answer as it was given; for a generated call, the journal's answer.
+func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
+	ri := info(r)
+	id := r.PathValue("id")
+	kind := strings.Split(strings.TrimPrefix(r.URL.Path, "/pts/v2/"), "/")[0]
+	if m := ri.member; m != nil {
+		m.mu.Lock()
+		var resp map[string]any
+		if t, ok := m.txnByID[id]; ok && selfKind(t) == kind {
+			if t.api != nil {
+				resp = t.api.response
+			} else {
+				// A generated call: the answer its journal line holds.
+				for _, c := range m.calls {
+					if c.respID == id {
+						resp = c.response()
+					}
+				}
+			}
+		}
+		var b []byte
+		var err error
+		if resp != nil {
+			b, err = marshal(resp)
+		}
+		m.mu.Unlock()
+		if resp != nil && err == nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(b)
+			return
+		}
+	}
+	s.writeError(w, ri, http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", fmt.Sprintf("%s %s was not found", strings.TrimSuffix(kind, "s"), id))
+}
+
+// selfKind is the collection a transaction's self link names.
+func selfKind(t *transaction) string {
+	switch t.kind {
+	case kindCapture:
+		return "captures"
+	case kindCredit:
+		return "credits"
+	case kindRefund:
+		return "refunds"
+	case kindReversal:
+		return "reversals"
+	case kindVoid:
+		return "voids"
+	}
+	return "payments"
+}

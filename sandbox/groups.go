@@ -1,0 +1,360 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Group management (spec: Group, Group management endpoints,
+// Authentication 3). Groups live in the Server under groupMu; the ground
+// truth keeps the groups as generated (Server.initial).
+
+// groupTypeCustom is the one group type observed; other values are not
+// shown, so the sandbox accepts this one only.
+const groupTypeCustom = "CUSTOM"
+
+type groupItem struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Members     []string        `json:"members"`
+	Metadata    groupMeta       `json:"metadata"`
+	Links       map[string]link `json:"_links"`
+}
+
+type groupMeta struct {
+	CreatedTime     string `json:"createdTime"`
+	LastUpdatedTime string `json:"lastUpdatedTime"`
+}
+
+type groupRecord struct {
+	GroupID                   string   `json:"groupId"`
+	OrganizationID            string   `json:"organizationId"`
+	Name                      string   `json:"name"`
+	Description               string   `json:"description"`
+	CreationDateTime          string   `json:"creationDateTime"`
+	UpdatedDateTime           string   `json:"updatedDateTime"`
+	Type                      string   `json:"type"`
+	SelectedOrganizationCount string   `json:"selectedOrganizationCount"`
+	SelectedOrganizationIDs   []string `json:"selectedOrganizationIds"`
+}
+
+// findGroup returns the live group id, or nil.
+func (s *Server) findGroup(id string) *group {
+	s.groupMu.RLock()
+	defer s.groupMu.RUnlock()
+	return s.findGroupLocked(id)
+}
+
+func (s *Server) findGroupLocked(id string) *group {
+	for _, g := range s.groups {
+		if g.id == id {
+			return g
+		}
+	}
+	return nil
+}
+
+// record renders g; the caller holds groupMu.
+func (g *group) record() groupRecord {
+	return groupRecord{GroupID: g.id, OrganizationID: g.owner, Name: g.name, Description: g.description,
+		CreationDateTime: g.created.Format(time.DateTime), UpdatedDateTime: g.updated.Format(time.DateTime),
+		Type: g.groupType, SelectedOrganizationCount: strconv.Itoa(len(g.members)),
+		SelectedOrganizationIDs: append([]string{}, g.members...)}
+}
+
+// canSeeOrg reports whether u may list the groups of organization org: a
+// portfolio user those of the portfolio and of its merchant account, a
+// merchant user its own account's, a transacting user the portfolio's it
+// belongs to.
+func (s *Server) canSeeOrg(u User, org string) bool {
+	switch u.groupAccess() {
+	case groupsManage:
+		return org == s.cfg.OrganizationID || org == DefaultMerchantAccountID
+	case groupsOwn:
+		return org == u.Account
+	case groupsView:
+		return org == s.cfg.OrganizationID
+	}
+	return false
+}
+
+// canManage reports whether u may change group g (caller holds groupMu).
+func canManage(u User, g *group) bool {
+	switch u.groupAccess() {
+	case groupsManage:
+		return true
+	case groupsOwn:
+		return g.owner == u.Account
+	}
+	return false
+}
+
+// denyGroups answers 403 when u has no access to group management at all:
+// no Groups Manage permission, or assigned to a group.
+func (s *Server) denyGroups(w http.ResponseWriter, r *http.Request) bool {
+	ri := info(r)
+	switch ri.user.Kind {
+	case UserNoGroupsPermission:
+		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "the Groups Manage permission is required")
+		return true
+	case UserGroupAssigned:
+		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "a user assigned to a group cannot reach group management")
+		return true
+	}
+	return false
+}
+
+func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) {
+	s.groupList(w, r, r.URL.Query().Get("organizationId"), "/groups")
+}
+
+// getGroupOrList serves both /groups/{groupId} and the spec's example path
+// form /groups/{organizationId}: group ids are numeric and organization
+// ids are not, and a group id wins if they ever collide.
+func (s *Server) getGroupOrList(w http.ResponseWriter, r *http.Request) {
+	if s.denyGroups(w, r) {
+		return
+	}
+	ri := info(r)
+	id := r.PathValue("id")
+	s.groupMu.RLock()
+	g := s.findGroupLocked(id)
+	if g != nil {
+		rec := g.record()
+		mine := canManage(ri.user, g) || ri.user.groupAccess() == groupsView && g.owner == s.cfg.OrganizationID
+		s.groupMu.RUnlock()
+		if !mine {
+			s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "no access to group "+id)
+			return
+		}
+		s.writeJSON(w, http.StatusOK, rec)
+		return
+	}
+	s.groupMu.RUnlock()
+	if id == s.cfg.OrganizationID || id == DefaultMerchantAccountID {
+		s.groupList(w, r, id, "/groups/"+url.PathEscape(id))
+		return
+	}
+	s.writeError(w, ri, http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "group "+id+" was not found")
+}
+
+// groupList answers with the groups an organization owns, whatever
+// merchant the request acts for: the key belongs to the organization.
+// Asking for another organization's groups is 403, as the spec's
+// permissions rule it.
+func (s *Server) groupList(w http.ResponseWriter, r *http.Request, org, path string) {
+	if s.denyGroups(w, r) {
+		return
+	}
+	ri := info(r)
+	if org == "" {
+		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "organizationId is required",
+			errorDetail{Field: "organizationId", Reason: "MISSING_FIELD"})
+		return
+	}
+	if !s.canSeeOrg(ri.user, org) {
+		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "no access to the groups of organization "+org)
+		return
+	}
+	offset, limit, ok := s.pageParams(w, r, 100, 1000)
+	if !ok {
+		return
+	}
+	s.groupMu.RLock()
+	var owned []*group
+	for _, g := range s.groups {
+		if g.owner == org {
+			owned = append(owned, g)
+		}
+	}
+	items := make([]groupItem, 0, min(limit, len(owned)))
+	for _, g := range window(owned, offset, limit) {
+		items = append(items, groupItem{ID: g.id, Name: g.name, Description: g.description, Members: append([]string{}, g.members...),
+			Metadata: groupMeta{CreatedTime: ts(g.created), LastUpdatedTime: ts(g.updated)},
+			Links:    map[string]link{"self": {Href: "/group-management/v1/groups/" + g.id}}})
+	}
+	s.groupMu.RUnlock()
+	q := url.Values{}
+	if path == "/groups" {
+		q.Set("organizationId", org)
+	}
+	links := pageLinks(path, q, offset, limit, len(owned), false)
+	if next, ok := links["next"]; ok && path != "/groups" {
+		// The next page is named in the query form, which every client reads.
+		nq := url.Values{"organizationId": {org}, "offset": {strconv.Itoa(offset + limit)}, "limit": {strconv.Itoa(limit)}}
+		next.Href = "/groups?" + nq.Encode()
+		links["next"] = next
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{
+		"organizationId": org, "count": len(items), "totalCount": len(owned),
+		"_embedded": map[string]any{"groups": items}, "_links": links,
+	})
+}
+
+// checkMIDs validates organization ids to put in a group: members of the
+// organization (the portfolio's MIDs), each once.
+func (s *Server) checkMIDs(c *checks, field string, ids []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if _, ok := s.memberIndex(id); !ok {
+			c.invalid(field, "INVALID_DATA: unknown organization "+id)
+			continue
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// createGroup answers POST /groups with the group record (201).
+func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
+	if s.denyGroups(w, r) {
+		return
+	}
+	ri := info(r)
+	if ri.user.groupAccess() == groupsView {
+		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "a transacting organization user cannot create a group")
+		return
+	}
+	d, ok := s.decodeDoc(w, r)
+	if !ok {
+		return
+	}
+	var c checks
+	c.require(d, "organizationId", "name")
+	org := d.str("organizationId")
+	typ := strings.ToUpper(d.str("type"))
+	if typ == "" {
+		typ = groupTypeCustom
+	} else if typ != groupTypeCustom {
+		c.invalid("type", "")
+	}
+	mids := s.checkMIDs(&c, "selectedOrganizationIds", d.strings("selectedOrganizationIds"))
+	if len(mids) > maxGroupMembers {
+		c.invalid("selectedOrganizationIds", fmt.Sprintf("LIMIT_EXCEEDED: at most %d MIDs per group", maxGroupMembers))
+	}
+	if c.answer(s, w, r, "") {
+		return
+	}
+	if !s.canSeeOrg(ri.user, org) || (ri.user.groupAccess() == groupsOwn) != (org == DefaultMerchantAccountID) {
+		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "no access to create groups of organization "+org)
+		return
+	}
+	now := s.Clock()
+	s.groupMu.Lock()
+	n := 0
+	for _, g := range s.groups {
+		if g.owner == org {
+			n++
+		}
+	}
+	if n >= maxGroups {
+		s.groupMu.Unlock()
+		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
+			fmt.Sprintf("organization %s already has %d groups, the limit", org, maxGroups),
+			errorDetail{Field: "organizationId", Reason: "LIMIT_EXCEEDED"})
+		return
+	}
+	g := &group{id: strconv.Itoa(s.nextGroupID), owner: org, name: d.str("name"), description: d.str("description"),
+		groupType: typ, members: mids, created: now, updated: now}
+	s.nextGroupID++
+	s.groups = append(s.groups, g)
+	rec := g.record()
+	s.groupMu.Unlock()
+	s.writeJSON(w, http.StatusCreated, rec)
+}
+
+// patchGroup answers PATCH /groups/{groupId}: description, name and
+// membership changes, additions and removals combined; a status code only.
+func (s *Server) patchGroup(w http.ResponseWriter, r *http.Request) {
+	if s.denyGroups(w, r) {
+		return
+	}
+	ri := info(r)
+	d, ok := s.decodeDoc(w, r)
+	if !ok {
+		return
+	}
+	var c checks
+	c.require(d, "organizationId")
+	add := s.checkMIDs(&c, "addOrganizationIds", d.strings("addOrganizationIds"))
+	remove := s.checkMIDs(&c, "removeOrganizationIds", d.strings("removeOrganizationIds"))
+	for _, id := range add {
+		if slices.Contains(remove, id) {
+			c.invalid("removeOrganizationIds", "INVALID_DATA: "+id+" is both added and removed")
+		}
+	}
+	if c.answer(s, w, r, "") {
+		return
+	}
+	s.groupMu.Lock()
+	defer s.groupMu.Unlock()
+	g := s.findGroupLocked(r.PathValue("id"))
+	switch {
+	case g == nil:
+		w.WriteHeader(http.StatusNotFound)
+		return
+	case ri.user.groupAccess() == groupsView || !canManage(ri.user, g):
+		w.WriteHeader(http.StatusForbidden)
+		return
+	case d.str("organizationId") != g.owner:
+		// The group belongs to another organization than the one named.
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	members := slices.DeleteFunc(append([]string{}, g.members...), func(id string) bool { return slices.Contains(remove, id) })
+	for _, id := range add {
+		if !slices.Contains(members, id) {
+			members = append(members, id)
+		}
+	}
+	if len(members) > maxGroupMembers {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	g.members = members
+	if d.has("description") {
+		g.description = d.str("description")
+	}
+	if v := d.str("name"); v != "" {
+		// Not listed among the spec's PATCH fields; a rename is what the
+		// platform most plausibly allows alongside the description.
+		g.name = v
+	}
+	g.updated = s.Clock()
+	w.WriteHeader(http.StatusOK)
+}
+
+// deleteGroup answers DELETE /groups/{groupId}: irreversible, a status
+// code only.
+func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
+	if s.denyGroups(w, r) {
+		return
+	}
+	ri := info(r)
+	s.groupMu.Lock()
+	defer s.groupMu.Unlock()
+	id := r.PathValue("id")
+	for i, g := range s.groups {
+		if g.id != id {
+			continue
+		}
+		if ri.user.groupAccess() == groupsView || !canManage(ri.user, g) {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		s.groups = slices.Delete(s.groups, i, i+1)
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.WriteHeader(http.StatusNotFound)
+}

@@ -1,0 +1,266 @@
+package sandbox
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Subscription payments (spec: Subscription payment, the payment state
+// table, Limits): the list envelope, and skipping or restoring cycles.
+
+// modifyCutoff: no skip or restore within two hours of processing (spec).
+const modifyCutoff = 2 * time.Hour
+
+type paymentJSON struct {
+	ID                   string `json:"id"`
+	Status               string `json:"status"`
+	PaymentType          string `json:"paymentType"`
+	TransactionID        string `json:"transactionID,omitempty"`
+	Date                 string `json:"date"`
+	Currency             string `json:"currency"`
+	BillingStartDate     string `json:"billingStartDate"`
+	BillingEndDate       string `json:"billingEndDate"`
+	BillingCycle         string `json:"billingCycle"`
+	PaymentNumber        string `json:"paymentNumber"`
+	BillingAmount        string `json:"billingAmount"`
+	SetupFee             string `json:"setupFee,omitempty"`
+	SurchargeAmount      string `json:"surchargeAmount,omitempty"`
+	SurchargeDescription string `json:"surchargeDescription,omitempty"`
+	Modifiable           bool   `json:"modifiable"`
+}
+
+// modifiable: a future payment more than two hours before its processing.
+// Retry payments are never listed before they happen, so never modifiable.
+func (pm *payment) modifiable(now time.Time) bool {
+	return !pm.processed() && pm.date.Sub(now) > modifyCutoff
+}
+
+func renderPayment(pm *payment, now time.Time) paymentJSON {
+	pj := paymentJSON{ID: pm.id, Status: pm.status, PaymentType: pm.ptype, TransactionID: pm.txnID,
+		Date: ts(pm.date), Currency: pm.currency, BillingStartDate: ts(pm.periodStart), BillingEndDate: ts(pm.periodEnd),
+		BillingCycle: strconv.Itoa(pm.cycle), PaymentNumber: strconv.Itoa(pm.number),
+		BillingAmount: money(pm.amount), SetupFee: optMoney(pm.setupFee), Modifiable: pm.modifiable(now)}
+	if pm.surcharge > 0 {
+		pj.SurchargeAmount, pj.SurchargeDescription = money(pm.surcharge), "Card surcharge"
+	}
+	return pj
+}
+
+// listPayments lists every processed payment, then at most
+// scheduledPaymentsCount future ones (wire.md).
+func (s *Server) listPayments(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	q := r.URL.Query()
+	var details []errorDetail
+	offset, d1 := intParam(q, "offset", 0, 0, 1<<31-1)
+	limit, d2 := intParam(q, "limit", 20, 1, 100)
+	count, d3 := intParam(q, "scheduledPaymentsCount", 5, 0, 9999)
+	for _, d := range []*errorDetail{d1, d2, d3} {
+		if d != nil {
+			details = append(details, *d)
+		}
+	}
+	if len(details) > 0 {
+		s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "invalid query parameters", details...)
+		return
+	}
+	m := info(r).member
+	if m == nil {
+		s.subNotFound(w, r, id)
+		return
+	}
+	now := s.Clock()
+	m.mu.Lock()
+	sub, ok := m.subByID[id]
+	if !ok {
+		m.mu.Unlock()
+		s.subNotFound(w, r, id)
+		return
+	}
+	var listed []*payment
+	final := map[int]string{}
+	for _, pm := range sub.payments {
+		if pm.processed() {
+			listed = append(listed, pm)
+			final[pm.cycle] = strings.ToLower(pm.status)
+		}
+	}
+	scheduled := 0
+	for _, pm := range sub.payments {
+		if !pm.processed() && scheduled < count {
+			listed = append(listed, pm)
+			scheduled++
+		}
+	}
+	// cyclesCompletedCount counts cycles by the status of their last
+	// processed payment (a retried cycle counts once).
+	completed := map[string]int{}
+	for _, st := range final {
+		completed[st]++
+	}
+	items := make([]byte, 1, 460*min(limit, len(listed)+1))
+	items[0] = '['
+	for i, pm := range window(listed, offset, limit) {
+		if i > 0 {
+			items = append(items, ',')
+		}
+		pj := renderPayment(pm, now)
+		items = pj.appendJSON(items)
+	}
+	items = append(items, ']')
+	skip := append([]int{}, sub.skipped...)
+	m.mu.Unlock()
+	path := "/rbs/v1/subscriptions/" + id + "/payments"
+	links := pageLinks(path, url.Values{"scheduledPaymentsCount": {strconv.Itoa(count)}}, offset, limit, len(listed), true)
+	links["update"] = link{Href: path, Method: http.MethodPut}
+	// Keys in the order encoding/json gives a map.
+	b := make([]byte, 0, len(items)+512)
+	b = append(b, `{"_links":`...)
+	b = appendLinksMap(b, links)
+	b = append(b, `,"billingCyclesToSkip":[`...)
+	for i, cy := range skip {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(cy), 10)
+	}
+	b = append(b, `],"cyclesCompletedCount":{`...)
+	for i, k := range sortedStrings(completed) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(completed[k]), 10)
+	}
+	b = append(b, `},"submitTimeUtc":`...)
+	b = appendJSONString(b, s.now())
+	b = append(b, `,"subscriptionPayment":`...)
+	b = append(b, items...)
+	b = append(b, `,"totalCount":`...)
+	b = strconv.AppendInt(b, int64(len(listed)), 10)
+	b = append(b, '}')
+	s.writeRaw(w, http.StatusOK, b)
+}
+
+// skipPayments answers POST (spec) and PUT (facts, and the list's update
+// link) /rbs/v1/subscriptions/{id}/payments. billingCyclesToSkip is the
+// complete list of skipped future cycles: a cycle added is skipped, a
+// cycle left out is restored. A change to a cycle that is not a future
+// payment more than two hours before processing (a past cycle, a cycle
+// being retried, one within the cut-off) fails the whole request with
+// UNMODIFIABLE_PAYMENT_SKIP_ATTEMPT_CYCLE:<n>.
+func (s *Server) skipPayments(w http.ResponseWriter, r *http.Request) {
+	ri := info(r)
+	d, ok := s.decodeDoc(w, r)
+	if !ok {
+		return
+	}
+	var c checks
+	if !d.has("billingCyclesToSkip") {
+		c.require(d, "billingCyclesToSkip")
+	}
+	var want []int
+	for _, v := range d.list("billingCyclesToSkip") {
+		n, err := strconv.Atoi(scalar(v))
+		if err != nil {
+			c.invalid("billingCyclesToSkip", "INVALID_DATA: not an integer")
+			continue
+		}
+		if !slices.Contains(want, n) {
+			want = append(want, n)
+		}
+	}
+	if d.has("billingCyclesToSkip") && d.list("billingCyclesToSkip") == nil {
+		c.invalid("billingCyclesToSkip", "INVALID_DATA: not an array")
+	}
+	if c.answer(s, w, r, "") {
+		return
+	}
+	slices.Sort(want)
+	m := s.writable(w, r)
+	if m == nil {
+		return
+	}
+	defer m.mu.Unlock()
+	sub := s.liveSub(w, r, m)
+	if sub == nil {
+		return
+	}
+	switch sub.status {
+	case subActive, subPending, subDelinquent:
+	default:
+		s.badSubState(w, r, sub, "changed")
+		return
+	}
+	now := s.Clock()
+	// A skip may name a cycle of a bill-indefinitely plan beyond the
+	// listed horizon: it is materialised first.
+	if sub.terms.total == 0 && len(want) > 0 && len(sub.payments) > 0 {
+		for last := len(sub.payments) - 1; want[len(want)-1] > sub.payments[last].cycle && want[len(want)-1] <= sub.current+9999; last++ {
+			sub.payments = append(sub.payments, sub.newScheduled(m, sub.payments[last].cycle+1))
+		}
+		renumber(sub)
+	}
+	byCycle := map[int]*payment{}
+	for _, pm := range sub.payments[sub.firstScheduled():] {
+		byCycle[pm.cycle] = pm
+	}
+	var errs []errorDetail
+	changed := map[int]bool{}
+	for _, cy := range want {
+		changed[cy] = !slices.Contains(sub.skipped, cy)
+	}
+	for _, cy := range sub.skipped {
+		if !slices.Contains(want, cy) {
+			changed[cy] = true
+		}
+	}
+	for _, cy := range sortedKeys(changed) {
+		if !changed[cy] {
+			continue
+		}
+		pm := byCycle[cy]
+		switch {
+		case cy < 1 || (sub.terms.total > 0 && cy > sub.terms.total):
+			errs = append(errs, errorDetail{Field: "billingCyclesToSkip", Reason: fmt.Sprintf("INVALID_BILLING_CYCLE:%d", cy)})
+		case pm == nil || !pm.modifiable(now):
+			errs = append(errs, errorDetail{Field: "billingCyclesToSkip", Reason: fmt.Sprintf("UNMODIFIABLE_PAYMENT_SKIP_ATTEMPT_CYCLE:%d", cy)})
+		}
+	}
+	if len(errs) > 0 {
+		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
+			"one or more billing cycles cannot be skipped or restored", errs...)
+		return
+	}
+	for cy, ch := range changed {
+		if !ch {
+			continue
+		}
+		if slices.Contains(want, cy) {
+			byCycle[cy].status = paySkipped
+		} else {
+			byCycle[cy].status = payScheduled
+		}
+	}
+	sub.skipped = want
+	path := "/rbs/v1/subscriptions/" + sub.id + "/payments"
+	s.writeJSON(w, http.StatusOK, map[string]any{
+		"_links":        map[string]link{"self": {Href: path, Method: http.MethodGet}, "update": {Href: path, Method: http.MethodPut}},
+		"submitTimeUtc": s.clockNow(), "status": "COMPLETED", "billingCyclesToSkip": append([]int{}, want...),
+	})
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
