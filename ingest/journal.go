@@ -15,8 +15,7 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/reconcile/reconcile/level3audit"
+	"unicode/utf8"
 )
 
 // maxJournalLine bounds one journal line; a longer line is rejected rather
@@ -103,14 +102,10 @@ func importJournalFile(ctx context.Context, s *Store, path string, now time.Time
 		if tooLong {
 			reason = fmt.Sprintf("line longer than %d bytes", maxJournalLine)
 		} else if jerr := addJournalLine(rows, path, lineNo, line, sum, now); jerr != nil {
-			reason = jerr.Error()
+			reason = rejectReason(jerr)
 		}
 		if reason != "" {
-			masked, _ := MaskPANs(string(line))
-			if len(masked) > maxRejectText {
-				masked = masked[:maxRejectText]
-			}
-			rejects.Add(path, lineNo, reason, masked, sum, now)
+			rejects.Add(path, lineNo, reason, rejectText(line), sum, now)
 			imp.Rejected++
 		} else {
 			imp.Loaded++
@@ -136,6 +131,33 @@ func importJournalFile(ctx context.Context, s *Store, path string, now time.Time
 	return imp, nil
 }
 
+// rejectReason is the reason journal_rejects keeps for a bad line. It may
+// quote the line (a status or a time that is not one), so it is masked
+// like the line.
+func rejectReason(err error) string {
+	r, _ := MaskPANs(strings.ToValidUTF8(err.Error(), "\uFFFD"))
+	return r
+}
+
+// rejectText is what journal_rejects keeps of a bad line: its text with
+// card numbers masked, cut to maxRejectText bytes. It is masked again after
+// the cut, because cutting a long digit run (an identifier, left alone) can
+// leave a 13-19 digit piece that passes the Luhn check.
+//
+// The text is made valid UTF-8 first (a VARCHAR must be), so a line of
+// binary garbage is rejected rather than failing its file's import.
+func rejectText(line []byte) string {
+	masked, _ := MaskPANs(strings.ToValidUTF8(string(line), "\uFFFD"))
+	if len(masked) > maxRejectText {
+		cut := maxRejectText
+		for cut > 0 && !utf8.RuneStart(masked[cut]) {
+			cut--
+		}
+		masked, _ = MaskPANs(masked[:cut])
+	}
+	return masked
+}
+
 // readLine reads one line without its newline. A line over maxJournalLine is
 // consumed and reported as tooLong, with no content.
 func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
@@ -155,11 +177,10 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 }
 
 func newJournalRows() *Rows {
-	return &Rows{Table: "journal", Columns: []string{
-		"merchant_id", "file", "line", "time", "method", "path", "status", "call_kind",
-		"transaction_id", "parent_id", "card_bin", "card_last4", "amount", "currency",
-		"purchase_level", "line_item_count", "level3_status", "request", "response",
-		"file_sha256", "imported_at"}}
+	cols := []string{"merchant_id", "file", "line", "time", "method", "path", "status"}
+	cols = append(cols, journalFactColumns...)
+	cols = append(cols, "request", "response", "file_sha256", "imported_at")
+	return &Rows{Table: "journal", Columns: cols}
 }
 
 // journalLine is DESIGN.md's journal format.
@@ -239,26 +260,27 @@ func addJournalLine(rows *Rows, file string, lineNo int, line []byte, sum string
 	if err != nil {
 		return fmt.Errorf("response: %w", err)
 	}
-	call := level3audit.Inspect(jl.Method, jl.Path, req, resp)
 	var c converter
 	var ts any
 	if jl.Time != "" {
 		ts = c.timestamp("time", jl.Time)
 	}
-	amount := c.amount("amount", call.TotalAmount)
 	if c.err != nil {
 		return c.err
 	}
-	status, _ := jl.Status.Int64()
-	var lineItems any
-	if call.LineItems > 0 || call.PurchaseLevel != "" {
-		lineItems = int32(call.LineItems)
+	facts, err := journalFacts(jl.Method, jl.Path, req, resp)
+	if err != nil {
+		return err
 	}
+	status, _ := jl.Status.Int64()
+	// Every text kept from the line is masked, not only its bodies: a
+	// merchant ID or method holding a card number is as much a leak.
 	path, _ := MaskPANs(jl.Path)
-	rows.Add(jl.MerchantID, file, int32(lineNo), ts, text(strings.ToUpper(jl.Method)), path, int32(status),
-		string(call.Kind), text(call.TransactionID), text(call.ParentID), text(call.CardBIN), text(call.CardLast4),
-		amount, text(call.Currency), text(call.PurchaseLevel), lineItems, text(call.Level3Status),
-		reqText, respText, sum, now)
+	mid, _ := MaskPANs(jl.MerchantID)
+	method, _ := MaskPANs(strings.ToUpper(jl.Method))
+	values := []any{mid, file, int32(lineNo), ts, text(method), path, int32(status)}
+	values = append(values, facts...)
+	rows.Add(append(values, reqText, respText, sum, now)...)
 	return nil
 }
 
@@ -276,12 +298,23 @@ func maskedBody(raw json.RawMessage) (map[string]any, any, error) {
 		return nil, nil, errors.New(jsonErrorText(err))
 	}
 	v = maskValue(v)
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil, nil, err
 	}
+	// Encoding can make a digit run where the value had none: a character
+	// written as an escape whose hex digits are decimal (\u2028, a
+	// control character) joins the digits after it. Such a run is masked
+	// too; the escape's four digits are within the six kept, so the text
+	// stays the same JSON.
+	text, _ := MaskPANs(string(bytes.TrimRight(buf.Bytes(), "\n")))
+	if !json.Valid([]byte(text)) {
+		return nil, nil, errors.New("cannot be stored with its card numbers masked")
+	}
 	obj, _ := v.(map[string]any)
-	return obj, string(b), nil
+	return obj, text, nil
 }
 
 // maskValue masks card numbers in every string, number and key of a decoded

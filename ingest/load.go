@@ -22,6 +22,7 @@ type memberBatch struct {
 	subscriptions *Rows
 	payments      *Rows
 	transactions  *Rows
+	billing       billingRows // the projected schedules (billing.go)
 }
 
 func newMemberBatch(mid string) *memberBatch {
@@ -171,6 +172,7 @@ func (s *Store) loadMembers(ctx context.Context, jobs []loadJob) error {
 		merged.subscriptions.Values = append(merged.subscriptions.Values, b.subscriptions.Values...)
 		merged.payments.Values = append(merged.payments.Values, b.payments.Values...)
 		merged.transactions.Values = append(merged.transactions.Values, b.transactions.Values...)
+		merged.billing.merge(b.billing)
 		for _, id := range b.reloaded {
 			reloaded = append(reloaded, b.merchantID+"\x00"+id)
 		}
@@ -190,6 +192,9 @@ func (s *Store) loadMembers(ctx context.Context, jobs []loadJob) error {
 			return err
 		}
 		if err := tx.Upsert(ctx, merged.transactions, []string{"merchant_id", "transaction_id"}, ""); err != nil {
+			return err
+		}
+		if err := merged.billing.upsert(ctx, tx); err != nil {
 			return err
 		}
 		if err := tx.Upsert(ctx, status, []string{"run_id", "merchant_id"}, ""); err != nil {

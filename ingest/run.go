@@ -30,6 +30,13 @@ type Options struct {
 	GroupIDs       []string
 	Shard          groups.Shard
 	BINRefreshAge  time.Duration // default 30 days
+	// InterchangeRates is the rate table of the interchange-at-risk
+	// estimate; nil means DefaultInterchangeRates (LoadInterchangeRates
+	// reads --interchange-rates).
+	InterchangeRates *RateTable
+	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
+	// at the run's cut-off to be reported stale; default 24 hours.
+	BNPLSessionAge time.Duration
 	// Force pulls members again that an earlier attempt of the same date
 	// completed; without it a re-run resumes where the last one stopped.
 	Force bool
@@ -260,9 +267,12 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("findings")
-	res.Findings, err = r.store.computeFindings(ctx, r.runID, r.opts.BusinessDate, r.window)
+	res.Findings, err = r.auditAndComputeFindings(ctx)
 	if err != nil {
 		return fail(fmt.Errorf("compute findings: %w", err))
+	}
+	if err := r.store.computeBilling(ctx, r.runID, r.opts.BusinessDate, r.window); err != nil {
+		return fail(fmt.Errorf("recurring billing reports: %w", err))
 	}
 	res.Requests = r.runStats.Requests.Load()
 	res.Retries = r.runStats.Retries.Load()
@@ -386,7 +396,7 @@ type loadJob struct {
 }
 
 // maxRowsPerLoad bounds the rows the writer puts in one transaction.
-const maxRowsPerLoad = 200_000
+const maxRowsPerLoad = 25_000
 
 func (j loadJob) rows() int {
 	if j.batch == nil {
@@ -528,6 +538,9 @@ func (r *runner) pullMember(ctx context.Context, mid string, st *memberStatus) (
 	r.log.Debug("payment lists", "merchant_id", mid, "reasons", reasons)
 	b := newMemberBatch(mid)
 	if err := b.addRecurring(snap, prev, r.runID, r.now); err != nil {
+		return nil, err
+	}
+	if err := b.addSchedules(snap, r.window.End, r.runID, r.now); err != nil {
 		return nil, err
 	}
 	for t, err := range api.SearchTransactions(ctx, r.window.Start, r.window.End) {

@@ -20,7 +20,7 @@ type Store struct {
 	db     *sql.DB   // a pool for reads that run beside the writer
 	conn   *sql.Conn // the writer
 	path   string
-	staged map[string]bool
+	staged map[string]string
 }
 
 // ErrDatabaseLocked means another process has the database file open.
@@ -42,7 +42,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to %s: %w", path, err)
 	}
-	s := &Store{db: db, conn: conn, path: path, staged: map[string]bool{}}
+	s := &Store{db: db, conn: conn, path: path, staged: map[string]string{}}
+
 	if _, err := conn.ExecContext(ctx, queries.Schema()); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("apply schema to %s: %w", path, err)
@@ -54,6 +55,23 @@ func isLockError(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "Could not set lock") || strings.Contains(msg, "Conflicting lock")
 }
+
+// SetMemoryLimit bounds DuckDB's buffer memory (e.g. "256MB"). DuckDB's
+// default is 80% of the machine's memory: it keeps table data it has
+// written in memory until that fills, so a run's memory would grow with the
+// data it loads. With a limit, what does not fit is written out and read
+// back when needed.
+func (s *Store) SetMemoryLimit(ctx context.Context, limit string) error {
+	if limit == "" {
+		return nil
+	}
+	if _, err := s.conn.ExecContext(ctx, "SET memory_limit = "+sqlQuote(limit)); err != nil {
+		return fmt.Errorf("memory limit %q: %w", limit, err)
+	}
+	return nil
+}
+
+func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
@@ -104,7 +122,7 @@ func (s *Store) Transact(ctx context.Context, fn func(tx *Tx) error) (err error)
 // Tx is an open transaction of the store.
 type Tx struct {
 	conn   *sql.Conn
-	staged map[string]bool // staging tables created on the connection
+	staged map[string]string // staging table -> its SELECT list (JSON columns as VARCHAR)
 }
 
 // Exec runs a statement in the transaction.
@@ -185,7 +203,8 @@ func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replaceWhere
 // a third of the load's time.)
 func (tx *Tx) stage(ctx context.Context, rows *Rows) (string, error) {
 	stage := "stage_" + rows.Table
-	if !tx.staged[stage] {
+	sel, ok := tx.staged[stage]
+	if !ok {
 		var jsonCols []string
 		q, err := tx.conn.QueryContext(ctx, `SELECT column_name FROM duckdb_columns()
 			WHERE schema_name = 'main' AND table_name = ? AND data_type = 'JSON' ORDER BY column_index`, rows.Table)
@@ -201,18 +220,18 @@ func (tx *Tx) stage(ctx context.Context, rows *Rows) (string, error) {
 			jsonCols = append(jsonCols, fmt.Sprintf("CAST(%s AS VARCHAR) AS %s", c, c))
 		}
 		q.Close()
-		sel := "*"
+		sel = "*"
 		if len(jsonCols) > 0 {
 			sel = "* REPLACE (" + strings.Join(jsonCols, ", ") + ")"
 		}
-		if _, err := tx.conn.ExecContext(ctx, fmt.Sprintf(
-			"CREATE TEMP TABLE IF NOT EXISTS %s AS SELECT %s FROM %s LIMIT 0", stage, sel, rows.Table)); err != nil {
-			return "", fmt.Errorf("create staging table for %s: %w", rows.Table, err)
-		}
-		tx.staged[stage] = true
+		tx.staged[stage] = sel
 	}
-	if _, err := tx.conn.ExecContext(ctx, "DELETE FROM "+stage); err != nil {
-		return "", fmt.Errorf("clear staging table for %s: %w", rows.Table, err)
+	// A new staging table for every load: DuckDB does not give back the
+	// space of deleted rows of a temporary table, so emptying one and
+	// refilling it would hold every row of the run in memory.
+	if _, err := tx.conn.ExecContext(ctx, fmt.Sprintf(
+		"CREATE OR REPLACE TEMP TABLE %s AS SELECT %s FROM %s LIMIT 0", stage, sel, rows.Table)); err != nil {
+		return "", fmt.Errorf("create staging table for %s: %w", rows.Table, err)
 	}
 	if len(rows.Values) == 0 {
 		return stage, nil

@@ -3,6 +3,13 @@
 // data it carried, and what the platform said about transmitting it. The
 // platform stores no Level II/III data, so these facts come from the
 // merchant's own journal of requests and responses.
+//
+// The same journal is the only record of what the merchant sent in the
+// other service areas (credentialed transactions, healthcare amounts,
+// buy-now-pay-later sessions, installment plans, device wallets,
+// contactless terminals), so Inspect reads those facts too (areas.go): one
+// pass over a call gives every fact the checks need, and the checks
+// themselves stay in SQL (queries/findings).
 package level3audit
 
 import (
@@ -22,6 +29,19 @@ const (
 	Reversal      CallKind = "reversal"
 	Void          CallKind = "void"
 	Other         CallKind = "other"
+
+	// BNPLSession is a buy-now-pay-later session (POST
+	// /pts/v2/payment-references); the authorization that follows is an
+	// Authorization whose Actions hold AP_AUTH.
+	BNPLSession CallKind = "bnpl_session"
+	// InstallmentPlans asks the issuer's plans for a purchase (POST /fin/v1/plans).
+	InstallmentPlans CallKind = "installment_plans"
+	// InstallmentAcceptance links an authorization to a plan (POST
+	// /fin/v1/plan-acceptance).
+	InstallmentAcceptance CallKind = "installment_acceptance"
+	// InstallmentCancel cancels a selected plan, or with a refundAmount
+	// refunds part of it (POST /fin/v1/plan-acceptance/cancel).
+	InstallmentCancel CallKind = "installment_cancel"
 )
 
 // Call is what the audit needs to know about one journaled call. It never
@@ -37,6 +57,23 @@ type Call struct {
 	PurchaseLevel string // processingInformation.purchaseLevel as sent ("3" for Level III)
 	LineItems     int    // number of orderInformation.lineItems sent
 	Level3Status  string // "Y", "N" or "" when the response does not say
+
+	// Level II/III details (level3.go).
+	PurchaseOrderNumber string // orderInformation.invoiceDetails.purchaseOrderNumber
+	// Level3Missing lists the required Level III line-item fields a call
+	// with purchaseLevel 3 left out ("lineItems[1].unitOfMeasure", or
+	// "lineItems" when it sent none), comma separated; "" when complete.
+	Level3Missing string
+	// PercentRates lists the rates written as a percent rather than a
+	// fraction ("lineItems[0].taxDetails[0].rate=8.25"), comma separated.
+	PercentRates string
+
+	// What the platform answered.
+	ResponseStatus       string // response status: AUTHORIZED, DECLINED, PENDING, FAILED, ACCEPTED, ...
+	NetworkTransactionID string // processorInformation.networkTransactionId of the response
+	ApprovalCode         string // processorInformation.approvalCode of the response
+
+	Areas // the other service areas (areas.go)
 }
 
 // Inspect derives a Call from a journaled call. request and response are the
@@ -63,12 +100,21 @@ func Inspect(method, path string, request, response map[string]any) Call {
 		str(lookup(response, "orderInformation", "amountDetails", "totalAmount")),
 		str(lookup(response, "orderInformation", "amountDetails", "authorizedAmount")),
 		str(lookup(response, "creditAmountDetails", "creditAmount")),
+		str(lookup(request, "reversalInformation", "amountDetails", "totalAmount")),
+		str(lookup(response, "reversalAmountDetails", "reversedAmount")),
 	)
 	c.Currency = firstNonEmpty(
 		str(lookup(request, "orderInformation", "amountDetails", "currency")),
 		str(lookup(response, "orderInformation", "amountDetails", "currency")),
 		str(lookup(response, "creditAmountDetails", "currency")),
+		str(lookup(request, "reversalInformation", "amountDetails", "currency")),
+		str(lookup(response, "reversalAmountDetails", "currency")),
 	)
+	c.ResponseStatus = strings.ToUpper(str(lookup(response, "status")))
+	c.NetworkTransactionID = str(lookup(response, "processorInformation", "networkTransactionId"))
+	c.ApprovalCode = str(lookup(response, "processorInformation", "approvalCode"))
+	c.inspectLevel23(request)
+	c.Areas = inspectAreas(request, response)
 	return c
 }
 
@@ -82,6 +128,14 @@ func classify(method, path string, request map[string]any) CallKind {
 	}
 	p := strings.TrimSuffix(stripQuery(path), "/")
 	switch {
+	case p == "/pts/v2/payment-references":
+		return BNPLSession
+	case p == "/fin/v1/plans":
+		return InstallmentPlans
+	case p == "/fin/v1/plan-acceptance":
+		return InstallmentAcceptance
+	case p == "/fin/v1/plan-acceptance/cancel":
+		return InstallmentCancel
 	case p == "/pts/v2/payments":
 		if isTrue(lookup(request, "processingInformation", "capture")) {
 			return Sale

@@ -12,16 +12,23 @@ import (
 	"strings"
 )
 
-//go:embed schema.sql migrations.sql comments.sql findings/*.sql
+//go:embed schema.sql migrations.sql payments.sql comments.sql interchange_at_risk.sql findings/*.sql billing.sql billing/*.sql
 var files embed.FS
 
 // Schema returns the idempotent DDL of the working database: the tables
 // (schema.sql), the changes that bring an older file to their current shape
-// (migrations.sql), and the comment on every table, view and column
-// (comments.sql), in that order, since a comment needs its column.
+// (migrations.sql), the payments audit's columns, views and tables
+// (payments.sql), the recurring-billing reconciliation's tables (billing.sql),
+// and the comment on every table, view and column (comments.sql), in that
+// order, since a comment needs its column.
 func Schema() string {
-	return mustRead("schema.sql") + "\n" + mustRead("migrations.sql") + "\n" + mustRead("comments.sql")
+	return mustRead("schema.sql") + "\n" + mustRead("migrations.sql") + "\n" + mustRead("payments.sql") + "\n" +
+		mustRead("billing.sql") + "\n" + mustRead("comments.sql")
 }
+
+// InterchangeAtRisk is the INSERT that fills interchange_at_risk for a run
+// ($1 = run_id) from its findings and interchange_rates.
+func InterchangeAtRisk() string { return mustRead("interchange_at_risk.sql") }
 
 // Check is one finding kind's query. The query returns the columns
 // merchant_id, entity_id, amount, currency, detail and reads the window

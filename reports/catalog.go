@@ -109,6 +109,8 @@ func Workbook(run Run, scope Scope) outputs.Workbook {
 			}},
 		})
 	}
+	wb.Sheets = append(wb.Sheets, billingSheets(run, scope)...)
+	wb.Sheets = append(wb.Sheets, paymentSheets(run, scope)...)
 	wb.Sheets = append(wb.Sheets, resolvedSheet(run, scope), legendSheet(run, scope, checks, names))
 	return wb
 }
@@ -119,6 +121,9 @@ func Workbook(run Run, scope Scope) outputs.Workbook {
 func kindSheetNames(checks []queries.Check) map[string]string {
 	used := map[string]bool{
 		strings.ToLower(SummarySheet): true, strings.ToLower(ResolvedSheet): true, strings.ToLower(LegendSheet): true,
+	}
+	for _, b := range append(BillingSheets[:len(BillingSheets):len(BillingSheets)], PaymentSheets...) {
+		used[strings.ToLower(b)] = true
 	}
 	out := map[string]string{}
 	for _, c := range checks {
@@ -386,7 +391,7 @@ func legendSheet(run Run, scope Scope, checks []queries.Check, names map[string]
 		actions = append(actions, capitalize(c.Action))
 	}
 	var topics, notes []string
-	for _, n := range legendNotes {
+	for _, n := range append(legendNotes[:len(legendNotes):len(legendNotes)], billingLegendNotes...) {
 		topics = append(topics, n[0])
 		notes = append(notes, n[1])
 	}
@@ -438,15 +443,16 @@ type Dataset struct {
 
 // Datasets lists the Parquet datasets of a run: the run's own records, the
 // current state of plans, subscriptions and payments, and the window's
-// transactions and journal calls. The findings hold the run's resolved rows
-// too (state column); count state IN ('new', 'open') for its findings.
+// transactions and journal calls, and the recurring-billing tables
+// (billingDatasets). The findings hold the run's resolved rows too (state
+// column); count state IN ('new', 'open') for its findings.
 func Datasets(runID string, w Window) []Dataset {
 	run := sqlString(runID)
 	in := func(col string) string {
 		return fmt.Sprintf("%s >= TIMESTAMPTZ %s AND %s < TIMESTAMPTZ %s", col, sqlString(w.Start.UTC().Format("2006-01-02 15:04:05+00")),
 			col, sqlString(w.End.UTC().Format("2006-01-02 15:04:05+00")))
 	}
-	return []Dataset{
+	return append([]Dataset{
 		{Name: "findings", Query: "SELECT * FROM findings WHERE run_id = " + run, PartitionBy: []string{"kind"}},
 		{Name: "finding_kinds", Query: "SELECT * FROM finding_kinds"},
 		{Name: "runs", Query: "SELECT * FROM runs WHERE run_id = " + run},
@@ -461,7 +467,7 @@ func Datasets(runID string, w Window) []Dataset {
 		{Name: "journal_files", Query: "SELECT * FROM journal_files"},
 		{Name: "journal_rejects", Query: "SELECT * FROM journal_rejects"},
 		{Name: "bin_attributes", Query: "SELECT * FROM bin_attributes"},
-	}
+	}, append(billingDatasets(run), paymentDatasets(run, w)...)...)
 }
 
 func sqlString(s string) string {

@@ -91,6 +91,15 @@ func fixtureDB(t testing.TB) *sql.DB {
 			('2026-11-20', DATE '2026-11-20', 'subscription_delinquent', 'm3', 's3', '1002', 15, 'GBP', '{}', '2026-11-19', 'open'),
 			('2026-11-20', DATE '2026-11-20', 'subscription_delinquent', 'm1', 's7', '1001', 20, 'USD', '{}', '2026-11-19', 'resolved'),
 			('2026-11-19', DATE '2026-11-19', 'subscription_delinquent', 'm1', 's7', '1001', 20, 'USD', '{}', '2026-11-19', 'new')`,
+		// The payments audit: an interchange estimate, a wallet payment, a terminal.
+		`INSERT INTO interchange_rates VALUES ('VISA', 0.005, 0.009, 'default', now()), ('*', 0.004, 0.0075, 'default', now())`,
+		`INSERT INTO interchange_at_risk VALUES ('2026-11-20', 'm1', 'VISA', 'USD', 2, 1, 1, 300.00, 0.005, 0.009, 1.90),
+			('2026-11-20', 'm3', 'DISCOVER', 'JPY', 1, 1, 0, 1500, 0.004, 0.0075, 11)`,
+		`UPDATE transactions SET payment_solution = '001', r_code = '1', application_names = 'ics_auth,ics_bill' WHERE transaction_id = 't3'`,
+		`INSERT INTO journal (merchant_id, file, line, time, status, call_kind, transaction_id, amount, currency, response_status,
+			terminal_id, file_sha256, imported_at) VALUES
+			('m1', 'j', 1, TIMESTAMPTZ '2026-11-19 09:00:00+00', 201, 'sale', 't2', 1234.75, 'USD', 'AUTHORIZED', 'TRM-A', 's', now()),
+			('m1', 'j', 2, TIMESTAMPTZ '2026-11-19 09:30:00+00', 201, 'sale', 'tx', 5.00, 'USD', 'DECLINED', 'TRM-A', 's', now())`,
 	}
 	for _, s := range stmts {
 		if _, err := db.Exec(s); err != nil {

@@ -286,6 +286,9 @@ func TestJournalAnswersMatchTheAPI(t *testing.T) {
 	lines, _, _ := readJournals(t, files[:1])
 	byKind := map[string]tJournalLine{}
 	for _, l := range lines {
+		if !plainCall(l) {
+			continue // a call of another service area (plant_calls.go), answered in its own shape
+		}
 		kind := "auth"
 		switch {
 		case strings.HasSuffix(l.Path, "/captures"):

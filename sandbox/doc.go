@@ -72,9 +72,14 @@
 // amount (or, one in four, currency) differs; among the merchant's own
 // calls, 25% of commercial-card captures and sales without Level III, 12% of
 // Level III calls answered level3TransmissionStatus N (half as false); and
-// a few calls on BINs nothing resolves. Member 1 is topped up so that every
-// kind occurs on BusinessDate itself, inside the window whatever the
-// lookback.
+// a few calls on BINs nothing resolves; and the recurring-billing anomalies
+// of plant_billing.go (missed cycles, double charges, prices off the plan,
+// retries off schedule, legacy plans over 12 months, gaps in the merchants'
+// billing journals). Member 1 is topped up so that every kind occurs on
+// BusinessDate itself, inside the window whatever the lookback. The
+// merchants' calls of the other service areas (credentialed, healthcare,
+// buy-now-pay-later, installments, wallets, contactless) and the payments
+// audit's kinds are planted by plant_calls.go, at the rates listed there.
 //
 // # Where the spec and the facts are silent
 //
@@ -92,5 +97,7 @@
 // and range), so any merchant's BIN lookup resolves them without a token
 // table; card payments settle in a nightly batch at 00:00 UTC, after which
 // they cannot be voided; the cents of an amount can ask for an outcome
-// (engine.go). docs/wire.md lists the wire-level decisions.
+// (engine.go); a Level II/III rate above 1 (a percent written where the
+// spec writes a fraction) is passed through, not rejected, as the rest of
+// Level II/III data is. docs/wire.md lists the wire-level decisions.
 package sandbox

@@ -218,6 +218,7 @@ type call struct {
 	networkID, approval string
 	commercial          bool
 	txn                 *transaction
+	x                   *callExt // the service areas beyond Level II/III (plant_calls.go)
 }
 
 type lineItem struct {
@@ -304,6 +305,8 @@ func (g *generator) member(idx int) *member {
 		g.forceSubs(m)
 		g.forceCalls(m)
 	}
+	g.plantBilling(m)
+	g.plantAreas(m)
 	g.finish(m)
 	return m
 }
@@ -464,6 +467,10 @@ type subOpts struct {
 	skip    bool   // force skipped cycles (ACTIVE)
 	anchorB bool   // the latest due cycle falls on the business day
 	anomaly int8   // force this anomaly on the latest due payment (with anchorB)
+
+	// For the billing plantings (plant_billing.go):
+	start time.Time // force this start date
+	retry bool      // a SUSPENDED subscription exhausts its retries (no do-not-retry decline)
 }
 
 func (g *generator) subscription(r *rand.Rand, j int, p *plan, o subOpts) *subscription {
@@ -490,7 +497,7 @@ func (g *generator) subscription(r *rand.Rand, j int, p *plan, o subOpts) *subsc
 	if status == subDelinquent && p.unit == 'D' {
 		status = subActive
 	}
-	noRetry := r.IntN(2) == 0
+	noRetry := r.IntN(2) == 0 && !o.retry
 	nRetry, every := retrySchedule(p.unit)
 	retrySpan := time.Duration(nRetry) * every
 
@@ -503,6 +510,9 @@ func (g *generator) subscription(r *rand.Rand, j int, p *plan, o subOpts) *subsc
 		ok := false
 		for attempt := 0; attempt < 64 && !ok; attempt++ {
 			s.start = g.drawStart(r, p, o.anchorB)
+			if !o.start.IsZero() {
+				s.start = o.start
+			}
 			due = g.dueDates(s.start, p)
 			if len(due) == 0 {
 				continue
@@ -1010,17 +1020,7 @@ func (g *generator) finish(m *member) {
 		}
 	}
 	for _, c := range m.calls {
-		c.respID = next(c.time)
-		c.reconcileID, c.networkID, c.approval = alnum(r, 12), digits(r, 20), digits(r, 6)
-		kind := map[callKind]txnKind{callAuth: kindAuth, callCapture: kindCapture, callSale: kindSale, callCredit: kindCredit}[c.kind]
-		t := &transaction{id: c.respID, rootID: c.respID, reconciliationID: c.reconcileID, time: c.time, kind: kind,
-			amount: c.amount, currency: c.currency, card: c.card, code: c.code,
-			networkTxnID: c.networkID, approvalCode: c.approval}
-		if c.auth != nil {
-			t.rootID = c.auth.respID
-		}
-		c.txn = t
-		m.txns = append(m.txns, t)
+		g.finishCall(m, r, c)
 	}
 	sort.Slice(m.txns, func(i, j int) bool {
 		if !m.txns[i].time.Equal(m.txns[j].time) {

@@ -210,13 +210,22 @@ func (s *Server) readWallet(c *checks, d doc, pr *payReq) {
 		pr.card = cardFromPAN(payload.PAN, typ, 12, 2030)
 		return
 	}
+	pr.card = walletCard(raw, typ)
+}
+
+// walletCard is the device token the sandbox derives from wallet payment
+// data it cannot decrypt: a card on a Mastercard (card type 002) or Visa
+// test BIN, the same for the same data. The merchant journals' wallet
+// payments (plant_calls.go) use it too, so that their transactions show
+// the card a live call with the same data would.
+func walletCard(raw []byte, typ string) card {
 	h := fnv.New64a()
 	h.Write(raw)
 	b := binConsumerCredit
 	if typ == "002" {
 		b = binPrepaid
 	}
-	pr.card = newCard(rand.New(rand.NewPCG(h.Sum64(), 1)), b, false)
+	return newCard(rand.New(rand.NewPCG(h.Sum64(), 1)), b, false)
 }
 
 // readCredentials checks the credentialed-transaction settings (spec:
@@ -429,14 +438,18 @@ func asMap(v any) map[string]any {
 	return m
 }
 
-// parseRate reads a rate written with a decimal point, between 0 and 1.
+// parseRate reads a rate written with a decimal point, not negative. A
+// rate above 1 ("8.25", a percent where the spec writes the fraction
+// 0.0825) is accepted: it is well formed, and the platform passes Level
+// II/III data through without judging it; the processor may downgrade the
+// transaction, and reconcile's level3_incomplete reports it.
 func parseRate(v string) (float64, error) {
 	if !strings.Contains(v, ".") {
 		return 0, fmt.Errorf("rate %q has no decimal point", v)
 	}
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 || f > 1 {
-		return 0, fmt.Errorf("rate %q is not between 0 and 1", v)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("rate %q is not a rate", v)
 	}
 	return f, nil
 }

@@ -26,9 +26,10 @@ const (
 
 // Kinds lists every finding kind of the ground truth.
 func Kinds() []string {
-	return []string{KindLevel3NotTransmitted, KindCommercialCardWithoutLevel3, KindSkippedCycle,
+	return append([]string{KindLevel3NotTransmitted, KindCommercialCardWithoutLevel3, KindSkippedCycle,
 		KindSubscriptionDelinquent, KindSubscriptionSuspended, KindPaidWithoutTransaction,
-		KindAmountMismatch, KindBinUnresolved}
+		KindAmountMismatch, KindBinUnresolved, KindMissedCycle, KindDoubleCharge, KindPlanAmountMismatch,
+		KindRetryScheduleBreach, KindRetriesExhausted, KindIntervalExceeds12Months}, areaKinds()...)
 }
 
 // GroundTruth is what a correct reconciliation of the generated data over
@@ -44,6 +45,10 @@ type GroundTruth struct {
 	Groups         []TruthGroup         `json:"groups"`
 	Findings       map[string][]Finding `json:"findings"`       // every kind present, possibly empty; each list sorted by merchantId, entityId
 	JournalRejects []JournalReject      `json:"journalRejects"` // the planted bad journal lines
+	// BillingMatch holds the exceptions of the three-way match of
+	// subscription payments (docs/billing.md), sorted by merchantId,
+	// paymentId, leg.
+	BillingMatch []BillingException `json:"billingMatch"`
 }
 
 // TruthGroup is a group of the organization and its members.
@@ -146,8 +151,9 @@ func (s *Server) GroundTruth() (*GroundTruth, error) {
 		gt.Groups = append(gt.Groups, TruthGroup{ID: g.ID, Name: g.Name, Members: append([]string{}, g.Members...)})
 	}
 	per := make([]map[string][]Finding, s.cfg.Scale.Members)
+	match := make([][]BillingException, s.cfg.Scale.Members)
 	err := s.forEachMember(func(i int) error {
-		s.withMember(i, func(m *member) { per[i] = memberFindings(m, w0, w1) })
+		s.withMember(i, func(m *member) { per[i], match[i] = memberFindings(m, w0, w1), s.gen.billingMatch(m, w0, w1) })
 		return nil
 	})
 	if err != nil {
@@ -166,6 +172,11 @@ func (s *Server) GroundTruth() (*GroundTruth, error) {
 		})
 		gt.Findings[k] = list
 	}
+	gt.BillingMatch = []BillingException{}
+	for _, list := range match {
+		gt.BillingMatch = append(gt.BillingMatch, list...)
+	}
+	sortExceptions(gt.BillingMatch)
 	file := journalName(memberID(0))
 	gt.JournalRejects = []JournalReject{
 		{File: file, Line: rejectInvalidLine, Reason: "invalid JSON"},
@@ -204,6 +215,8 @@ func memberFindings(m *member, w0, w1 time.Time) map[string][]Finding {
 			}
 		}
 	}
+	billingFindings(m, w0, w1, add)
+	areaFindings(m, w0, w1, add)
 	for _, c := range m.calls {
 		if !in(c.time) {
 			continue
@@ -284,17 +297,23 @@ func errorsJoin(a, b error) error {
 }
 
 // WriteJournals writes one NDJSON journal per member into dir (created if
-// needed) and returns their paths in member order.
+// needed) and returns their paths in member order. Beside each it writes
+// the member's billing journal (journal-billing-<mid>.ndjson: the payment
+// notifications it recorded, plant_billing.go), which the returned paths
+// leave out.
 func (s *Server) WriteJournals(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("journal dir: %w", err)
 	}
 	paths := make([]string, s.cfg.Scale.Members)
 	err := s.forEachMember(func(i int) error {
-		var data []byte
-		var err error
-		s.withMember(i, func(m *member) { data, err = s.journal(m) })
-		if err != nil {
+		var data, billing []byte
+		var err, berr error
+		s.withMember(i, func(m *member) { data, err = s.journal(m); billing, berr = s.billingJournal(m) })
+		if err != nil || berr != nil {
+			return errorsJoin(err, berr)
+		}
+		if err := writeAtomic(filepath.Join(dir, billingJournalName(memberID(i))), billing); err != nil {
 			return err
 		}
 		paths[i] = filepath.Join(dir, journalName(memberID(i)))
@@ -380,6 +399,11 @@ func rate(part, whole int64) string {
 }
 
 func (c *call) path() string {
+	if c.x != nil {
+		if p := c.x.path(c); p != "" {
+			return p
+		}
+	}
 	switch c.kind {
 	case callCapture:
 		return "/pts/v2/payments/" + c.auth.respID + "/captures"
@@ -397,6 +421,9 @@ func (c *call) journalLine(mid string, careless bool) journalLine {
 
 // request is the body the merchant sent, as the spec shows it.
 func (c *call) request(careless bool) map[string]any {
+	if c.x != nil && c.x.custom(c) {
+		return c.x.request(c, careless)
+	}
 	req := map[string]any{"clientReferenceInformation": map[string]any{"code": c.code}}
 	proc := map[string]any{}
 	order := map[string]any{"amountDetails": map[string]any{"totalAmount": money(c.amount), "currency": c.currency}}
@@ -458,11 +485,17 @@ func (c *call) request(careless bool) map[string]any {
 		req["processingInformation"] = proc
 	}
 	req["orderInformation"] = order
+	if c.x != nil {
+		c.x.decorateRequest(c, req, careless)
+	}
 	return req
 }
 
 // response is the body the platform answered, as the spec shows it.
 func (c *call) response() map[string]any {
+	if c.x != nil && c.x.custom(c) {
+		return c.x.response(c)
+	}
 	id := c.respID
 	var self, status string
 	links := map[string]any{}
@@ -497,6 +530,9 @@ func (c *call) response() map[string]any {
 	if c.kind == callAuth || c.kind == callSale {
 		resp["paymentAccountInformation"] = map[string]any{"card": map[string]any{"type": c.card.cardType()}}
 		resp["processorInformation"].(map[string]any)["avs"] = map[string]any{"code": "Y", "codeRaw": "Y"}
+	}
+	if c.x != nil {
+		c.x.decorateResponse(c, resp)
 	}
 	return resp
 }

@@ -100,7 +100,9 @@ func TestEveryKindInsideTheWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, k := range Kinds() {
-			if len(gt.Findings[k]) == 0 {
+			// A session must be older than a day at the cut-off to be
+			// stale: with no lookback the window holds none.
+			if len(gt.Findings[k]) == 0 && !(k == KindBNPLSessionStale && s.Config().Lookback == 0) {
 				t.Errorf("lookback %d: no %s", s.Config().Lookback, k)
 			}
 		}
@@ -158,6 +160,8 @@ func TestGroundTruthThroughHTTP(t *testing.T) {
 	}
 
 	for _, mid := range s.Members() {
+		billingThroughHTTP(t, c, mid, w0, w1, truth, found)
+		areasThroughHTTP(t, c, mid, w0, w1, truth, found, journal, lookupBin)
 		txns := c.searchAll(mid, w0, w1, 2000)
 		searched := map[string]bool{}
 		for _, s := range txns {
@@ -260,6 +264,9 @@ func TestGroundTruthThroughHTTP(t *testing.T) {
 		// BINs of the transactions in the window.
 		byPrefix := map[string][]tSummary{}
 		for _, s := range txns {
+			if s.PaymentInformation.Card.Prefix == "" {
+				continue // a buy-now-pay-later payment: no card
+			}
 			byPrefix[s.PaymentInformation.Card.Prefix] = append(byPrefix[s.PaymentInformation.Card.Prefix], s)
 		}
 		for prefix, list := range byPrefix {
@@ -288,7 +295,7 @@ func TestGroundTruthThroughHTTP(t *testing.T) {
 
 		// Journal-based kinds: both directions over the member's journal.
 		for id, l := range journal {
-			if l.MerchantID != mid || !inWindow(l.Time) {
+			if l.MerchantID != mid || !inWindow(l.Time) || !isPaymentCall(l.Path) {
 				continue
 			}
 			capture := strings.HasSuffix(l.Path, "/captures")
@@ -313,7 +320,7 @@ func TestGroundTruthThroughHTTP(t *testing.T) {
 			}
 			var detail tSummary
 			c.call("GET", "/tss/v2/transactions/"+id, mid, nil, 200, &detail)
-			commercial := lookupBin(detail.PaymentInformation.Card.Prefix) == "COMPLETED/COMMERCIAL"
+			commercial := detail.PaymentInformation.Card.Prefix != "" && lookupBin(detail.PaymentInformation.Card.Prefix) == "COMPLETED/COMMERCIAL"
 			flag := (capture || sale) && commercial && !l3 && len(items) == 0
 			if f, ok := truth[KindCommercialCardWithoutLevel3][mid+"/"+id]; ok != flag {
 				t.Errorf("%s: capture %v sale %v commercial %v level3 %v, in commercial_card_without_level3 %v", id, capture, sale, commercial, l3, ok)
@@ -388,7 +395,10 @@ func TestJournals(t *testing.T) {
 			}
 			num, _ := dig(l.Request, "paymentInformation", "card", "number").(string)
 			if num == "" {
-				if !strings.HasSuffix(l.Path, "/captures") {
+				num, _ = dig(l.Request, "paymentInformation", "tokenizedCard", "number").(string)
+			}
+			if num == "" {
+				if !carriesNoCardNumber(l) {
 					t.Errorf("%s: no card number on %s", memberID(i), l.Path)
 				}
 				continue

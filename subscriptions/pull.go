@@ -1,7 +1,8 @@
 // Package subscriptions owns recurring billing as the platform reports it:
-// pulling a member's plans, subscriptions and payment lists, and (later) the
-// billing-schedule and retry-schedule rules that say what should have
-// happened.
+// pulling a member's plans, subscriptions and payment lists (pull.go, and
+// the incremental rule of incremental.go), and the billing-schedule and
+// retry-schedule rules that say what should have happened (schedule.go;
+// docs/billing.md).
 package subscriptions
 
 import (

@@ -43,13 +43,18 @@ type runOptions struct {
 	memberTimeout  time.Duration
 	force          bool
 	fullRefresh    bool
+	memoryLimit    string
 	logLevel       string
 	sandboxSeed    int64
 	sandboxScale   string
 	splitBy        string // see operator.go
 	metricsFile    string
 	progress       string
-	hooks          *runHooks // set by runWithOutput; nil-safe
+	// The payments audit (docs/payments-audit.md).
+	interchangeRates string
+	bnplSessionAge   time.Duration
+	binRefreshAge    time.Duration
+	hooks            *runHooks // set by runWithOutput; nil-safe
 }
 
 const runExamples = `  reconcile run                                    # embedded sandbox, yesterday
@@ -92,12 +97,16 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.DurationVar(&o.memberTimeout, "member-timeout", 15*time.Minute, "time limit for one member's pull")
 	fs.BoolVar(&o.force, "force", false, "pull again the members an earlier attempt of the same date completed (default: resume)")
 	fs.BoolVar(&o.fullRefresh, "full-refresh", false, "pull every subscription's payment list, not only those that may have changed")
+	fs.StringVar(&o.memoryLimit, "memory-limit", "256MB", "DuckDB's buffer memory (e.g. 256MB, 2GB); data beyond it goes to disk")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Int64Var(&o.sandboxSeed, "sandbox-seed", 7, "embedded sandbox only: data seed")
 	fs.StringVar(&o.sandboxScale, "sandbox-scale", "small", "embedded sandbox only: small, medium, large or members=N,subscriptions=N")
 	fs.StringVar(&o.splitBy, "split-by", "", `"group": also write one workbook per group (reconcile-<date>-group-<id>.xlsx)`)
 	fs.StringVar(&o.metricsFile, "metrics-file", "", "write Prometheus metrics of the run to this file (node_exporter textfile collector)")
 	fs.StringVar(&o.progress, "progress", "auto", "progress display on stderr: auto (when a terminal), always or never")
+	fs.StringVar(&o.interchangeRates, "interchange-rates", "", "CSV (network,level2,level3) or YAML file of interchange rate differences for the interchange-at-risk estimate (default: the documented table)")
+	fs.DurationVar(&o.bnplSessionAge, "bnpl-session-age", 24*time.Hour, "a pending buy-now-pay-later session older than this at the cut-off is reported stale")
+	fs.DurationVar(&o.binRefreshAge, "bin-refresh-age", 30*24*time.Hour, "look a cached BIN up again once its attributes are older than this")
 	if extra != nil {
 		extra(fs)
 	}
@@ -131,6 +140,13 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	}
 	if o.lookback < 0 {
 		return fmt.Errorf("--lookback must not be negative")
+	}
+	if o.bnplSessionAge <= 0 || o.binRefreshAge <= 0 {
+		return fmt.Errorf("--bnpl-session-age and --bin-refresh-age must be positive")
+	}
+	rates, err := ingest.LoadInterchangeRates(o.interchangeRates)
+	if err != nil {
+		return err
 	}
 
 	creds, baseURL, journal := platform.Credentials{}, o.baseURL, o.journal
@@ -171,23 +187,29 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return err
 	}
 	defer store.Close()
+	if err := store.SetMemoryLimit(ctx, o.memoryLimit); err != nil {
+		return err
+	}
 
 	res, err := ingest.Run(ctx, store, ingest.Options{
-		Client:         client,
-		OrganizationID: org,
-		BusinessDate:   date,
-		Lookback:       o.lookback,
-		JournalGlob:    journal,
-		Concurrency:    o.concurrency,
-		MemberTimeout:  o.memberTimeout,
-		GroupIDs:       splitList(o.groups),
-		Shard:          shard,
-		PaymentLists:   paymentListsPerMember,
-		Force:          o.force,
-		FullRefresh:    o.fullRefresh,
-		Version:        buildVersion(),
-		Logger:         log,
-		OnProgress:     o.hooks.progressFunc(),
+		Client:           client,
+		OrganizationID:   org,
+		BusinessDate:     date,
+		Lookback:         o.lookback,
+		JournalGlob:      journal,
+		Concurrency:      o.concurrency,
+		MemberTimeout:    o.memberTimeout,
+		GroupIDs:         splitList(o.groups),
+		Shard:            shard,
+		PaymentLists:     paymentListsPerMember,
+		Force:            o.force,
+		FullRefresh:      o.fullRefresh,
+		BINRefreshAge:    o.binRefreshAge,
+		InterchangeRates: rates,
+		BNPLSessionAge:   o.bnplSessionAge,
+		Version:          buildVersion(),
+		Logger:           log,
+		OnProgress:       o.hooks.progressFunc(),
 	})
 	if err != nil {
 		return err

@@ -23,6 +23,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/sandbox"
 )
 
@@ -342,6 +343,13 @@ var tableKeys = map[string]string{
 	"findings":              "run_id, kind, merchant_id, entity_id",
 	"runs":                  "run_id",
 	"run_members":           "run_id, merchant_id",
+	// recurring billing (docs/billing.md)
+	"subscription_schedules":  "merchant_id, subscription_id",
+	"expected_cycles":         "merchant_id, subscription_id, cycle",
+	"subscription_status_log": "merchant_id, subscription_id, run_id",
+	"delinquency_ageing":      "run_id, merchant_id, subscription_id",
+	"subscription_metrics":    "run_id, merchant_id, currency",
+	"billing_match":           "run_id, merchant_id, payment_id, leg",
 }
 
 func tableCounts(t *testing.T, path string) map[string]int {
@@ -431,8 +439,15 @@ func readJSON(t *testing.T, path string, v any) {
 // a card number.
 var digitRun = regexp.MustCompile(`[0-9]+`)
 
+// sha256Hex is a SHA-256 digest as reconcile writes it (journal_files.sha256,
+// the manifest): 64 hex digits. One in a few dozen holds a run of 13+
+// decimal digits that passes the Luhn check; a digest is no card number,
+// so the scan leaves digests out.
+var sha256Hex = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
+
 func luhnRuns(b []byte) []string {
 	var out []string
+	b = sha256Hex.ReplaceAll(b, nil)
 	for _, m := range digitRun.FindAll(b, -1) {
 		if len(m) >= 13 && len(m) <= 19 && luhnValid(m) {
 			out = append(out, string(m))
@@ -498,7 +513,8 @@ func assertNoneOf(t *testing.T, path string, pans []string) {
 func assertNoPANsInDB(t *testing.T, db *sql.DB) {
 	t.Helper()
 	rows, err := db.Query(`SELECT table_name, column_name FROM information_schema.columns
-		WHERE table_schema = 'main' AND data_type IN ('VARCHAR', 'JSON')`)
+		WHERE table_schema = 'main' AND data_type IN ('VARCHAR', 'JSON')
+		  AND column_name NOT LIKE '%sha256'`) // a hex digest may hold a Luhn-valid run of digits by chance
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,13 +603,18 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 		t.Fatal(err)
 	}
 	defer wb.Close()
-	want := append([]string{"Summary"}, queries.Kinds()...)
-	want = append(want, "Resolved", "Legend")
+	names := reports.KindSheetNames()
+	want := []string{"Summary"}
+	for _, kind := range queries.Kinds() {
+		want = append(want, names[kind])
+	}
+	want = append(append(append(want, reports.BillingSheets...), reports.PaymentSheets...), "Resolved", "Legend")
 	if got := wb.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}
 	for _, kind := range queries.Kinds() {
-		rows, err := wb.GetRows(kind)
+		sheet := names[kind]
+		rows, err := wb.GetRows(sheet)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -614,8 +635,8 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 				continue
 			}
 			ref := fmt.Sprintf("D%d", i+2)
-			raw, _ := wb.GetCellValue(kind, ref, excelize.Options{RawCellValue: true})
-			typ, _ := wb.GetCellType(kind, ref)
+			raw, _ := wb.GetCellValue(sheet, ref, excelize.Options{RawCellValue: true})
+			typ, _ := wb.GetCellType(sheet, ref)
 			if v, err := strconv.ParseFloat(raw, 64); err != nil || fmt.Sprintf("%.2f", v) != f.Amount || typ == excelize.CellTypeInlineString {
 				t.Errorf("sheet %s %s: %q (type %v), want the number %s", kind, ref, raw, typ, f.Amount)
 				break

@@ -1,0 +1,170 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/reconcile/reconcile/level3audit"
+)
+
+// journalInspectVersion is the version of what journalFacts derives from a
+// call. Rows imported by an older version (NULL: before the column existed)
+// are inspected again from their stored request and response
+// (reinspectJournal), so that a check added later sees the calls of files
+// imported earlier, which are never imported twice.
+const journalInspectVersion = 2
+
+// journalFactColumns are the journal columns derived from a call's request
+// and response by level3audit.Inspect, in the order journalFacts returns
+// them.
+var journalFactColumns = []string{
+	"call_kind", "transaction_id", "parent_id", "card_bin", "card_last4", "amount", "currency",
+	"purchase_level", "line_item_count", "level3_status",
+	"purchase_order_number", "level3_missing", "percent_rates",
+	"response_status", "network_transaction_id", "approval_code",
+	"commerce_indicator", "initiator_type", "credential_stored", "stored_credential_used",
+	"mit_reason", "previous_transaction_id", "action_list",
+	"product_subtype", "healthcare_amount", "healthcare_detail_amount", "healthcare_amount_count",
+	"payment_type", "session_token", "country",
+	"installment_id", "plan_id", "ref_network_transaction_id", "ref_authorization_code", "refund_amount",
+	"payment_solution", "wallet_data", "terminal_id",
+	"inspect_version",
+}
+
+// journalFacts inspects one call (its bodies already masked) into the
+// values of journalFactColumns. An amount that is not a decimal amount is an
+// error: the line is rejected with it, as a bad totalAmount always was.
+func journalFacts(method, path string, req, resp map[string]any) ([]any, error) {
+	call := level3audit.Inspect(method, path, req, resp)
+	var c converter
+	amount := c.amount("amount", call.TotalAmount)
+	var lineItems any
+	if call.LineItems > 0 || call.PurchaseLevel != "" {
+		lineItems = int32(call.LineItems)
+	}
+	// Healthcare amounts: the "healthcare" type is the total healthcare
+	// amount; prescription, clinic, dental and vision are parts of it, so
+	// they are summed apart rather than added to it.
+	var health, detail, count any
+	if n := len(call.HealthcareAmounts); n > 0 {
+		var h, d int64
+		hSet, dSet := false, false
+		for i, a := range call.HealthcareAmounts {
+			v, ok := c.amount(fmt.Sprintf("healthCareInformation.amountDetails[%d].amount", i), a.Amount).(int64)
+			if !ok {
+				continue
+			}
+			if a.Type == "healthcare" {
+				h, hSet = h+v, true
+			} else {
+				d, dSet = d+v, true
+			}
+		}
+		if hSet {
+			health = h
+		}
+		if dSet {
+			detail = d
+		}
+		count = int32(n)
+	}
+	refund := c.amount("processingInformation.refundOptions.refundAmount", call.RefundAmount)
+	if c.err != nil {
+		return nil, c.err
+	}
+	a := call.Areas
+	return []any{
+		string(call.Kind), text(call.TransactionID), text(call.ParentID), text(call.CardBIN), text(call.CardLast4),
+		amount, text(call.Currency), text(call.PurchaseLevel), lineItems, text(call.Level3Status),
+		text(call.PurchaseOrderNumber), text(call.Level3Missing), text(call.PercentRates),
+		text(call.ResponseStatus), text(call.NetworkTransactionID), text(call.ApprovalCode),
+		text(a.CommerceIndicator), text(a.Initiator), a.CredentialStored, a.StoredCredentialUsed,
+		text(a.MITReason), text(a.PreviousTransactionID), text(a.Actions),
+		text(a.ProductSubtype), health, detail, count,
+		text(a.PaymentType), text(a.SessionToken), text(a.Country),
+		text(a.InstallmentID), text(a.PlanID), text(a.RefNetworkTransactionID), text(a.RefAuthorizationCode), refund,
+		text(a.PaymentSolution), a.WalletData, text(a.TerminalID),
+		int32(journalInspectVersion),
+	}, nil
+}
+
+// reinspectJournal derives the facts again for journal rows an older
+// version imported, from their stored (masked) request and response. A row
+// whose facts no longer convert keeps its old values; only its version
+// moves on, so it is not read again on every run. It returns the number of
+// rows inspected.
+func reinspectJournal(ctx context.Context, s *Store) (int, error) {
+	rows, err := s.conn.QueryContext(ctx, `SELECT merchant_id, file, line, method, path,
+		CAST(request AS VARCHAR), CAST(response AS VARCHAR)
+		FROM journal WHERE inspect_version IS DISTINCT FROM ?`, journalInspectVersion)
+	if err != nil {
+		return 0, fmt.Errorf("journal rows to inspect again: %w", err)
+	}
+	keyCols := []string{"merchant_id", "file", "line"}
+	facts := &Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), journalFactColumns...)}
+	stale := &Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), "inspect_version")}
+	for rows.Next() {
+		var mid, file string
+		var line int32
+		var method, path, req, resp sql.NullString
+		if err := rows.Scan(&mid, &file, &line, &method, &path, &req, &resp); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("journal rows to inspect again: %w", err)
+		}
+		values, err := journalFacts(method.String, path.String, decodeObject(req.String), decodeObject(resp.String))
+		if err != nil {
+			stale.Add(mid, file, line, int32(journalInspectVersion))
+			continue
+		}
+		facts.Add(append([]any{mid, file, line}, values...)...)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, fmt.Errorf("journal rows to inspect again: %w", err)
+	}
+	if len(facts.Values)+len(stale.Values) == 0 {
+		return 0, nil
+	}
+	err = s.Transact(ctx, func(tx *Tx) error {
+		for _, r := range []*Rows{facts, stale} {
+			if len(r.Values) == 0 {
+				continue
+			}
+			stage, err := tx.stage(ctx, r)
+			if err != nil {
+				return err
+			}
+			var set []string
+			for _, c := range r.Columns[len(keyCols):] {
+				set = append(set, fmt.Sprintf("%s = s.%s", c, c))
+			}
+			q := fmt.Sprintf(`UPDATE journal t SET %s FROM %s s
+				WHERE t.merchant_id = s.merchant_id AND t.file = s.file AND t.line = s.line`, strings.Join(set, ", "), stage)
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return fmt.Errorf("update journal facts: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("inspect journal rows again: %w", err)
+	}
+	return len(facts.Values) + len(stale.Values), nil
+}
+
+// decodeObject reads a stored JSON body; anything but an object is nil.
+func decodeObject(s string) map[string]any {
+	if s == "" {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader([]byte(s)))
+	d.UseNumber()
+	var m map[string]any
+	if d.Decode(&m) != nil {
+		return nil
+	}
+	return m
+}

@@ -1,0 +1,214 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/reconcile/reconcile/queries"
+)
+
+// InterchangeRate is how much lower a network's Level II and Level III
+// interchange rates are than its standard commercial rate, as fractions of
+// the amount (0.005 is half a percentage point).
+type InterchangeRate struct {
+	Network        string // as bin_attributes.brand names it (VISA, MASTERCARD, ...); "*" for any other
+	Level2, Level3 float64
+}
+
+// RateTable is the interchange rate table of a run and where it came from.
+type RateTable struct {
+	Source string // "default" or the file read
+	Rates  []InterchangeRate
+}
+
+// DefaultInterchangeRates is the rate table used without
+// --interchange-rates. It is an assumption, not the platform's or a
+// network's price list: typical published US differences between the
+// standard commercial-card rate and the Level II and Level III rates,
+// rounded. docs/payments-audit.md shows it; an organization with its own
+// interchange schedule passes it with --interchange-rates.
+func DefaultInterchangeRates() *RateTable {
+	return &RateTable{Source: "default", Rates: []InterchangeRate{
+		{Network: "VISA", Level2: 0.0050, Level3: 0.0090},
+		{Network: "MASTERCARD", Level2: 0.0050, Level3: 0.0085},
+		{Network: "DISCOVER", Level2: 0.0025, Level3: 0.0050},
+		{Network: "AMERICAN EXPRESS", Level2: 0, Level3: 0}, // no Level II/III interchange program
+		{Network: "*", Level2: 0.0040, Level3: 0.0075},
+	}}
+}
+
+// LoadInterchangeRates reads a rate table file: CSV with a header row
+// network,level2,level3, or YAML (.yaml, .yml) mapping each network to
+// {level2: ..., level3: ...}. Rates are fractions between 0 and 1 (0.009 for
+// 0.9 percentage points): a rate above 1 is refused as a percent written
+// where a fraction belongs. An empty path gives DefaultInterchangeRates.
+func LoadInterchangeRates(path string) (*RateTable, error) {
+	if path == "" {
+		return DefaultInterchangeRates(), nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("interchange rates: %w", err)
+	}
+	var rates []InterchangeRate
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".yaml", ".yml":
+		rates, err = parseRatesYAML(b)
+	default:
+		rates, err = parseRatesCSV(b)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("interchange rates %s: %w", path, err)
+	}
+	seen := map[string]bool{}
+	for i, r := range rates {
+		r.Network = strings.ToUpper(strings.TrimSpace(r.Network))
+		rates[i] = r
+		switch {
+		case r.Network == "":
+			return nil, fmt.Errorf("interchange rates %s: entry %d has no network", path, i+1)
+		case seen[r.Network]:
+			return nil, fmt.Errorf("interchange rates %s: network %s listed twice", path, r.Network)
+		}
+		seen[r.Network] = true
+		for _, v := range []float64{r.Level2, r.Level3} {
+			if v < 0 || v > 1 {
+				return nil, fmt.Errorf("interchange rates %s: %s: rate %g is not a fraction between 0 and 1 (write 0.9 percentage points as 0.009)", path, r.Network, v)
+			}
+		}
+	}
+	if len(rates) == 0 {
+		return nil, fmt.Errorf("interchange rates %s: no rates", path)
+	}
+	sort.Slice(rates, func(i, j int) bool { return rates[i].Network < rates[j].Network })
+	return &RateTable{Source: path, Rates: rates}, nil
+}
+
+func parseRatesCSV(b []byte) ([]InterchangeRate, error) {
+	r := csv.NewReader(bytes.NewReader(b))
+	r.TrimLeadingSpace = true
+	r.Comment = '#'
+	header, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("read the header row: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.ToLower(strings.TrimSpace(h))] = i
+	}
+	for _, want := range []string{"network", "level2", "level3"} {
+		if _, ok := col[want]; !ok {
+			return nil, fmt.Errorf("the header row %v lacks %q (want network,level2,level3)", header, want)
+		}
+	}
+	var out []InterchangeRate
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rate := InterchangeRate{Network: rec[col["network"]]}
+		for _, f := range []struct {
+			name string
+			dst  *float64
+		}{{"level2", &rate.Level2}, {"level3", &rate.Level3}} {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rec[col[f.name]]), 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %s %q is not a number", line, f.name, rec[col[f.name]])
+			}
+			*f.dst = v
+		}
+		out = append(out, rate)
+	}
+}
+
+func parseRatesYAML(b []byte) ([]InterchangeRate, error) {
+	var m map[string]struct {
+		Level2 *float64 `yaml:"level2"`
+		Level3 *float64 `yaml:"level3"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	var out []InterchangeRate
+	for network, v := range m {
+		if v.Level2 == nil || v.Level3 == nil {
+			return nil, fmt.Errorf("%s: give both level2 and level3", network)
+		}
+		out = append(out, InterchangeRate{Network: network, Level2: *v.Level2, Level3: *v.Level3})
+	}
+	return out, nil
+}
+
+// auditAndComputeFindings runs the checks with what the payments audit
+// needs around them: journal rows of an older import are inspected again,
+// the buy-now-pay-later session age and the interchange rate table are put
+// where the SQL reads them, and after the findings the interchange at risk
+// is estimated from them.
+func (r *runner) auditAndComputeFindings(ctx context.Context) (map[string]int64, error) {
+	if n, err := reinspectJournal(ctx, r.store); err != nil {
+		return nil, err
+	} else if n > 0 {
+		r.log.Info("journal rows inspected again", "rows", n, "version", journalInspectVersion)
+	}
+	age := r.opts.BNPLSessionAge
+	if age <= 0 {
+		age = 24 * time.Hour
+	}
+	if _, err := r.store.conn.ExecContext(ctx, fmt.Sprintf("SET VARIABLE bnpl_session_age = INTERVAL '%d seconds'", int64(age/time.Second))); err != nil {
+		return nil, fmt.Errorf("set the session age: %w", err)
+	}
+	rates := r.opts.InterchangeRates
+	if rates == nil {
+		rates = DefaultInterchangeRates()
+	}
+	err := r.store.Transact(ctx, func(tx *Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM interchange_rates`); err != nil {
+			return err
+		}
+		for _, rt := range rates.Rates {
+			if _, err := tx.Exec(ctx, `INSERT INTO interchange_rates (network, level2_rate, level3_rate, source, loaded_at)
+				VALUES (?, CAST(? AS DECIMAL(9,6)), CAST(? AS DECIMAL(9,6)), ?, ?)`,
+				rt.Network, strconv.FormatFloat(rt.Level2, 'f', -1, 64), strconv.FormatFloat(rt.Level3, 'f', -1, 64),
+				rates.Source, r.now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store interchange rates: %w", err)
+	}
+	counts, err := r.store.computeFindings(ctx, r.runID, r.opts.BusinessDate, r.window)
+	if err != nil {
+		return nil, err
+	}
+	err = r.store.Transact(ctx, func(tx *Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM interchange_at_risk WHERE run_id = ?`, r.runID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, queries.InterchangeAtRisk(), r.runID)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("estimate interchange at risk: %w", err)
+	}
+	return counts, nil
+}

@@ -1,0 +1,110 @@
+package ingest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/reconcile/reconcile/queries"
+)
+
+func TestLoadInterchangeRates(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	want := []InterchangeRate{{"*", 0.004, 0.007}, {"MASTERCARD", 0.005, 0.0085}, {"VISA", 0.005, 0.009}}
+	for _, p := range []string{
+		write("rates.csv", "# our schedule\nnetwork,level2,level3\nvisa, 0.005, 0.009\nMastercard,0.005,0.0085\n*,0.004,0.007\n"),
+		write("rates.yaml", "VISA: {level2: 0.005, level3: 0.009}\nMASTERCARD: {level2: 0.005, level3: 0.0085}\n\"*\": {level2: 0.004, level3: 0.007}\n"),
+	} {
+		rt, err := LoadInterchangeRates(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if rt.Source != p || !reflect.DeepEqual(rt.Rates, want) {
+			t.Errorf("%s: %+v", p, rt)
+		}
+	}
+	if rt, err := LoadInterchangeRates(""); err != nil || rt.Source != "default" || len(rt.Rates) < 3 {
+		t.Errorf("default table: %+v, %v", rt, err)
+	}
+	for body, wantErr := range map[string]string{
+		"network,level2,level3\nVISA,0.5,0.9\nVISA,0.5,0.9\n": "listed twice",
+		"network,level2,level3\nVISA,0.5,90\n":                "not a fraction",
+		"network,level3\nVISA,0.9\n":                          `lacks "level2"`,
+		"network,level2,level3\nVISA,half,0.9\n":              "is not a number",
+		"network,level2,level3\n":                             "no rates",
+	} {
+		if _, err := LoadInterchangeRates(write("bad.csv", body)); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%q: %v, want an error saying %q", body, err, wantErr)
+		}
+	}
+	if _, err := LoadInterchangeRates(write("bad.yaml", "VISA: {level2: 0.005}\n")); err == nil || !strings.Contains(err.Error(), "both") {
+		t.Errorf("a YAML rate without level3: %v", err)
+	}
+	if _, err := LoadInterchangeRates(filepath.Join(dir, "missing.csv")); err == nil {
+		t.Error("a missing file is not an error")
+	}
+}
+
+// TestInterchangeAtRisk estimates from a run's findings: each commercial
+// call counted once at its lost level's rate, consumer cards and resolved
+// findings left out, an unlisted network at the * rate.
+func TestInterchangeAtRisk(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	for _, q := range []string{
+		`INSERT INTO interchange_rates VALUES ('VISA', 0.005, 0.009, 't', now()), ('MASTERCARD', 0.005, 0.0085, 't', now()),
+			('*', 0.004, 0.0075, 't', now())`,
+		`INSERT INTO bin_attributes (bin, lookup_status, card_platform, brand, looked_up_at) VALUES
+			('448590', 'COMPLETED', 'COMMERCIAL', 'VISA', now()), ('555544', 'COMPLETED', 'COMMERCIAL', 'MASTERCARD', now()),
+			('601100', 'COMPLETED', 'COMMERCIAL', 'DISCOVER', now()), ('411111', 'COMPLETED', 'CONSUMER', 'VISA', now())`,
+		`INSERT INTO journal (merchant_id, file, line, transaction_id, card_bin, card_last4, file_sha256, imported_at) VALUES
+			('m1', 'f', 1, 't1', '448590', '0001', 's', now()), ('m1', 'f', 2, 't2', '448590', '0002', 's', now()),
+			('m1', 'f', 3, 't3', '555544', '0003', 's', now()), ('m1', 'f', 4, 't4', '411111', '0004', 's', now()),
+			('m2', 'f', 5, 't5', '601100', '0005', 's', now()), ('m2', 'f', 6, 't6', '448590', '0006', 's', now())`,
+		`INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, amount, currency, first_seen_run, state) VALUES
+			('r', DATE '2026-11-20', 'commercial_card_without_level3', 'm1', 't1', 100.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level2_missing_po', 'm1', 't2', 200.00, 'USD', 'r', 'open'),
+			('r', DATE '2026-11-20', 'level3_not_transmitted', 'm1', 't3', 50.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level3_incomplete', 'm1', 't3', 50.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level3_not_transmitted', 'm1', 't4', 70.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'commercial_card_without_level3', 'm2', 't5', 10.00, 'EUR', 'r', 'new'),
+			('r', DATE '2026-11-20', 'commercial_card_without_level3', 'm2', 't6', 99.00, 'USD', 'r', 'resolved')`,
+	} {
+		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := s.conn.ExecContext(ctx, queries.InterchangeAtRisk(), "r"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.conn.QueryContext(ctx, `SELECT merchant_id || ' ' || network || ' ' || currency || ' ' || calls || ' ' ||
+		level3_calls || ' ' || level2_calls || ' ' || amount || ' ' || at_risk FROM interchange_at_risk ORDER BY ALL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		got = append(got, s)
+	}
+	want := []string{
+		"m1 MASTERCARD USD 1 1 0 50.00 0.43", // counted once though two kinds report it; 0.425 rounds up
+		"m1 VISA USD 2 1 1 300.00 1.90",      // 100 x 0.9% + 200 x 0.5%
+		"m2 DISCOVER EUR 1 1 0 10.00 0.08",   // not listed: the * rate
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("interchange_at_risk:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,58 @@
+-- Retries of a failed subscription payment off the documented schedule:
+-- the billing cycle's RETRY payments (PAID or FAILED) number more than the
+-- schedule allows for the subscription's billing unit (daily 1, weekly 3,
+-- monthly 5, yearly 3; never more than 5), or one came more than a tenth
+-- of the interval away from an interval after the attempt before it (daily
+-- 1 hour, weekly 1 day, monthly 2 days, yearly 15 days; the first retry is
+-- measured from the cycle's first failed STANDARD payment). Custom
+-- frequencies follow their unit (subscription_schedules.retry_limit,
+-- retry_interval, retry_tolerance). Reported while one of the cycle's
+-- retries is dated inside the window. Entity: <subscription_id>:<cycle>.
+-- Amount: the failed payment (billing amount + setup fee + surcharge).
+-- Action: ask the platform why it retried off its schedule; a card retried
+-- too often or too fast risks issuer penalties and customer complaints.
+WITH base AS (
+    SELECT merchant_id, subscription_id, billing_cycle, payment_id, payment_date, payment_number, currency,
+           billing_amount + coalesce(setup_fee, 0) + coalesce(surcharge_amount, 0) AS amount
+    FROM subscription_payments
+    WHERE status = 'FAILED' AND payment_type = 'STANDARD'
+    QUALIFY row_number() OVER (PARTITION BY merchant_id, subscription_id, billing_cycle
+                               ORDER BY payment_date, payment_number) = 1
+),
+attempts AS (
+    SELECT b.merchant_id, b.subscription_id, b.billing_cycle, p.payment_id, p.payment_date,
+           lag(p.payment_date) OVER w AS previous_date,
+           p.payment_type = 'RETRY' AS retry
+    FROM base b
+    JOIN subscription_payments p
+      ON p.merchant_id = b.merchant_id AND p.subscription_id = b.subscription_id AND p.billing_cycle = b.billing_cycle
+     AND (p.payment_id = b.payment_id OR (p.payment_type = 'RETRY' AND p.status IN ('PAID', 'FAILED')))
+    WINDOW w AS (PARTITION BY b.merchant_id, b.subscription_id, b.billing_cycle ORDER BY p.payment_date, p.payment_number)
+),
+cycles AS (
+    SELECT a.merchant_id, a.subscription_id, a.billing_cycle,
+           count(*) FILTER (WHERE a.retry) AS retries,
+           count(*) FILTER (WHERE a.retry AND abs(epoch(a.payment_date - a.previous_date) - epoch(sc.retry_interval))
+                                              > epoch(sc.retry_tolerance)) AS off_schedule,
+           count(*) FILTER (WHERE a.retry AND a.payment_date >= getvariable('window_start')
+                                          AND a.payment_date < getvariable('window_end')) AS in_window,
+           list(a.payment_date ORDER BY a.payment_date) AS attempts,
+           any_value(sc.retry_limit) AS retry_limit, any_value(sc.retry_interval) AS retry_interval,
+           any_value(sc.period_unit) AS unit
+    FROM attempts a
+    JOIN subscription_schedules sc ON sc.merchant_id = a.merchant_id AND sc.subscription_id = a.subscription_id
+    GROUP BY ALL
+)
+SELECT
+    c.merchant_id,
+    c.subscription_id || ':' || c.billing_cycle AS entity_id,
+    b.amount,
+    b.currency,
+    json_object('subscription_id', c.subscription_id, 'billing_cycle', c.billing_cycle, 'unit', c.unit,
+                'retries', c.retries, 'retry_limit', c.retry_limit, 'retry_interval', CAST(c.retry_interval AS VARCHAR),
+                'off_schedule', c.off_schedule, 'attempts', c.attempts) AS detail
+FROM cycles c
+JOIN base b ON b.merchant_id = c.merchant_id AND b.subscription_id = c.subscription_id AND b.billing_cycle = c.billing_cycle
+WHERE c.retries > 0
+  AND c.in_window > 0
+  AND (c.retries > least(c.retry_limit, 5) OR c.off_schedule > 0)

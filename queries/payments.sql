@@ -1,0 +1,227 @@
+-- The payments audit beyond recurring billing: what each journaled call
+-- carried in every service area, the views the payment reports read, and
+-- the interchange estimate. Applied after schema.sql and migrations.sql on
+-- every open, so every statement is idempotent. docs/payments-audit.md
+-- explains how the three sources (Transaction Search, the merchants'
+-- journals, BIN attributes) join.
+
+-- Facts level3audit.Inspect derives from each journaled call (see
+-- ingest/journal_facts.go). Rows imported before a column existed are
+-- inspected again from their stored request and response (inspect_version).
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS purchase_order_number VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS level3_missing VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS percent_rates VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS response_status VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS network_transaction_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS approval_code VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS commerce_indicator VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS initiator_type VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS credential_stored BOOLEAN;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS stored_credential_used BOOLEAN;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS mit_reason VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS previous_transaction_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS action_list VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS product_subtype VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_amount DECIMAL(18,2);
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_detail_amount DECIMAL(18,2);
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_amount_count INTEGER;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS payment_type VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS session_token VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS country VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS installment_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS plan_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS ref_network_transaction_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS ref_authorization_code VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS refund_amount DECIMAL(18,2);
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS payment_solution VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS wallet_data BOOLEAN;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS terminal_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS inspect_version INTEGER;
+
+-- The card each journaled call was made with: the card number it sent,
+-- else the platform's record of its transaction (Transaction Search), else
+-- the authorization a follow-on call refers to (its record, else its
+-- journal line). BIN and last four always come from the same source.
+-- Calls made with no card (buy-now-pay-later, installment plan calls) are
+-- absent.
+CREATE OR REPLACE VIEW journal_cards AS
+WITH journal_card AS (
+    SELECT merchant_id, transaction_id, any_value(card_bin) AS card_bin, any_value(card_last4) AS card_last4
+    FROM journal
+    WHERE card_bin IS NOT NULL AND transaction_id IS NOT NULL
+    GROUP BY ALL
+),
+resolved AS (
+    SELECT
+        j.merchant_id, j.file, j.line, j.transaction_id,
+        CASE WHEN j.card_bin IS NOT NULL THEN j.card_bin
+             WHEN t.card_bin IS NOT NULL THEN t.card_bin
+             WHEN pt.card_bin IS NOT NULL THEN pt.card_bin
+             ELSE pj.card_bin END AS card_bin,
+        CASE WHEN j.card_bin IS NOT NULL THEN j.card_last4
+             WHEN t.card_bin IS NOT NULL THEN t.card_last4
+             WHEN pt.card_bin IS NOT NULL THEN pt.card_last4
+             ELSE pj.card_last4 END AS card_last4
+    FROM journal j
+    LEFT JOIN transactions t ON t.merchant_id = j.merchant_id AND t.transaction_id = j.transaction_id
+    LEFT JOIN transactions pt ON pt.merchant_id = j.merchant_id AND pt.transaction_id = j.parent_id
+    LEFT JOIN journal_card pj ON pj.merchant_id = j.merchant_id AND pj.transaction_id = j.parent_id
+)
+SELECT * FROM resolved WHERE card_bin IS NOT NULL;
+
+-- Transactions by the funding source, platform, product and health-card
+-- flag of their card's BIN, per member, UTC day and currency. captured
+-- counts approved sales and captures (applications ics_bill or
+-- ics_ap_capture with rCode 1), the money collected; transactions counts
+-- every transaction (authorizations, declines and credits included).
+CREATE OR REPLACE VIEW funding_sources AS
+SELECT
+    t.merchant_id,
+    CAST(t.submit_time AS DATE) AS day,
+    t.card_bin IS NOT NULL AS has_card,
+    b.funding_source,
+    b.card_platform,
+    b.card_product,
+    b.health_card,
+    t.currency,
+    count(*) AS transactions,
+    count(*) FILTER (WHERE t.r_code = '1' AND regexp_matches(coalesce(t.application_names, ''), '(^|,)(ics_bill|ics_ap_capture)(,|$)')) AS captured,
+    coalesce(sum(t.amount) FILTER (WHERE t.r_code = '1' AND regexp_matches(coalesce(t.application_names, ''), '(^|,)(ics_bill|ics_ap_capture)(,|$)')), 0) AS captured_amount
+FROM transactions t
+LEFT JOIN bin_attributes b ON b.bin = t.card_bin
+GROUP BY ALL;
+
+-- The payment-solution codes of platform-facts.md.
+CREATE OR REPLACE VIEW payment_solutions AS
+SELECT * FROM (VALUES
+    ('001', 'Apple Pay'), ('004', 'In-app (platform-decrypted)'), ('005', 'Masterpass'), ('006', 'Android Pay'),
+    ('007', 'Chase Pay'), ('008', 'Samsung Pay'), ('012', 'Google Pay'),
+    ('014', 'Mastercard card-on-file network token'), ('015', 'Visa card-on-file network token'), ('027', 'Click to Pay')
+) AS s(code, name);
+
+-- Transactions by device wallet or network token (processingInformation.
+-- paymentSolution of Transaction Search), per member, UTC day and currency;
+-- payment_solution NULL is a plain card or a payment without one.
+CREATE OR REPLACE VIEW wallet_mix AS
+SELECT
+    t.merchant_id,
+    CAST(t.submit_time AS DATE) AS day,
+    t.payment_solution,
+    CASE WHEN t.payment_solution IS NULL THEN '(no wallet)' ELSE coalesce(ps.name, 'code ' || t.payment_solution) END AS wallet,
+    t.currency,
+    count(*) AS transactions,
+    count(*) FILTER (WHERE t.r_code = '1' AND regexp_matches(coalesce(t.application_names, ''), '(^|,)(ics_bill|ics_ap_capture)(,|$)')) AS captured,
+    coalesce(sum(t.amount) FILTER (WHERE t.r_code = '1' AND regexp_matches(coalesce(t.application_names, ''), '(^|,)(ics_bill|ics_ap_capture)(,|$)')), 0) AS captured_amount
+FROM transactions t
+LEFT JOIN payment_solutions ps ON ps.code = t.payment_solution
+GROUP BY ALL;
+
+-- Contactless acceptance: the merchants' authorizations and sales that
+-- name a terminal (pointOfSaleInformation.terminalId), per member,
+-- terminal, UTC day and currency, from the journals. approved excludes
+-- the ones answered DECLINED or FAILED.
+CREATE OR REPLACE VIEW terminal_activity AS
+SELECT
+    j.merchant_id,
+    j.terminal_id,
+    CAST(j.time AS DATE) AS day,
+    j.currency,
+    count(*) AS transactions,
+    count(*) FILTER (WHERE coalesce(j.response_status, '') NOT IN ('DECLINED', 'FAILED')) AS approved,
+    coalesce(sum(j.amount) FILTER (WHERE coalesce(j.response_status, '') NOT IN ('DECLINED', 'FAILED')), 0) AS approved_amount,
+    min(j.time) AS first_time,
+    max(j.time) AS last_time
+FROM journal j
+WHERE j.terminal_id IS NOT NULL
+  AND j.call_kind IN ('authorization', 'sale')
+  AND j.status BETWEEN 200 AND 299
+GROUP BY ALL;
+
+-- The interchange rate table the run's estimate used: per card network, the
+-- difference between the standard commercial rate and the Level II or
+-- Level III rate, as a fraction of the amount. Replaced by every run, from
+-- --interchange-rates or the documented default (docs/payments-audit.md).
+CREATE TABLE IF NOT EXISTS interchange_rates (
+    network     VARCHAR PRIMARY KEY,
+    level2_rate DECIMAL(9,6) NOT NULL,
+    level3_rate DECIMAL(9,6) NOT NULL,
+    source      VARCHAR NOT NULL,
+    loaded_at   TIMESTAMPTZ NOT NULL
+);
+
+-- Per run and member, the estimated interchange at risk on commercial-card
+-- calls that lost Level III (commercial_card_without_level3,
+-- level3_not_transmitted, level3_incomplete) or Level II
+-- (level2_missing_po).
+CREATE TABLE IF NOT EXISTS interchange_at_risk (
+    run_id       VARCHAR NOT NULL,
+    merchant_id  VARCHAR NOT NULL,
+    network      VARCHAR NOT NULL,
+    currency     VARCHAR NOT NULL,
+    calls        INTEGER NOT NULL,
+    level3_calls INTEGER NOT NULL,
+    level2_calls INTEGER NOT NULL,
+    amount       DECIMAL(18,2) NOT NULL,
+    level2_rate  DECIMAL(9,6) NOT NULL,
+    level3_rate  DECIMAL(9,6) NOT NULL,
+    at_risk      DECIMAL(18,2) NOT NULL,
+    PRIMARY KEY (run_id, merchant_id, network, currency)
+);
+
+-- Installment plans and what happened to them, from the merchants'
+-- journals: one row per event of a selected plan (a plan acceptance answered
+-- 2xx). The plan's authorization is the journaled authorization, before the
+-- selection, whose network transaction id (else approval code) the
+-- selection sent; its captures, the refunds of those captures and its
+-- reversal follow from the paths; cancels and partial refunds made through
+-- the plan (POST /fin/v1/plan-acceptance/cancel, with or without a
+-- refundAmount) name the plan's installmentInformation.id. Every event
+-- answered 2xx.
+CREATE OR REPLACE VIEW installment_events AS
+WITH accepted AS (
+    SELECT s.merchant_id, s.installment_id, s.plan_id, s.time AS accepted_at,
+           s.ref_network_transaction_id, s.ref_authorization_code
+    FROM journal s
+    WHERE s.call_kind = 'installment_acceptance' AND s.status BETWEEN 200 AND 299 AND s.installment_id IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY s.merchant_id, s.installment_id ORDER BY s.time, s.file, s.line) = 1
+),
+plans AS (
+    SELECT p.*, a.transaction_id AS authorization_id, a.amount, a.currency
+    FROM accepted p
+    LEFT JOIN journal a
+      ON a.merchant_id = p.merchant_id AND a.call_kind = 'authorization' AND a.status BETWEEN 200 AND 299
+     AND a.transaction_id IS NOT NULL AND a.time <= p.accepted_at
+     AND (a.network_transaction_id = p.ref_network_transaction_id
+          OR (p.ref_network_transaction_id IS NULL AND a.approval_code = p.ref_authorization_code))
+    QUALIFY row_number() OVER (PARTITION BY p.merchant_id, p.installment_id ORDER BY a.time DESC NULLS LAST, a.transaction_id) = 1
+),
+captures AS (
+    SELECT p.merchant_id, p.installment_id, c.transaction_id, c.time, c.amount
+    FROM plans p
+    JOIN journal c ON c.merchant_id = p.merchant_id AND c.parent_id = p.authorization_id
+    WHERE c.call_kind = 'capture' AND c.status BETWEEN 200 AND 299 AND c.transaction_id IS NOT NULL
+),
+events AS (
+    SELECT merchant_id, installment_id, 'capture' AS event, transaction_id AS event_id, time AS event_time, amount AS event_amount
+    FROM captures
+    UNION ALL
+    SELECT c.merchant_id, c.installment_id, 'refund', r.transaction_id, r.time, r.amount
+    FROM captures c
+    JOIN journal r ON r.merchant_id = c.merchant_id AND r.parent_id = c.transaction_id
+    WHERE r.call_kind = 'refund' AND r.status BETWEEN 200 AND 299
+    UNION ALL
+    SELECT p.merchant_id, p.installment_id, 'reversal', v.transaction_id, v.time, v.amount
+    FROM plans p
+    JOIN journal v ON v.merchant_id = p.merchant_id AND v.parent_id = p.authorization_id
+    WHERE v.call_kind = 'reversal' AND v.status BETWEEN 200 AND 299
+    UNION ALL
+    SELECT p.merchant_id, p.installment_id, CASE WHEN k.refund_amount IS NULL THEN 'cancel' ELSE 'plan_refund' END,
+           k.transaction_id, k.time, k.refund_amount
+    FROM plans p
+    JOIN journal k ON k.merchant_id = p.merchant_id AND k.installment_id = p.installment_id
+    WHERE k.call_kind = 'installment_cancel' AND k.status BETWEEN 200 AND 299
+)
+SELECT p.merchant_id, p.installment_id, p.plan_id, p.accepted_at, p.authorization_id, p.amount, p.currency,
+       e.event, e.event_id, e.event_time, e.event_amount
+FROM plans p
+LEFT JOIN events e ON e.merchant_id = p.merchant_id AND e.installment_id = p.installment_id;
