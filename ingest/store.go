@@ -68,6 +68,15 @@ func (s *Store) SetMemoryLimit(ctx context.Context, limit string) error {
 	if _, err := s.conn.ExecContext(ctx, "SET memory_limit = "+sqlQuote(limit)); err != nil {
 		return fmt.Errorf("memory limit %q: %w", limit, err)
 	}
+	// Every query and export of reconcile that needs an order says so; not
+	// keeping insertion order lets DuckDB stream large inserts and copies in
+	// less memory.
+	for _, set := range []string{"SET preserve_insertion_order = false"} {
+		if _, err := s.conn.ExecContext(ctx, set); err != nil {
+			return fmt.Errorf("memory settings: %w", err)
+		}
+	}
+
 	return nil
 }
 

@@ -7,12 +7,24 @@
 -- payments and their transactions.
 -- Action: refund the extra payment to the customer and ask the platform
 -- why the cycle was billed twice.
-WITH paid AS (
-    SELECT p.*,
+-- (The cycles paid twice are found first, so the window function and the
+-- lists only see their payments, and only the columns they need: over every
+-- payment with its raw record they would not fit a run's memory limit.)
+WITH twice AS (
+    SELECT merchant_id, subscription_id, billing_cycle
+    FROM subscription_payments
+    WHERE status = 'PAID'
+    GROUP BY ALL
+    HAVING count(*) > 1
+),
+paid AS (
+    SELECT p.merchant_id, p.subscription_id, p.billing_cycle, p.payment_id, p.transaction_id,
+           p.payment_date, p.currency,
            p.billing_amount + coalesce(p.setup_fee, 0) + coalesce(p.surcharge_amount, 0) AS charged,
            row_number() OVER (PARTITION BY p.merchant_id, p.subscription_id, p.billing_cycle
                               ORDER BY p.payment_date, p.payment_number, p.payment_id) AS n
     FROM subscription_payments p
+    JOIN twice USING (merchant_id, subscription_id, billing_cycle)
     WHERE p.status = 'PAID'
 )
 SELECT

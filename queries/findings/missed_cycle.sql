@@ -13,11 +13,7 @@
 -- subscription's currency.
 -- Action: ask the platform why the cycle was not billed; bill it (or write
 -- it off) with the customer's agreement.
-WITH recorded AS (
-    SELECT DISTINCT merchant_id, subscription_id, billing_cycle
-    FROM subscription_payments
-),
-last_processed AS (
+WITH last_processed AS (
     SELECT merchant_id, subscription_id, max(billing_cycle) AS cycle
     FROM subscription_payments
     WHERE status IN ('PAID', 'FAILED', 'SKIPPED')
@@ -38,6 +34,8 @@ LEFT JOIN last_processed lp ON lp.merchant_id = e.merchant_id AND lp.subscriptio
 WHERE s.payments_pulled_at IS NOT NULL
   AND (s.status IN ('ACTIVE', 'DELINQUENT', 'COMPLETED', 'PENDING')
        OR (s.status IN ('SUSPENDED', 'CANCELLED') AND e.cycle <= lp.cycle))
+  -- An anti-join straight on the payments: a DISTINCT of every recorded
+  -- cycle first would need a hash table of all of them in memory.
   AND NOT EXISTS (
-      SELECT 1 FROM recorded r
+      SELECT 1 FROM subscription_payments r
       WHERE r.merchant_id = e.merchant_id AND r.subscription_id = e.subscription_id AND r.billing_cycle = e.cycle)

@@ -11,7 +11,14 @@
 -- Action: collect the amount another way (a new card, an invoice) or write
 -- it off; then reactivate the subscription with a working card or cancel
 -- it.
-WITH cycle_payments AS (
+-- (Only cycles with a failed payment are aggregated: grouping every payment
+-- of every subscription would not fit a run's memory limit at scale.)
+WITH failed_cycles AS (
+    SELECT DISTINCT merchant_id, subscription_id, billing_cycle
+    FROM subscription_payments
+    WHERE status = 'FAILED'
+),
+cycle_payments AS (
     SELECT merchant_id, subscription_id, billing_cycle,
            count(*) FILTER (WHERE payment_type = 'RETRY' AND status IN ('PAID', 'FAILED')) AS retries,
            count(*) FILTER (WHERE status = 'PAID') AS paid,
@@ -21,6 +28,7 @@ WITH cycle_payments AS (
            arg_min(currency, payment_date) FILTER (WHERE status = 'FAILED' AND payment_type = 'STANDARD') AS currency,
            min(payment_date) FILTER (WHERE status = 'FAILED' AND payment_type = 'STANDARD') AS first_failed_at
     FROM subscription_payments
+    JOIN failed_cycles USING (merchant_id, subscription_id, billing_cycle)
     GROUP BY ALL
 )
 SELECT
