@@ -262,3 +262,36 @@ func BenchmarkRateBudget(b *testing.B) {
 		b.ReportMetric(achieved/sequential, "speedup")
 	}
 }
+
+// BenchmarkImportJournals imports the journals of a sandbox of 20 members
+// (about a week of calls each) into a fresh database and reports lines/s.
+func BenchmarkImportJournals(b *testing.B) {
+	scale := benchScale(b, "members=20,subscriptions=20,groups=1")
+	srv, err := sandbox.New(sandbox.Config{Seed: 7, Scale: scale})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	if _, err := srv.WriteJournals(filepath.Join(dir, "j")); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s, err := Open(context.Background(), filepath.Join(b.TempDir(), "j.duckdb"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		imports, err := ImportJournals(context.Background(), s, filepath.Join(dir, "j", "*.ndjson"), start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		lines := 0
+		for _, imp := range imports {
+			lines += imp.Lines
+		}
+		s.Close()
+		b.ReportMetric(float64(lines), "lines")
+		b.ReportMetric(float64(lines)/elapsed.Seconds(), "lines/s")
+	}
+}

@@ -7,15 +7,14 @@
 -- payments and their transactions.
 -- Action: refund the extra payment to the customer and ask the platform
 -- why the cycle was billed twice.
--- (The cycles paid twice are found first, so the window function and the
--- lists only see their payments, and only the columns they need: over every
--- payment with its raw record they would not fit a run's memory limit.)
+-- (Only cycles with a PAID payment in the window can qualify, so they are
+-- found first: the window function and the lists then see their payments
+-- alone, and the check's cost follows the window, not the history.)
 WITH twice AS (
-    SELECT merchant_id, subscription_id, billing_cycle
+    SELECT DISTINCT merchant_id, subscription_id, billing_cycle
     FROM subscription_payments
     WHERE status = 'PAID'
-    GROUP BY ALL
-    HAVING count(*) > 1
+      AND payment_date >= getvariable('window_start') AND payment_date < getvariable('window_end')
 ),
 paid AS (
     SELECT p.merchant_id, p.subscription_id, p.billing_cycle, p.payment_id, p.transaction_id,

@@ -11,13 +11,16 @@
 -- Action: move the subscription to a plan billed at least yearly (amend
 -- the plan's period with applyTo ALL), and take a new customer-initiated
 -- payment before billing a credential unused for over a year.
+-- (The latest two processed payments of each subscription come from one
+-- aggregate, max(payment_date, 2), rather than window functions over every
+-- payment: its state per subscription is small whatever the history.)
 WITH processed AS (
-    SELECT merchant_id, subscription_id, payment_date,
-           lag(payment_date) OVER (PARTITION BY merchant_id, subscription_id ORDER BY payment_date, payment_number) AS previous_date
+    SELECT merchant_id, subscription_id,
+           max(payment_date, 2)[1] AS payment_date,
+           max(payment_date, 2)[2] AS previous_date
     FROM subscription_payments
     WHERE status IN ('PAID', 'FAILED')
-    QUALIFY row_number() OVER (PARTITION BY merchant_id, subscription_id
-                               ORDER BY payment_date DESC, payment_number DESC) = 1
+    GROUP BY ALL
 )
 SELECT
     s.merchant_id,

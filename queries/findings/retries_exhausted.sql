@@ -11,12 +11,13 @@
 -- Action: collect the amount another way (a new card, an invoice) or write
 -- it off; then reactivate the subscription with a working card or cancel
 -- it.
--- (Only cycles with a failed payment are aggregated: grouping every payment
--- of every subscription would not fit a run's memory limit at scale.)
+-- (Only cycles with a retry in the window can qualify, so only they are
+-- aggregated: the check's cost follows the window, not the history.)
 WITH failed_cycles AS (
     SELECT DISTINCT merchant_id, subscription_id, billing_cycle
     FROM subscription_payments
-    WHERE status = 'FAILED'
+    WHERE payment_type = 'RETRY' AND status IN ('PAID', 'FAILED')
+      AND payment_date >= getvariable('window_start') AND payment_date < getvariable('window_end')
 ),
 cycle_payments AS (
     SELECT merchant_id, subscription_id, billing_cycle,

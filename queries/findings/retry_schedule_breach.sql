@@ -11,10 +11,19 @@
 -- Amount: the failed payment (billing amount + setup fee + surcharge).
 -- Action: ask the platform why it retried off its schedule; a card retried
 -- too often or too fast risks issuer penalties and customer complaints.
-WITH base AS (
+-- (Only cycles with a retry in the window can qualify, so they are found
+-- first: the check's cost follows the window, not the history.)
+WITH retried AS (
+    SELECT DISTINCT merchant_id, subscription_id, billing_cycle
+    FROM subscription_payments
+    WHERE payment_type = 'RETRY' AND status IN ('PAID', 'FAILED')
+      AND payment_date >= getvariable('window_start') AND payment_date < getvariable('window_end')
+),
+base AS (
     SELECT merchant_id, subscription_id, billing_cycle, payment_id, payment_date, payment_number, currency,
            billing_amount + coalesce(setup_fee, 0) + coalesce(surcharge_amount, 0) AS amount
     FROM subscription_payments
+    JOIN retried USING (merchant_id, subscription_id, billing_cycle)
     WHERE status = 'FAILED' AND payment_type = 'STANDARD'
     QUALIFY row_number() OVER (PARTITION BY merchant_id, subscription_id, billing_cycle
                                ORDER BY payment_date, payment_number) = 1
