@@ -7,10 +7,10 @@
 -- payments and their transactions.
 -- Action: refund the extra payment to the customer and ask the platform
 -- why the cycle was billed twice.
--- (Only cycles with a PAID payment in the window can qualify, so they are
--- found first: the window function and the lists then see their payments
--- alone, and the check's cost follows the window, not the history.)
 WITH twice AS (
+    -- (Only cycles with a PAID payment in the window can qualify, so they are
+    -- found first: the window function and the lists then see their payments
+    -- alone, and the check's cost follows the window, not the history.)
     SELECT DISTINCT merchant_id, subscription_id, billing_cycle
     FROM subscription_payments
     WHERE status = 'PAID'

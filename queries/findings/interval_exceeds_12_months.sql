@@ -11,10 +11,10 @@
 -- Action: move the subscription to a plan billed at least yearly (amend
 -- the plan's period with applyTo ALL), and take a new customer-initiated
 -- payment before billing a credential unused for over a year.
--- (The latest two processed payments of each subscription come from one
--- aggregate, max(payment_date, 2), rather than window functions over every
--- payment: its state per subscription is small whatever the history.)
 WITH processed AS (
+    -- (The latest two processed payments of each subscription come from one
+    -- aggregate, max(payment_date, 2), rather than window functions over every
+    -- payment: its state per subscription is small whatever the history.)
     SELECT merchant_id, subscription_id,
            max(payment_date, 2)[1] AS payment_date,
            max(payment_date, 2)[2] AS previous_date

@@ -11,9 +11,9 @@
 -- Action: collect the amount another way (a new card, an invoice) or write
 -- it off; then reactivate the subscription with a working card or cancel
 -- it.
--- (Only cycles with a retry in the window can qualify, so only they are
--- aggregated: the check's cost follows the window, not the history.)
 WITH failed_cycles AS (
+    -- (Only cycles with a retry in the window can qualify, so only they are
+    -- aggregated: the check's cost follows the window, not the history.)
     SELECT DISTINCT merchant_id, subscription_id, billing_cycle
     FROM subscription_payments
     WHERE payment_type = 'RETRY' AND status IN ('PAID', 'FAILED')

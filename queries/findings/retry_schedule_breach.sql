@@ -11,9 +11,9 @@
 -- Amount: the failed payment (billing amount + setup fee + surcharge).
 -- Action: ask the platform why it retried off its schedule; a card retried
 -- too often or too fast risks issuer penalties and customer complaints.
--- (Only cycles with a retry in the window can qualify, so they are found
--- first: the check's cost follows the window, not the history.)
 WITH retried AS (
+    -- (Only cycles with a retry in the window can qualify, so they are found
+    -- first: the check's cost follows the window, not the history.)
     SELECT DISTINCT merchant_id, subscription_id, billing_cycle
     FROM subscription_payments
     WHERE payment_type = 'RETRY' AND status IN ('PAID', 'FAILED')
