@@ -61,11 +61,11 @@ func (b billingRows) upsert(ctx context.Context, tx *Tx) error {
 	if len(b.members) == 0 {
 		return nil
 	}
-	replace := "t.merchant_id IN (SELECT unnest(?::VARCHAR[]))"
-	if err := tx.Upsert(ctx, b.schedules, []string{"merchant_id", "subscription_id"}, replace, b.members); err != nil {
+	replace := &Replace{Relation: "SELECT unnest(?::VARCHAR[]) AS merchant_id", On: []string{"merchant_id"}, Args: []any{b.members}}
+	if err := tx.Upsert(ctx, b.schedules, []string{"merchant_id", "subscription_id"}, replace); err != nil {
 		return err
 	}
-	return tx.Upsert(ctx, b.expected, []string{"merchant_id", "subscription_id", "cycle"}, replace, b.members)
+	return tx.Upsert(ctx, b.expected, []string{"merchant_id", "subscription_id", "cycle"}, replace)
 }
 
 // addSchedules projects the schedule of every subscription of the

@@ -128,7 +128,7 @@ func (r *runner) enrichBINs(ctx context.Context) (looked int, failures []error, 
 		looked++
 	}
 	err = r.store.Transact(ctx, func(tx *Tx) error {
-		return tx.Upsert(ctx, out, []string{"bin"}, "")
+		return tx.Upsert(ctx, out, []string{"bin"}, nil)
 	})
 	if err != nil {
 		return 0, failures, fmt.Errorf("store BIN attributes: %w", err)

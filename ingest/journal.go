@@ -222,13 +222,13 @@ func (s *Store) loadJournalFiles(ctx context.Context, files []*journalFile) erro
 		names = append(names, jf.imp.File)
 	}
 	err := s.Transact(ctx, func(tx *Tx) error {
-		if err := tx.Upsert(ctx, rows, []string{"merchant_id", "file", "line"}, ""); err != nil {
+		if err := tx.Upsert(ctx, rows, []string{"merchant_id", "file", "line"}, nil); err != nil {
 			return err
 		}
-		if err := tx.Upsert(ctx, rejects, []string{"file", "line"}, ""); err != nil {
+		if err := tx.Upsert(ctx, rejects, []string{"file", "line"}, nil); err != nil {
 			return err
 		}
-		return tx.Upsert(ctx, meta, []string{"sha256"}, "")
+		return tx.Upsert(ctx, meta, []string{"sha256"}, nil)
 	})
 	if err != nil {
 		return fmt.Errorf("journal %s: load: %w", strings.Join(names, ", "), err)

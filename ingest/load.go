@@ -159,7 +159,7 @@ func (s *Store) loadMembers(ctx context.Context, jobs []loadJob) error {
 	merged := newMemberBatch("")
 	status := &Rows{Table: "run_members", Columns: []string{"run_id", "merchant_id", "status", "error",
 		"started_at", "finished_at", "plans", "subscriptions", "payments", "transactions", "requests", "retries"}}
-	var reloaded []string // merchant ID + NUL + subscription ID
+	var reloadedMIDs, reloadedSubs []string // the subscriptions whose payment list was pulled
 	for _, j := range jobs {
 		st := j.status
 		status.Add(st.runID, st.merchantID, st.status, text(st.err), st.started, st.finished,
@@ -174,30 +174,33 @@ func (s *Store) loadMembers(ctx context.Context, jobs []loadJob) error {
 		merged.transactions.Values = append(merged.transactions.Values, b.transactions.Values...)
 		merged.billing.merge(b.billing)
 		for _, id := range b.reloaded {
-			reloaded = append(reloaded, b.merchantID+"\x00"+id)
+			reloadedMIDs, reloadedSubs = append(reloadedMIDs, b.merchantID), append(reloadedSubs, id)
 		}
 	}
 	return s.Transact(ctx, func(tx *Tx) error {
-		if err := tx.Upsert(ctx, merged.plans, []string{"merchant_id", "plan_id"}, ""); err != nil {
+		if err := tx.Upsert(ctx, merged.plans, []string{"merchant_id", "plan_id"}, nil); err != nil {
 			return err
 		}
-		if err := tx.Upsert(ctx, merged.subscriptions, []string{"merchant_id", "subscription_id"}, ""); err != nil {
+		if err := tx.Upsert(ctx, merged.subscriptions, []string{"merchant_id", "subscription_id"}, nil); err != nil {
 			return err
 		}
 		// A subscription's payment list is complete, so its reload replaces
 		// every payment it had: a payment the platform no longer lists must
 		// not linger. Lists not pulled this time stay as they were.
-		if err := tx.Upsert(ctx, merged.payments, []string{"merchant_id", "payment_id"},
-			"t.merchant_id || chr(0) || t.subscription_id IN (SELECT unnest(?::VARCHAR[]))", reloaded); err != nil {
+		if err := tx.Upsert(ctx, merged.payments, []string{"merchant_id", "payment_id"}, &Replace{
+			Relation: "SELECT unnest(?::VARCHAR[]) AS merchant_id, unnest(?::VARCHAR[]) AS subscription_id",
+			On:       []string{"merchant_id", "subscription_id"},
+			Args:     []any{reloadedMIDs, reloadedSubs},
+		}); err != nil {
 			return err
 		}
-		if err := tx.Upsert(ctx, merged.transactions, []string{"merchant_id", "transaction_id"}, ""); err != nil {
+		if err := tx.Upsert(ctx, merged.transactions, []string{"merchant_id", "transaction_id"}, nil); err != nil {
 			return err
 		}
 		if err := merged.billing.upsert(ctx, tx); err != nil {
 			return err
 		}
-		if err := tx.Upsert(ctx, status, []string{"run_id", "merchant_id"}, ""); err != nil {
+		if err := tx.Upsert(ctx, status, []string{"run_id", "merchant_id"}, nil); err != nil {
 			return fmt.Errorf("record member status: %w", err)
 		}
 		return nil

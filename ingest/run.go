@@ -347,13 +347,13 @@ func (r *runner) storeDirectory(ctx context.Context, dir *groups.Directory) erro
 		return err
 	}
 	return r.store.Transact(ctx, func(tx *Tx) error {
-		if err := tx.Upsert(ctx, gr, []string{"group_id"}, ""); err != nil {
+		if err := tx.Upsert(ctx, gr, []string{"group_id"}, nil); err != nil {
 			return err
 		}
 		// Membership of the listed groups is replaced as a whole, so a MID
 		// removed from a group leaves it.
 		return tx.Upsert(ctx, mr, []string{"group_id", "merchant_id"},
-			"t.group_id IN (SELECT group_id FROM stage_groups)")
+			&Replace{Relation: "SELECT group_id FROM stage_groups", On: []string{"group_id"}})
 	})
 }
 

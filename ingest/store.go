@@ -159,38 +159,47 @@ func (r *Rows) Add(values ...any) {
 	r.Values = append(r.Values, values)
 }
 
-// Upsert writes rows into their table, replacing rows with the same key.
-// Rows are appended in bulk (DuckDB Appender) into a temporary staging
-// table, then moved with two set-based statements; never row by row.
-// replaceWhere, when not empty, is an extra condition (with its args) on the
-// target's rows (aliased t) that are deleted before the insert, e.g. every
-// payment of the subscriptions being reloaded, so that rows the platform no
-// longer lists do not linger.
-func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replaceWhere string, args ...any) error {
+// Replace names rows of an upsert's target to delete besides those whose
+// keys are inserted: the target's rows that match a small relation on some
+// columns (e.g. every payment of the subscriptions being reloaded), so that
+// rows the platform no longer lists do not linger. The delete is a join,
+// which DuckDB prunes with the relation's keys; a condition such as
+// "a || b IN (...)" would scan the whole table on every load.
+type Replace struct {
+	Relation string   // SQL of the relation, e.g. "SELECT unnest(?::VARCHAR[]) AS merchant_id"
+	On       []string // columns equal in the target and the relation
+	Args     []any
+}
+
+// Upsert writes rows into their table, replacing rows with the same key
+// (and, with replace, the rows it names). Rows are appended in bulk (DuckDB
+// Appender) into a temporary staging table, then moved with set-based
+// statements; never row by row.
+func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replace *Replace) error {
 	stage, err := tx.stage(ctx, rows)
 	if err != nil {
 		return err
 	}
-	// Two deletes rather than one with OR: an OR beside the semi-join
-	// keeps DuckDB from planning it as a hash join.
-	var match []string
-	for _, k := range key {
-		match = append(match, fmt.Sprintf("t.%s = s.%s", k, k))
-	}
-	if len(rows.Values) > 0 {
-		del := fmt.Sprintf("DELETE FROM %s t USING %s s WHERE %s", rows.Table, stage, strings.Join(match, " AND "))
-		if _, err := tx.conn.ExecContext(ctx, del); err != nil {
-			return fmt.Errorf("replace rows of %s: %w", rows.Table, err)
+	if replace != nil {
+		var on []string
+		for _, c := range replace.On {
+			on = append(on, fmt.Sprintf("t.%s = r.%s", c, c))
 		}
-	}
-	if replaceWhere != "" {
-		del := fmt.Sprintf("DELETE FROM %s t WHERE %s", rows.Table, replaceWhere)
-		if _, err := tx.conn.ExecContext(ctx, del, args...); err != nil {
+		del := fmt.Sprintf("DELETE FROM %s t USING (%s) r WHERE %s", rows.Table, replace.Relation, strings.Join(on, " AND "))
+		if _, err := tx.conn.ExecContext(ctx, del, replace.Args...); err != nil {
 			return fmt.Errorf("replace rows of %s: %w", rows.Table, err)
 		}
 	}
 	if len(rows.Values) == 0 {
 		return nil
+	}
+	var match []string
+	for _, k := range key {
+		match = append(match, fmt.Sprintf("t.%s = s.%s", k, k))
+	}
+	del := fmt.Sprintf("DELETE FROM %s t USING %s s WHERE %s", rows.Table, stage, strings.Join(match, " AND "))
+	if _, err := tx.conn.ExecContext(ctx, del); err != nil {
+		return fmt.Errorf("replace rows of %s: %w", rows.Table, err)
 	}
 	// DISTINCT ON: a key listed twice (paging over live data can repeat a
 	// record) is inserted once.

@@ -34,7 +34,7 @@ func TestAmountRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", a, c.err)
 		}
 	}
-	if err := s.Transact(ctx, func(tx *Tx) error { return tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, "") }); err != nil {
+	if err := s.Transact(ctx, func(tx *Tx) error { return tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil) }); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range amounts {
@@ -66,7 +66,7 @@ func TestUpsertReplacesByKey(t *testing.T) {
 		rows.Add("m1", "p1", name, "r", time.Now())
 		rows.Add("m1", "p2", name, "r", time.Now())
 		rows.Add("m1", "p2", name, "r", time.Now()) // a page boundary repeated a record
-		if err := s.Transact(ctx, func(tx *Tx) error { return tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, "") }); err != nil {
+		if err := s.Transact(ctx, func(tx *Tx) error { return tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,7 +88,7 @@ func TestTransactRollsBack(t *testing.T) {
 	rows := &Rows{Table: "plans", Columns: []string{"merchant_id", "plan_id", "run_id", "loaded_at"}}
 	rows.Add("m1", "p1", "r", time.Now())
 	err := s.Transact(ctx, func(tx *Tx) error {
-		if err := tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, ""); err != nil {
+		if err := tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, "INSERT INTO no_such_table VALUES (1)")
