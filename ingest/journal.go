@@ -240,7 +240,7 @@ func (s *Store) loadJournalFiles(ctx context.Context, files []*journalFile) erro
 // quote the line (a status or a time that is not one), so it is masked
 // like the line.
 func rejectReason(err error) string {
-	r, _ := MaskPANs(strings.ToValidUTF8(err.Error(), "\uFFFD"))
+	r, _ := MaskPANs(unescapeDigits(strings.ToValidUTF8(err.Error(), "\uFFFD")))
 	return r
 }
 
@@ -252,7 +252,7 @@ func rejectReason(err error) string {
 // The text is made valid UTF-8 first (a VARCHAR must be), so a line of
 // binary garbage is rejected rather than failing its file's import.
 func rejectText(line []byte) string {
-	masked, _ := MaskPANs(strings.ToValidUTF8(string(line), "\uFFFD"))
+	masked, _ := MaskPANs(unescapeDigits(strings.ToValidUTF8(string(line), "\uFFFD")))
 	if len(masked) > maxRejectText {
 		cut := maxRejectText
 		for cut > 0 && !utf8.RuneStart(masked[cut]) {
@@ -261,6 +261,38 @@ func rejectText(line []byte) string {
 		masked, _ = MaskPANs(masked[:cut])
 	}
 	return masked
+}
+
+// unescapeDigits writes the JSON escapes of decimal digits (\u0030 to
+// \u0039) as the digits they stand for. A rejected line is kept as text,
+// not decoded, so without this a card number spelled with escapes would
+// pass the masking unseen; an accepted line is masked after decoding.
+func unescapeDigits(s string) string {
+	if !strings.Contains(s, `\u003`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+5 < len(s) && s[i+1] == 'u' &&
+			s[i+2:i+5] == "003" && isDigit(s[i+5]) && !escapedBackslash(s, i) {
+			b.WriteByte(s[i+5])
+			i += 5
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// escapedBackslash reports whether the backslash at s[i] is itself escaped
+// (preceded by an odd number of backslashes), so `\\u0034` stays as written.
+func escapedBackslash(s string, i int) bool {
+	n := 0
+	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 // readLine reads one line without its newline. A line over maxJournalLine is

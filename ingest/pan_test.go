@@ -73,3 +73,20 @@ func partOfLongerRun(s, r string) bool {
 	}
 	return false
 }
+
+// TestRejectTextMasksEscapedDigits: a rejected line is kept as text, not
+// decoded, so a card number whose digits are spelled as JSON escapes must
+// be masked all the same.
+func TestRejectTextMasksEscapedDigits(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"n":"\u0034111111111111111",`, `{"n":"411111XXXXXX1111",`},
+		{`{"n":"\u0034\u0031\u0031\u0031 1111 1111 1111"`, `{"n":"411111XXXXXX1111"`},
+		{`{"n":"\\u0034111111111111111"`, `{"n":"\\u0034111111111111111"`}, // an escaped backslash: no digit, and 15 digits that fail Luhn
+		{`{"x":"\u0041"`, `{"x":"\u0041"`},
+	}
+	for _, c := range cases {
+		if got := rejectText([]byte(c.in)); got != c.want {
+			t.Errorf("rejectText(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -86,6 +86,39 @@ func TestExportParquet(t *testing.T) {
 	}
 }
 
+// TestExportParquetWideRowsUnderMemoryLimit: a table whose rows carry ~2 KB
+// of JSON (as subscription_payments.raw carries ~1 KB) exports under a
+// memory limit that DuckDB's default row groups of 122,880 rows (~250 MB
+// each, held uncompressed per writing thread) would exceed, both as one file and as a
+// partitioned dataset. The run's store sets these two settings.
+func TestExportParquetWideRowsUnderMemoryLimit(t *testing.T) {
+	db := openDB(t)
+	db.SetMaxOpenConns(1)
+	mustExec(t, db,
+		`CREATE TABLE wide AS SELECT range AS id, range % 4 AS part,
+			('{"id":"' || md5(range::VARCHAR) || '","body":"' || repeat(md5((range * 7)::VARCHAR), 60) || '"}')::JSON AS raw
+			FROM range(150000)`,
+		`CHECKPOINT`,
+		`SET memory_limit = '128MB'`,
+		`SET preserve_insertion_order = false`,
+	)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "wide.parquet")
+	if err := ExportParquet(ctx, db, "SELECT * FROM wide", path); err != nil {
+		t.Fatalf("export of 150,000 rows of 2 KB under a 128 MB limit: %v", err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM read_parquet(?)`, path); n != 150000 {
+		t.Errorf("read back %d rows, want 150000", n)
+	}
+	dir := filepath.Join(t.TempDir(), "wide")
+	if err := ExportParquetPartitioned(ctx, db, "SELECT * FROM wide", dir, []string{"part"}); err != nil {
+		t.Fatalf("partitioned export under a 128 MB limit: %v", err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM read_parquet(?, hive_partitioning = true)`, filepath.Join(dir, "*", "*.parquet")); n != 150000 {
+		t.Errorf("read back %d rows from the dataset, want 150000", n)
+	}
+}
+
 func TestExportParquetPartitioned(t *testing.T) {
 	db := findingsDB(t)
 	ctx := context.Background()
