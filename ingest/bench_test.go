@@ -39,8 +39,9 @@ type benchRun struct {
 }
 
 // runAgainstSandbox runs one ingest against an in-process sandbox on
-// loopback into a fresh DuckDB file.
-func runAgainstSandbox(b *testing.B, cfg sandbox.Config, opts Options, limit rate.Limit) benchRun {
+// loopback into a fresh DuckDB file. With opts.JournalGlob set to
+// "sandbox", the run imports the sandbox's journals.
+func runAgainstSandbox(b testing.TB, cfg sandbox.Config, opts Options, limit rate.Limit) benchRun {
 	b.Helper()
 	srv, err := sandbox.New(cfg)
 	if err != nil {
@@ -59,6 +60,12 @@ func runAgainstSandbox(b *testing.B, cfg sandbox.Config, opts Options, limit rat
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
+	if opts.JournalGlob == "sandbox" {
+		if _, err := srv.WriteJournals(filepath.Join(dir, "journals")); err != nil {
+			b.Fatal(err)
+		}
+		opts.JournalGlob = filepath.Join(dir, "journals", "*.ndjson")
+	}
 	store, err := Open(context.Background(), filepath.Join(dir, "bench.duckdb"))
 	if err != nil {
 		b.Fatal(err)

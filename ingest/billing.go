@@ -171,19 +171,30 @@ func interval(d time.Duration) duckdb.Interval {
 }
 
 // computeBilling replaces the run's rows of the recurring-billing tables
-// (queries.BillingReports, in order) in one transaction, over the members
-// the run reconciled. It runs after the checks.
+// (queries.BillingReports, in order) over the members the run reconciled,
+// a slice of members per transaction (slices.go). It runs after the
+// checks. A run that stops midway leaves them incomplete; its re-run
+// computes them again from the start.
 func (s *Store) computeBilling(ctx context.Context, runID string, businessDate time.Time, w Window) error {
-	return s.Transact(ctx, func(tx *Tx) error {
+	reports := queries.BillingReports()
+	err := s.Transact(ctx, func(tx *Tx) error {
 		if err := setWindow(ctx, tx, w); err != nil {
 			return err
 		}
-		for _, r := range queries.BillingReports() {
+		for _, r := range reports {
 			if _, err := tx.Exec(ctx, "DELETE FROM "+r.Table+" WHERE run_id = ?", runID); err != nil {
 				return fmt.Errorf("clear %s of run %s: %w", r.Table, runID, err)
 			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.forEachSlice(ctx, runID, func(tx *Tx, sl memberSlice) error {
+		for _, r := range reports {
 			if _, err := tx.Exec(ctx, r.SQL, runID, businessDate); err != nil {
-				return fmt.Errorf("fill %s of run %s: %w", r.Table, runID, err)
+				return fmt.Errorf("fill %s of run %s (members %s..%s): %w", r.Table, runID, sl.lo, sl.hi, err)
 			}
 		}
 		return nil

@@ -27,9 +27,12 @@ import (
 // members that is simply the previous run; for one that failed in between,
 // it is the last run that saw its data, so a failure does not turn its
 // findings into "new" the day after. The latest earlier run is recorded in
-// runs.previous_run for reports ("resolved since ..."). The kinds'
-// descriptions and actions are written to finding_kinds in the same
-// transaction.
+// runs.previous_run for reports ("resolved since ..."), and the kinds'
+// descriptions and actions to finding_kinds, before the checks run.
+//
+// The checks run a slice of members per transaction (slices.go). A run
+// that stops midway leaves its findings incomplete; its re-run computes
+// them again from the start.
 //
 // It returns the run's findings per kind, new and open together.
 func (s *Store) computeFindings(ctx context.Context, runID string, businessDate time.Time, w Window) (map[string]int64, error) {
@@ -59,34 +62,32 @@ func (s *Store) computeFindings(ctx context.Context, runID string, businessDate 
 		if err := writeFindingKinds(ctx, tx, checks); err != nil {
 			return err
 		}
-		kinds := make([]string, len(checks))
-		for i, c := range checks {
-			kinds[i] = c.Kind
-			q := `INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
-			                            amount, currency, detail, first_seen_run, state)
-			SELECT $1, $2, $3, f.merchant_id, f.entity_id, g.group_id, f.amount, f.currency, f.detail,
-			       coalesce(seen.first_seen_run, $1),
-			       CASE WHEN p.entity_id IS NULL THEN 'new' ELSE 'open' END
-			FROM (` + c.SQL + `
-			) f
-			JOIN run_members rm ON rm.run_id = $1 AND rm.merchant_id = f.merchant_id AND rm.status = 'ok'
-			LEFT JOIN (SELECT merchant_id, min(group_id) AS group_id FROM group_members GROUP BY merchant_id) g
-			       ON g.merchant_id = f.merchant_id
-			LEFT JOIN (SELECT merchant_id, entity_id, min(first_seen_run) AS first_seen_run
-			           FROM findings WHERE kind = $3 AND business_date < $2 GROUP BY ALL) seen
-			       ON seen.merchant_id = f.merchant_id AND seen.entity_id = f.entity_id
-			LEFT JOIN (SELECT DISTINCT merchant_id, entity_id FROM previous_findings WHERE kind = $3) p
-			       ON p.merchant_id = f.merchant_id AND p.entity_id = f.entity_id
-			QUALIFY row_number() OVER (PARTITION BY f.merchant_id, f.entity_id ORDER BY f.entity_id) = 1`
-			res, err := tx.Exec(ctx, q, runID, businessDate, c.Kind)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	kinds := make([]string, len(checks))
+	for i, c := range checks {
+		kinds[i] = c.Kind
+		counts[c.Kind] = 0
+	}
+	err = s.forEachSlice(ctx, runID, func(tx *Tx, sl memberSlice) error {
+		for _, c := range checks {
+			n, err := insertFindings(ctx, tx, runID, businessDate, c, sl)
 			if err != nil {
-				return fmt.Errorf("check %s: %w", c.Kind, err)
+				return err
 			}
-			n, _ := res.RowsAffected()
-			counts[c.Kind] = n
+			counts[c.Kind] += n
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = s.Transact(ctx, func(tx *Tx) error {
 		// Kinds no longer in the catalog are not "resolved": nobody looked.
-		_, err = tx.Exec(ctx, `INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
+		_, err := tx.Exec(ctx, `INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
 		                            amount, currency, detail, first_seen_run, state)
 			SELECT $1, $2, p.kind, p.merchant_id, p.entity_id, p.group_id, p.amount, p.currency, p.detail,
 			       p.first_seen_run, 'resolved'
@@ -103,6 +104,37 @@ func (s *Store) computeFindings(ctx context.Context, runID string, businessDate 
 		return nil
 	})
 	return counts, err
+}
+
+// insertFindings adds what one check finds among a slice's members to the
+// run's findings, each with the run it was first seen in and whether the
+// member's previous findings had it. The history is read for the slice's
+// members only ($4..$5), so that its cost too stays the size of a slice.
+func insertFindings(ctx context.Context, tx *Tx, runID string, businessDate time.Time, c queries.Check, sl memberSlice) (int64, error) {
+	q := `INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
+	                            amount, currency, detail, first_seen_run, state)
+	SELECT $1, $2, $3, f.merchant_id, f.entity_id, g.group_id, f.amount, f.currency, f.detail,
+	       coalesce(seen.first_seen_run, $1),
+	       CASE WHEN p.entity_id IS NULL THEN 'new' ELSE 'open' END
+	FROM (` + c.SQL + `
+	) f
+	JOIN run_members rm ON rm.run_id = $1 AND rm.merchant_id = f.merchant_id AND rm.status = 'ok'
+	LEFT JOIN (SELECT merchant_id, min(group_id) AS group_id FROM group_members GROUP BY merchant_id) g
+	       ON g.merchant_id = f.merchant_id
+	LEFT JOIN (SELECT merchant_id, entity_id, min(first_seen_run) AS first_seen_run
+	           FROM findings WHERE kind = $3 AND business_date < $2 AND merchant_id BETWEEN $4 AND $5
+	           GROUP BY ALL) seen
+	       ON seen.merchant_id = f.merchant_id AND seen.entity_id = f.entity_id
+	LEFT JOIN (SELECT DISTINCT merchant_id, entity_id FROM previous_findings
+	           WHERE kind = $3 AND merchant_id BETWEEN $4 AND $5) p
+	       ON p.merchant_id = f.merchant_id AND p.entity_id = f.entity_id
+	QUALIFY row_number() OVER (PARTITION BY f.merchant_id, f.entity_id ORDER BY f.entity_id) = 1`
+	res, err := tx.Exec(ctx, q, runID, businessDate, c.Kind, sl.lo, sl.hi)
+	if err != nil {
+		return 0, fmt.Errorf("check %s (members %s..%s): %w", c.Kind, sl.lo, sl.hi, err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
 }
 
 // previousFindings collects, into a temp table of the store's connection,

@@ -201,12 +201,15 @@ func (r *runner) auditAndComputeFindings(ctx context.Context) (map[string]int64,
 		return nil, err
 	}
 	err = r.store.Transact(ctx, func(tx *Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM interchange_at_risk WHERE run_id = ?`, r.runID); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, queries.InterchangeAtRisk(), r.runID)
+		_, err := tx.Exec(ctx, `DELETE FROM interchange_at_risk WHERE run_id = ?`, r.runID)
 		return err
 	})
+	if err == nil {
+		err = r.store.forEachSlice(ctx, r.runID, func(tx *Tx, _ memberSlice) error {
+			_, err := tx.Exec(ctx, queries.InterchangeAtRisk(), r.runID)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("estimate interchange at risk: %w", err)
 	}

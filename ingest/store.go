@@ -21,6 +21,9 @@ type Store struct {
 	conn   *sql.Conn // the writer
 	path   string
 	staged map[string]string
+	// sliceRows is how many records the checks and billing reports take
+	// at a time (slices.go), sized by the memory limit.
+	sliceRows int64
 }
 
 // ErrDatabaseLocked means another process has the database file open.
@@ -47,6 +50,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if _, err := conn.ExecContext(ctx, queries.Schema()); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("apply schema to %s: %w", path, err)
+	}
+	if err := s.sizeSlices(ctx); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -76,7 +83,16 @@ func (s *Store) SetMemoryLimit(ctx context.Context, limit string) error {
 			return fmt.Errorf("memory settings: %w", err)
 		}
 	}
+	return s.sizeSlices(ctx)
+}
 
+// sizeSlices sizes the slices of the checks by the memory limit in force.
+func (s *Store) sizeSlices(ctx context.Context) error {
+	var limit string
+	if err := s.conn.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&limit); err != nil {
+		return fmt.Errorf("read the memory limit: %w", err)
+	}
+	s.sliceRows = sliceRowsFor(limit)
 	return nil
 }
 
@@ -137,6 +153,11 @@ type Tx struct {
 // Exec runs a statement in the transaction.
 func (tx *Tx) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return tx.conn.ExecContext(ctx, query, args...)
+}
+
+// Query runs a query in the transaction.
+func (tx *Tx) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return tx.conn.QueryContext(ctx, query, args...)
 }
 
 // QueryRow runs a query returning one row in the transaction.

@@ -33,6 +33,7 @@ changed AS (
            CASE WHEN lp.payment_date >= coalesce(pr.window_end, TIMESTAMPTZ '-infinity') THEN lp.amount END AS amount,
            CASE WHEN lp.payment_date >= coalesce(pr.window_end, TIMESTAMPTZ '-infinity') THEN lp.currency END AS currency
     FROM subscription_status_log l
+    JOIN run_members rm ON rm.run_id = $1 AND rm.merchant_id = l.merchant_id AND rm.status = 'ok'
     LEFT JOIN entered e ON e.merchant_id = l.merchant_id AND e.subscription_id = l.subscription_id
     LEFT JOIN last_paid lp ON lp.merchant_id = l.merchant_id AND lp.subscription_id = l.subscription_id
     LEFT JOIN runs pr ON pr.run_id = l.previous_run

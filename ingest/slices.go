@@ -1,0 +1,151 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The checks (queries/findings) and the recurring-billing reports
+// (queries/billing) compare whole histories: every payment of every
+// subscription with its schedule, every journaled call with the calls
+// before it. DuckDB's hash joins and aggregates over those hold state that
+// grows with the portfolio, and at 5,000 members (12 M records) they no
+// longer fit the run's memory limit. So they run over slices of the run's
+// members, a few hundred thousand records at a time, and their memory
+// stays the same whatever the portfolio.
+//
+// Every check and report relates a member's rows only to the same member's
+// rows, so a slice's results are the whole run's results for its members.
+// The SQL files stay as analysts read them: while a slice runs, temp views
+// named like the member tables (slicedTables) shadow them, restricted to
+// the slice's range of merchant IDs. DuckDB resolves an unqualified name to
+// a temp object first, and the views defined on those tables (journal_cards,
+// installment_events, ...) follow; the range is a constant, which DuckDB
+// checks against each row group's min/max and skips what lies outside.
+// The shadows live only on the writer's connection and only inside the
+// stage's transaction.
+
+// slicedTables are the tables a slice restricts: the member data the
+// checks and reports read, and run_members, which drives the reports.
+// Tables the stage writes (findings, the billing tables) are never shadowed.
+var slicedTables = []string{
+	"plans", "subscriptions", "subscription_payments", "transactions", "journal",
+	"subscription_schedules", "expected_cycles", "run_members",
+}
+
+// defaultSliceRows is the slice size when the memory limit is unknown.
+const defaultSliceRows = 500_000
+
+// rowsPerMiB sizes slices by the memory limit: at 256 MB, slices of about
+// 500,000 records. Measured at 5,000 members: slices of that size run every
+// check and report within the 244 MiB DuckDB grants, beside what the run
+// holds; the whole 12 M records at once ran out of memory.
+const rowsPerMiB = 2000
+
+// memberSlice is a range of merchant IDs, both ends included.
+type memberSlice struct{ lo, hi string }
+
+// memberSlices cuts the run's reconciled members, in merchant ID order, into
+// ranges of at most maxRows records (payments, transactions and journal
+// lines); a member larger than that is a slice of its own. No members: no
+// slices.
+func memberSlices(ctx context.Context, tx *Tx, runID string, maxRows int64) ([]memberSlice, error) {
+	rows, err := tx.Query(ctx, `
+		SELECT rm.merchant_id, coalesce(p.n, 0) + coalesce(t.n, 0) + coalesce(j.n, 0)
+		FROM run_members rm
+		LEFT JOIN (SELECT merchant_id, count(*) AS n FROM subscription_payments GROUP BY ALL) p USING (merchant_id)
+		LEFT JOIN (SELECT merchant_id, count(*) AS n FROM transactions GROUP BY ALL) t USING (merchant_id)
+		LEFT JOIN (SELECT merchant_id, count(*) AS n FROM journal GROUP BY ALL) j USING (merchant_id)
+		WHERE rm.run_id = ? AND rm.status = 'ok'
+		ORDER BY rm.merchant_id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("size the members of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []memberSlice
+	var size int64
+	for rows.Next() {
+		var mid string
+		var n int64
+		if err := rows.Scan(&mid, &n); err != nil {
+			return nil, fmt.Errorf("size the members of run %s: %w", runID, err)
+		}
+		if len(out) == 0 || size+n > maxRows && size > 0 {
+			out = append(out, memberSlice{lo: mid})
+			size = 0
+		}
+		out[len(out)-1].hi = mid
+		size += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("size the members of run %s: %w", runID, err)
+	}
+	return out, nil
+}
+
+// forEachSlice calls fn once per slice of the run's members, each in a
+// transaction of its own with the member tables shadowed to the slice; the
+// shadows are removed before the commit. A slice per transaction, because
+// DuckDB holds what a transaction inserts in memory until it commits, about
+// 0.75 MB for every INSERT statement however few its rows: 28 checks over
+// 26 slices in one transaction filled a 256 MB limit by themselves.
+func (s *Store) forEachSlice(ctx context.Context, runID string, fn func(tx *Tx, sl memberSlice) error) error {
+	var slices []memberSlice
+	var db string
+	err := s.Transact(ctx, func(tx *Tx) error {
+		var err error
+		if slices, err = memberSlices(ctx, tx, runID, s.sliceRows); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT current_database()`).Scan(&db); err != nil {
+			return fmt.Errorf("name of the database: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, sl := range slices {
+		err := s.Transact(ctx, func(tx *Tx) error {
+			for _, t := range slicedTables {
+				view := fmt.Sprintf(`CREATE TEMP VIEW %s AS SELECT * FROM %s.main.%s WHERE merchant_id BETWEEN %s AND %s`,
+					t, quoteIdent(db), t, sqlQuote(sl.lo), sqlQuote(sl.hi))
+				if _, err := tx.Exec(ctx, view); err != nil {
+					return fmt.Errorf("restrict %s to members %s..%s: %w", t, sl.lo, sl.hi, err)
+				}
+			}
+			if err := fn(tx, sl); err != nil {
+				return err
+			}
+			for _, t := range slicedTables {
+				if _, err := tx.Exec(ctx, `DROP VIEW temp.main.`+t); err != nil {
+					return fmt.Errorf("remove the restriction of %s: %w", t, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// sliceRowsFor sizes slices by DuckDB's memory limit as DuckDB reports it
+// ("244.1 MiB", "1.8 GiB").
+func sliceRowsFor(limit string) int64 {
+	num, unit, ok := strings.Cut(strings.TrimSpace(limit), " ")
+	v, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || v <= 0 {
+		return defaultSliceRows
+	}
+	mib := map[string]float64{"bytes": 1.0 / (1 << 20), "KiB": 1.0 / 1024, "MiB": 1, "GiB": 1024, "TiB": 1 << 20}[unit]
+	if mib == 0 {
+		return defaultSliceRows
+	}
+	return max(int64(v*mib*rowsPerMiB), 10_000)
+}

@@ -1,0 +1,143 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/sandbox"
+)
+
+// TestSlicedChecksEqualOneSlice: the checks and the billing reports run a
+// slice of members at a time so that their memory does not grow with the
+// portfolio. Computed one member per slice, a run's findings and billing
+// tables are exactly those computed with all members in one slice.
+func TestSlicedChecksEqualOneSlice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a sandbox run")
+	}
+	run := runAgainstSandbox(t, sandbox.Config{Seed: 11, Scale: sandbox.Scale{Members: 6, Subscriptions: 30, Groups: 2}},
+		Options{Concurrency: 4, PaymentLists: 2, JournalGlob: "sandbox"}, 0)
+	s, ctx := run.store, context.Background()
+	runID := run.res.RunID
+	tables := []string{"findings"}
+	for _, r := range queries.BillingReports() {
+		tables = append(tables, r.Table)
+	}
+	dump := func() map[string][]string {
+		out := map[string][]string{}
+		for _, table := range tables {
+			rows, err := s.conn.QueryContext(ctx, `SELECT * EXCLUDE (run_id) FROM `+table+` WHERE run_id = ?`, runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols, _ := rows.Columns()
+			for rows.Next() {
+				vals := make([]any, len(cols))
+				ptrs := make([]any, len(cols))
+				for i := range vals {
+					ptrs[i] = &vals[i]
+				}
+				if err := rows.Scan(ptrs...); err != nil {
+					t.Fatal(err)
+				}
+				out[table] = append(out[table], fmt.Sprint(vals...))
+			}
+			rows.Close()
+			slices.Sort(out[table])
+		}
+		return out
+	}
+	// An earlier run, so that the day-over-day parts have something to
+	// compare with: half of today's findings seen before (open), one
+	// finding per member gone since (resolved), and two ACTIVE
+	// subscriptions per member DELINQUENT then (recovered).
+	for _, q := range []string{
+		`INSERT INTO runs (run_id, business_date, shard, window_start, window_end, started_at, status, attempts)
+		 SELECT 'earlier', business_date - 1, shard, window_start - INTERVAL 1 DAY, window_end - INTERVAL 1 DAY,
+		        started_at - INTERVAL 1 DAY, 'ok', 1 FROM runs WHERE run_id = $1`,
+		`INSERT INTO run_members (run_id, merchant_id, status) SELECT 'earlier', merchant_id, status FROM run_members WHERE run_id = $1`,
+		`INSERT INTO findings SELECT * REPLACE ('earlier' AS run_id, business_date - 1 AS business_date, 'earlier' AS first_seen_run)
+		 FROM findings WHERE run_id = $1 AND hash(entity_id) % 2 = 0`,
+		`INSERT INTO findings SELECT * REPLACE ('earlier' AS run_id, business_date - 1 AS business_date, 'earlier' AS first_seen_run,
+		        'gone:' || entity_id AS entity_id)
+		 FROM findings WHERE run_id = $1 QUALIFY row_number() OVER (PARTITION BY merchant_id ORDER BY kind, entity_id) = 1`,
+		`INSERT INTO subscription_status_log (merchant_id, subscription_id, run_id, business_date, status, customer_id)
+		 SELECT merchant_id, subscription_id, 'earlier', (SELECT business_date - 1 FROM runs WHERE run_id = $1), 'DELINQUENT', customer_id
+		 FROM subscriptions WHERE status = 'ACTIVE'
+		 QUALIFY row_number() OVER (PARTITION BY merchant_id ORDER BY subscription_id) <= 2`,
+	} {
+		if _, err := s.conn.ExecContext(ctx, q, runID); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	business, window := run.res.BusinessDate, run.res.Window
+	if _, err := s.computeFindings(ctx, runID, business, window); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.computeBilling(ctx, runID, business, window); err != nil {
+		t.Fatal(err)
+	}
+	var states, recovered int
+	if err := s.conn.QueryRowContext(ctx, `SELECT (SELECT count(DISTINCT state) FROM findings WHERE run_id = $1),
+		(SELECT count(*) FROM subscription_recoveries WHERE run_id = $1)`, runID).Scan(&states, &recovered); err != nil {
+		t.Fatal(err)
+	}
+	if states != 3 || recovered != 12 {
+		t.Fatalf("the earlier run gives %d finding states (want new, open, resolved) and %d recoveries (want 12)", states, recovered)
+	}
+	whole := dump()
+	if len(whole["findings"]) == 0 || len(whole["billing_match"]) == 0 || len(whole["subscription_metrics"]) == 0 {
+		t.Fatalf("the run found too little to compare: %d findings, %d billing_match, %d metrics rows",
+			len(whole["findings"]), len(whole["billing_match"]), len(whole["subscription_metrics"]))
+	}
+
+	s.sliceRows = 1 // every member a slice of its own
+	var n int
+	if err := s.Transact(ctx, func(tx *Tx) error {
+		sl, err := memberSlices(ctx, tx, runID, s.sliceRows)
+		n = len(sl)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 {
+		t.Fatalf("%d slices of 6 members at one record a slice", n)
+	}
+	if _, err := s.computeFindings(ctx, runID, business, window); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.computeBilling(ctx, runID, business, window); err != nil {
+		t.Fatal(err)
+	}
+	sliced := dump()
+	for _, table := range tables {
+		if !slices.Equal(whole[table], sliced[table]) {
+			t.Errorf("%s: %d rows in one slice, %d in six; first differences:\n%s", table,
+				len(whole[table]), len(sliced[table]), firstDiff(whole[table], sliced[table]))
+		}
+	}
+	// The shadows are gone: the tables read whole again.
+	var views int
+	if err := s.conn.QueryRowContext(ctx, `SELECT count(*) FROM duckdb_views() WHERE temporary AND NOT internal`).Scan(&views); err != nil || views != 0 {
+		t.Errorf("%d temp views left after the checks (%v)", views, err)
+	}
+}
+
+func firstDiff(a, b []string) string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) && len(out) < 3 {
+			out = append(out, "  only whole:  "+x)
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) && len(out) < 6 {
+			out = append(out, "  only sliced: "+x)
+		}
+	}
+	return strings.Join(out, "\n")
+}
