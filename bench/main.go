@@ -1,8 +1,8 @@
 // Command bench measures reconcile's pipeline on this machine and prints the
 // benchmark table of the README:
 //
-//	go run ./bench            # everything, about 15 minutes on 2 cores
-//	go run ./bench -quick     # ingest and rate budget only, about 1 minute
+//	go run ./bench            # everything, about 50 minutes on 2 cores
+//	go run ./bench -quick     # ingest and rate budget only, a few minutes
 //
 // It runs the ingest benchmarks of package ingest (`go test -bench`), then
 // whole runs of the reconcile binary against a sandbox in a separate

@@ -32,7 +32,9 @@ func InterchangeAtRisk() string { return mustRead("interchange_at_risk.sql") }
 
 // Check is one finding kind's query. The query returns the columns
 // merchant_id, entity_id, amount, currency, detail and reads the window
-// bounds from the DuckDB variables window_start and window_end.
+// bounds from the DuckDB variables window_start and window_end. It must
+// relate a member's rows only to the same member's rows: checks, like the
+// billing reports, run over slices of the run's members (ingest/slices.go).
 type Check struct {
 	Kind        string
 	Description string // the leading comment of the .sql file, as prose
