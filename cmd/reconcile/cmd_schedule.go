@@ -6,11 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -52,25 +49,9 @@ Every run flag applies to each run.`,
 		return err
 	}
 	// A second SIGTERM or SIGINT, after the first stopped the schedule,
-	// interrupts the running job.
+	// interrupts the running job (a third exits at once: main.go).
 	hard := make(chan struct{})
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-finished:
-			return
-		}
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(sig)
-		select {
-		case <-sig:
-			close(hard)
-		case <-finished:
-		}
-	}()
+	e.stops.then(func() { close(hard) })
 	return runSchedule(ctx, o, spec, runNow, e, log, hard)
 }
 
