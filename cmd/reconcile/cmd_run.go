@@ -48,14 +48,14 @@ type runOptions struct {
 	allowEmpty     bool
 	// credentials names the credential settings given (givenCredentials),
 	// from any layer: a run with credentials but no base URL is refused.
-	credentials []string
-	memoryLimit    string
-	logLevel       string
-	sandboxSeed    int64
-	sandboxScale   string
-	splitBy        string // see operator.go
-	metricsFile    string
-	progress       string
+	credentials  []string
+	memoryLimit  string
+	logLevel     string
+	sandboxSeed  int64
+	sandboxScale string
+	splitBy      string // see operator.go
+	metricsFile  string
+	progress     string
 	// The payments audit (docs/payments-audit.md).
 	interchangeRates string
 	bnplSessionAge   time.Duration
