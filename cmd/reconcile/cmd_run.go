@@ -45,22 +45,22 @@ type runOptions struct {
 	memberTimeout  time.Duration
 	force          bool
 	fullRefresh    bool
-	allowEmpty     bool
-	// credentials names the credential settings given (givenCredentials),
-	// from any layer: a run with credentials but no base URL is refused.
-	credentials  []string
-	memoryLimit  string
-	logLevel     string
-	sandboxSeed  int64
-	sandboxScale string
-	splitBy      string // see operator.go
-	metricsFile  string
-	progress     string
+	memoryLimit    string
+	logLevel       string
+	sandboxSeed    int64
+	sandboxScale   string
+	splitBy        string // see operator.go
+	metricsFile    string
+	progress       string
 	// The payments audit (docs/payments-audit.md).
 	interchangeRates string
 	bnplSessionAge   time.Duration
 	binRefreshAge    time.Duration
 	hooks            *runHooks // set by runWithOutput; nil-safe
+	allowEmpty       bool
+	// credentials names the credential settings given (givenCredentials),
+	// from any layer: a run with credentials but no base URL is refused.
+	credentials []string
 }
 
 const runExamples = `  reconcile run                                    # embedded sandbox, yesterday
