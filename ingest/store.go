@@ -58,7 +58,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{db: db, conn: conn, path: path, staged: map[string]string{}}
 
-	if _, err := conn.ExecContext(ctx, queries.Schema()); err != nil {
+	// In one transaction: a process killed while creating a new file's
+	// tables leaves none of them, never a part that checkOwnDatabase would
+	// take for another program's.
+	err = s.Transact(ctx, func(tx *Tx) error {
+		_, err := tx.Exec(ctx, queries.Schema())
+		return err
+	})
+	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("apply schema to %s: %w", path, err)
 	}
