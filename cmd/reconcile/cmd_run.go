@@ -131,11 +131,12 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 }
 
 // credentialWords mark a run flag as a credential setting: one of the
-// hyphen-separated words of its name is among them (key-id, secret-file).
+// hyphen-separated words of its name is among them (key-id, secret-file,
+// portfolio-id: the key's owner, the signing identity).
 // A rule on names rather than a list of flags, so that a credential setting
 // added later (a certificate, a password file) counts without anyone
 // remembering this check.
-var credentialWords = []string{"key", "secret", "auth", "p12", "cert", "certificate", "password", "token", "jwt"}
+var credentialWords = []string{"key", "secret", "portfolio", "auth", "p12", "cert", "certificate", "password", "token", "jwt"}
 
 // credentialEnv are credentials read from the environment that no flag
 // names (a flag's own RECONCILE_<FLAG> counts through the flag).

@@ -322,13 +322,13 @@ func TestCredentialsWithoutBaseURLRefused(t *testing.T) {
 // settings of another authentication, and leaves the others alone.
 func TestCredentialSettingsRule(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	for _, name := range []string{"key-id", "secret-file", "auth", "p12-file", "p12-password-file", "client-cert",
-		"bin-refresh-age", "memory-limit", "journal", "base-url"} {
+	for _, name := range []string{"key-id", "secret-file", "portfolio-id", "auth", "p12-file", "p12-password-file", "client-cert",
+		"bin-refresh-age", "memory-limit", "journal", "base-url", "organization-id", "sandbox-seed"} {
 		fs.String(name, "", "")
 		fs.Set(name, "x")
 	}
 	got := givenCredentials(fs, func(string) string { return "" })
-	want := "[--auth --client-cert --key-id --p12-file --p12-password-file --secret-file]"
+	want := "[--auth --client-cert --key-id --p12-file --p12-password-file --portfolio-id --secret-file]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("credential settings %v, want %s", got, want)
 	}
