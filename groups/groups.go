@@ -87,13 +87,18 @@ func Discover(ctx context.Context, l Lister, organizationID string, only []strin
 // Shard is the part i of n of the members this process takes.
 type Shard struct{ Index, Count int }
 
-// ParseShard parses "i/n" with 0 <= i < n.
+// MaxShards bounds n in a shard i/n: far more processes than any
+// organization needs (at most 5,000 groups of 10,000 MIDs), and small enough
+// that the hash arithmetic of Owns never overflows.
+const MaxShards = 65536
+
+// ParseShard parses "i/n" with 1 <= n <= MaxShards and 0 <= i < n.
 func ParseShard(s string) (Shard, error) {
 	is, ns, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(strings.TrimSpace(is))
 	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, fmt.Errorf("shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
+	if !ok || err1 != nil || err2 != nil || n < 1 || n > MaxShards || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("shard %q: want i/n with 1 <= n <= %d and 0 <= i < n, e.g. 0/4", s, MaxShards)
 	}
 	return Shard{Index: i, Count: n}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,14 +16,17 @@ import (
 )
 
 func TestParseShard(t *testing.T) {
-	for _, s := range []string{"0/1", "3/4", " 1 / 2 "} {
-		if _, err := ParseShard(s); err != nil {
+	for _, s := range []string{"0/1", "3/4", " 1 / 2 ", "65535/65536"} {
+		sh, err := ParseShard(s)
+		if err != nil {
 			t.Errorf("ParseShard(%q): %v", s, err)
 		}
+		sh.Owns("sbxmid000001") // never panics
 	}
-	for _, s := range []string{"", "1", "4/4", "-1/2", "a/b", "0/0"} {
-		if _, err := ParseShard(s); err == nil {
-			t.Errorf("ParseShard(%q): want an error", s)
+	// 4294967296 is 0 as a uint32: it divided by zero in Owns.
+	for _, s := range []string{"", "1", "4/4", "-1/2", "a/b", "0/0", "0/4294967296", "0/65537", "1/-1", "0/9223372036854775808"} {
+		if _, err := ParseShard(s); err == nil || !strings.Contains(err.Error(), "want i/n with 1 <= n <= 65536") {
+			t.Errorf("ParseShard(%q): %v, want an error saying what is accepted", s, err)
 		}
 	}
 }
@@ -95,13 +100,18 @@ func TestDiscoverAgainstSandbox(t *testing.T) {
 	}
 }
 
-func TestFanOutIsolatesMembers(t *testing.T) {
+// TestFanOutDeliversEveryMember: a job that fails, panics or hangs past its
+// timeout affects only its member, and every member's result reaches done
+// exactly once, with its value or the reason it has none.
+func TestFanOutDeliversEveryMember(t *testing.T) {
 	var members []Member
 	for i := range 20 {
 		members = append(members, Member{MerchantID: fmt.Sprintf("m%02d", i)})
 	}
 	var inFlight, peak atomic.Int32
-	results := FanOut(context.Background(), members, 3, 50*time.Millisecond, func(ctx context.Context, m Member) error {
+	var mu sync.Mutex
+	got := map[string][]Result[string]{}
+	FanOut(context.Background(), members, 3, 50*time.Millisecond, func(ctx context.Context, m Member) (string, error) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
 		for {
@@ -113,28 +123,79 @@ func TestFanOutIsolatesMembers(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 		switch m.MerchantID {
 		case "m03":
-			return errors.New("403 for this one")
+			return "partial", errors.New("403 for this one")
 		case "m04":
 			panic("boom")
 		case "m05":
 			<-ctx.Done() // hangs until its own timeout
-			return ctx.Err()
+			return "", ctx.Err()
 		}
-		return nil
+		return "value of " + m.MerchantID, nil
+	}, func(r Result[string]) {
+		mu.Lock()
+		defer mu.Unlock()
+		got[r.Member.MerchantID] = append(got[r.Member.MerchantID], r)
 	})
 	if p := peak.Load(); p > 3 {
 		t.Errorf("%d members in flight, limit 3", p)
 	}
-	for _, r := range results {
-		switch r.Member.MerchantID {
-		case "m03", "m04", "m05":
-			if r.Err == nil {
-				t.Errorf("%s: want its error recorded", r.Member.MerchantID)
+	for _, m := range members {
+		rs := got[m.MerchantID]
+		if len(rs) != 1 {
+			t.Errorf("%s: %d results, want exactly 1", m.MerchantID, len(rs))
+			continue
+		}
+		r := rs[0]
+		if r.Started.IsZero() || r.Finished.Before(r.Started) {
+			t.Errorf("%s: started %v, finished %v", m.MerchantID, r.Started, r.Finished)
+		}
+		switch m.MerchantID {
+		case "m03":
+			if r.Err == nil || r.Value != "partial" {
+				t.Errorf("m03: %+v; want its error and value", r)
+			}
+		case "m04":
+			if r.Err == nil || !strings.Contains(r.Err.Error(), "m04: panic: boom") {
+				t.Errorf("m04: error %v; want the panic's message", r.Err)
+			}
+		case "m05":
+			if r.Err == nil || !strings.Contains(r.Err.Error(), "timed out after 50ms") {
+				t.Errorf("m05: error %v; want its timeout", r.Err)
 			}
 		default:
-			if r.Err != nil {
-				t.Errorf("%s failed because of another member: %v", r.Member.MerchantID, r.Err)
+			if r.Err != nil || r.Value != "value of "+m.MerchantID {
+				t.Errorf("%s: %+v; failed because of another member?", m.MerchantID, r)
 			}
 		}
+	}
+}
+
+// TestFanOutReportsMembersNotStarted: once ctx ends, the members not yet
+// started still get a result, saying so.
+func TestFanOutReportsMembersNotStarted(t *testing.T) {
+	var members []Member
+	for i := range 10 {
+		members = append(members, Member{MerchantID: fmt.Sprintf("m%02d", i)})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var ran, notStarted int
+	FanOut(ctx, members, 1, 0, func(ctx context.Context, m Member) (struct{}, error) {
+		cancel() // the first member's job ends the fan-out
+		return struct{}{}, nil
+	}, func(r Result[struct{}]) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.Err == nil:
+			ran++
+		case strings.Contains(r.Err.Error(), r.Member.MerchantID+": not started: context canceled") && r.Started.IsZero():
+			notStarted++
+		default:
+			t.Errorf("%s: %+v", r.Member.MerchantID, r)
+		}
+	})
+	if ran+notStarted != len(members) || notStarted == 0 {
+		t.Errorf("%d ran, %d reported not started, of %d members", ran, notStarted, len(members))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/reconcile/reconcile/groups"
@@ -40,6 +41,11 @@ type Options struct {
 	// Force pulls members again that an earlier attempt of the same date
 	// completed; without it a re-run resumes where the last one stopped.
 	Force bool
+	// AllowEmpty lets a run whose discovery finds no member at all succeed;
+	// without it that run fails with ErrNoMembers, since an organization
+	// whose groups lost their members (or a wrong organization) would
+	// otherwise report "ok" having reconciled nothing.
+	AllowEmpty bool
 	// FullRefresh pulls every subscription's payment list, not only those
 	// that may have changed (subscriptions.NeedsPayments).
 	FullRefresh bool
@@ -107,6 +113,10 @@ type Stage struct {
 	Duration time.Duration
 	Requests int64
 }
+
+// ErrNoMembers is wrapped when discovery finds no member in the
+// organization's groups (and Options.AllowEmpty is not set).
+var ErrNoMembers = errors.New("no members discovered")
 
 // MemberFailure is a member that could not be reconciled.
 type MemberFailure struct{ MerchantID, Error string }
@@ -209,6 +219,10 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if err := r.storeDirectory(ctx, dir); err != nil {
 		return fail(err)
 	}
+	if len(dir.Members) == 0 && !r.opts.AllowEmpty {
+		return fail(fmt.Errorf("%w in organization %s's groups (%d group(s) listed%s, none with a member)",
+			ErrNoMembers, r.opts.OrganizationID, len(dir.Groups), onlyGroups(r.opts.GroupIDs)))
+	}
 	members := r.opts.Shard.Select(dir.Members)
 	res.Members = len(members)
 	todo, err := r.membersToPull(ctx, members)
@@ -285,6 +299,14 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 	r.report("done")
 	return res, nil
+}
+
+// onlyGroups describes a --groups filter for a message: "" when none.
+func onlyGroups(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return " of those asked for: " + strings.Join(ids, ", ")
 }
 
 // startRun records the run as running; a re-run of the date counts another
@@ -438,8 +460,11 @@ func (r *runner) loaded(st memberStatus) memberStatus {
 }
 
 // pullMembers fans the pulls out over the members and feeds one writer
-// goroutine, which commits each member with its status row. It returns each
-// member's final status.
+// goroutine, which commits each member with its status row. Every member
+// reaches the writer, whatever its pull did (groups.FanOut delivers a result
+// per member: a panic or a member never started is a failure with its
+// reason), so the run log accounts for each one. It returns each member's
+// final status.
 func (r *runner) pullMembers(ctx context.Context, members []groups.Member) ([]memberStatus, error) {
 	jobs := make(chan loadJob, r.opts.Concurrency)
 	var statuses []memberStatus
@@ -483,21 +508,17 @@ func (r *runner) pullMembers(ctx context.Context, members []groups.Member) ([]me
 		}
 	}()
 
-	groups.FanOut(ctx, members, r.opts.Concurrency, r.opts.MemberTimeout, func(ctx context.Context, m groups.Member) error {
-		st := memberStatus{runID: r.runID, merchantID: m.MerchantID, started: time.Now().UTC()}
-		var stats platform.Stats
-		batch, err := r.pullMember(platform.WithStats(ctx, &stats), m.MerchantID, &st)
-		st.finished = time.Now().UTC()
-		st.requests, st.retries = stats.Requests.Load(), stats.Retries.Load()
-		if err != nil {
-			st.status, st.err = "failed", err.Error()
-			batch = nil
-		} else {
-			st.status = "ok"
-		}
-		jobs <- loadJob{batch: batch, status: st}
-		return err
-	})
+	// Each member counts its own requests, nested under the run's; the map
+	// is filled before the fan-out and only read during it.
+	stats := make(map[string]*platform.Stats, len(members))
+	for _, m := range members {
+		stats[m.MerchantID] = &platform.Stats{}
+	}
+	groups.FanOut(ctx, members, r.opts.Concurrency, r.opts.MemberTimeout,
+		func(ctx context.Context, m groups.Member) (*memberBatch, error) {
+			return r.pullMember(platform.WithStats(ctx, stats[m.MerchantID]), m.MerchantID)
+		},
+		func(res groups.Result[*memberBatch]) { jobs <- r.loadJobOf(res, stats[res.Member.MerchantID]) })
 	close(jobs)
 	<-done
 	sort.Slice(statuses, func(i, j int) bool { return statuses[i].merchantID < statuses[j].merchantID })
@@ -507,8 +528,27 @@ func (r *runner) pullMembers(ctx context.Context, members []groups.Member) ([]me
 	return statuses, nil
 }
 
+// loadJobOf turns a member's fan-out result into the writer's job: its
+// batch and an ok status, or a failed status with the reason and no data.
+func (r *runner) loadJobOf(res groups.Result[*memberBatch], stats *platform.Stats) loadJob {
+	st := memberStatus{runID: r.runID, merchantID: res.Member.MerchantID, status: "ok",
+		started: res.Started.UTC(), finished: res.Finished.UTC(),
+		requests: stats.Requests.Load(), retries: stats.Retries.Load()}
+	if st.started.IsZero() { // never started: the run was interrupted first
+		st.started, st.finished = time.Now().UTC(), time.Now().UTC()
+	}
+	if res.Err != nil {
+		st.status, st.err = "failed", res.Err.Error()
+		return loadJob{status: st}
+	}
+	b := res.Value
+	st.plans, st.subs = len(b.plans.Values), len(b.subscriptions.Values)
+	st.payments, st.txns = len(b.payments.Values), len(b.transactions.Values)
+	return loadJob{batch: b, status: st}
+}
+
 // pullMember reads everything of one member and converts it into rows.
-func (r *runner) pullMember(ctx context.Context, mid string, st *memberStatus) (*memberBatch, error) {
+func (r *runner) pullMember(ctx context.Context, mid string) (*memberBatch, error) {
 	api := r.opts.Client.Merchant(mid)
 	prev, err := r.store.previousLists(ctx, mid)
 	if err != nil {
@@ -551,7 +591,5 @@ func (r *runner) pullMember(ctx context.Context, mid string, st *memberStatus) (
 			return nil, err
 		}
 	}
-	st.plans, st.subs = len(b.plans.Values), len(b.subscriptions.Values)
-	st.payments, st.txns = len(b.payments.Values), len(b.transactions.Values)
 	return b, nil
 }

@@ -6,6 +6,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"slices"
 	"strings"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
@@ -29,9 +32,17 @@ type Store struct {
 // ErrDatabaseLocked means another process has the database file open.
 var ErrDatabaseLocked = errors.New("database is in use by another process")
 
+// ErrForeignDatabase means the file is a DuckDB database that reconcile did
+// not make.
+var ErrForeignDatabase = errors.New("not a reconcile database")
+
 // Open opens (creating if needed) the DuckDB file at path and applies the
-// schema.
+// schema. A DuckDB file that another program made is refused before anything
+// is written to it (checkOwnDatabase).
 func Open(ctx context.Context, path string) (*Store, error) {
+	if err := checkOwnDatabase(ctx, path); err != nil {
+		return nil, err
+	}
 	connector, err := duckdb.NewConnector(path, nil)
 	if err != nil {
 		if isLockError(err) {
@@ -47,7 +58,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{db: db, conn: conn, path: path, staged: map[string]string{}}
 
-	if _, err := conn.ExecContext(ctx, queries.Schema()); err != nil {
+	// In one transaction: a process killed while creating a new file's
+	// tables leaves none of them, never a part that checkOwnDatabase would
+	// take for another program's.
+	err = s.Transact(ctx, func(tx *Tx) error {
+		_, err := tx.Exec(ctx, queries.Schema())
+		return err
+	})
+	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("apply schema to %s: %w", path, err)
 	}
@@ -56,6 +74,71 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// runLogTables are tables every reconcile database has held since its first
+// schema: a file holding them is one of ours, whichever version made it.
+var runLogTables = []string{"findings", "run_members", "runs"}
+
+// checkOwnDatabase refuses a DuckDB file that another program made: applying
+// the schema would create reconcile's tables beside that program's (and a
+// run would then write into them). A file that does not exist yet, or holds
+// no table or view, is a new working database; one holding the run log
+// tables is ours. The file is opened read-only to look, so a refused file
+// is left byte for byte as it was.
+func checkOwnDatabase(ctx context.Context, path string) error {
+	if path == "" || path == ":memory:" {
+		return nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	connector, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		if isLockError(err) {
+			return fmt.Errorf("open %s: %w (%v)", path, ErrDatabaseLocked, err)
+		}
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `
+		SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal
+		UNION ALL
+		SELECT schema_name, view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal
+		ORDER BY ALL`)
+	if err != nil {
+		return fmt.Errorf("open %s: list its tables: %w", path, err)
+	}
+	defer rows.Close()
+	var found []string
+	ours := map[string]bool{}
+	for rows.Next() {
+		var schema, name string
+		if err := rows.Scan(&schema, &name); err != nil {
+			return fmt.Errorf("open %s: list its tables: %w", path, err)
+		}
+		if schema == "main" && slices.Contains(runLogTables, name) {
+			ours[name] = true
+		}
+		if schema != "main" {
+			name = schema + "." + name
+		}
+		found = append(found, name)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("open %s: list its tables: %w", path, err)
+	}
+	if len(found) == 0 || len(ours) == len(runLogTables) {
+		return nil
+	}
+	shown := found[:min(len(found), 5)]
+	more := ""
+	if len(found) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(found)-len(shown))
+	}
+	return fmt.Errorf("open %s: %w: it holds %s%s but not reconcile's run log (%s); it was left untouched: give --db a new file or one a reconcile run made",
+		path, ErrForeignDatabase, strings.Join(shown, ", "), more, strings.Join(runLogTables, ", "))
 }
 
 func isLockError(err error) bool {

@@ -1,8 +1,13 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,5 +106,88 @@ func TestTransactRollsBack(t *testing.T) {
 	s.conn.QueryRowContext(ctx, `SELECT count(*) FROM plans`).Scan(&n)
 	if n != 0 {
 		t.Errorf("%d plans after a rolled-back load", n)
+	}
+}
+
+// TestOpenRefusesForeignDatabase: a DuckDB file another program made is
+// refused with a message naming its tables, and left byte for byte as it
+// was (no reconcile table created in it); a new file, an empty DuckDB file
+// and a reconcile database open.
+func TestOpenRefusesForeignDatabase(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "theirs.duckdb")
+	db, err := sql.Open("duckdb", foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`CREATE TABLE orders (id INTEGER, amount DECIMAL(18,2))`,
+		`INSERT INTO orders VALUES (1, 9.99)`, `CREATE VIEW big_orders AS SELECT * FROM orders WHERE amount > 5`,
+		`CREATE TABLE runs (id INTEGER)`} { // a run log of their own does not make it ours
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, foreign)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open accepted another program's database")
+	}
+	if !errors.Is(err, ErrForeignDatabase) || !strings.Contains(err.Error(), "big_orders, orders, runs") ||
+		!strings.Contains(err.Error(), "left untouched") {
+		t.Errorf("error %q; want ErrForeignDatabase naming its tables", err)
+	}
+	after, err := os.ReadFile(foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("the refused file changed")
+	}
+	if _, err := os.Stat(foreign + ".wal"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a write-ahead log appeared beside the refused file: %v", err)
+	}
+	ro, err := sql.Open("duckdb", foreign+"?access_mode=read_only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var tables int
+	if err := ro.QueryRow(`SELECT count(*) FROM duckdb_tables() WHERE NOT internal`).Scan(&tables); err != nil || tables != 2 {
+		t.Errorf("the refused file holds %d tables (%v), want its own 2", tables, err)
+	}
+
+	// A DuckDB file with no table yet is a new working database.
+	empty := filepath.Join(dir, "empty.duckdb")
+	edb, err := sql.Open("duckdb", empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := edb.Exec(`CHECKPOINT`); err != nil {
+		t.Fatal(err)
+	}
+	edb.Close()
+	for _, path := range []string{empty, filepath.Join(dir, "new.duckdb")} {
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// Once reconcile made it, it opens again.
+		s, err = Open(ctx, path)
+		if err != nil {
+			t.Fatalf("%s, opened again: %v", path, err)
+		}
+		s.Close()
 	}
 }

@@ -28,13 +28,16 @@ type ManifestFile struct {
 // next run, an auditor) read it instead of listing the folder, so it is the
 // contract of what the folder holds.
 type Manifest struct {
-	RunID          string           `json:"runId"`
-	BusinessDate   string           `json:"businessDate"`
-	WindowStart    string           `json:"windowStart"`
-	WindowEnd      string           `json:"windowEnd"` // the cut-off
-	StartedAt      string           `json:"startedAt"`
-	FinishedAt     string           `json:"finishedAt"`
-	Status         string           `json:"status"`         // ok, partial
+	RunID        string `json:"runId"`
+	BusinessDate string `json:"businessDate"`
+	WindowStart  string `json:"windowStart"`
+	WindowEnd    string `json:"windowEnd"` // the cut-off
+	StartedAt    string `json:"startedAt"`
+	FinishedAt   string `json:"finishedAt"`
+	Status       string `json:"status"` // ok, partial
+	// Source is where the data came from: "platform", or "sandbox" for
+	// the embedded sandbox's simulated data.
+	Source         string           `json:"source"`
 	Members        map[string]int   `json:"members"`        // ok / failed / skipped counts
 	RowCounts      map[string]int64 `json:"rowCounts"`      // per table
 	FindingsByKind map[string]int64 `json:"findingsByKind"` // the run's findings (new and open) per kind

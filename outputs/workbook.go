@@ -99,7 +99,12 @@ type Sheet struct {
 }
 
 // Workbook is the whole workbook, sheets in order.
-type Workbook struct{ Sheets []Sheet }
+type Workbook struct {
+	// Title is the document's title (File > Properties), shown by file
+	// browsers and search without opening the file; empty: none.
+	Title  string
+	Sheets []Sheet
+}
 
 // WorkbookStats reports what WriteWorkbook wrote.
 type WorkbookStats struct {
@@ -154,6 +159,11 @@ func WriteWorkbook(ctx context.Context, q Querier, path string, wb Workbook) (Wo
 		})
 		return zw
 	})
+	if wb.Title != "" {
+		if err := f.SetDocProps(&excelize.DocProperties{Title: wb.Title}); err != nil {
+			return stats, fmt.Errorf("workbook %s: title: %w", path, err)
+		}
+	}
 	w := &xlsxWriter{f: f, q: q, used: used, stats: stats}
 	if err := w.newStyles(); err != nil {
 		return stats, fmt.Errorf("workbook %s: styles: %w", path, err)

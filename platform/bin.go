@@ -175,7 +175,7 @@ func (m *Merchant) LookupBIN(ctx context.Context, q BINQuery) (*BINResult, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode request: %w", what, err)
 	}
-	resp, err := m.send(ctx, "POST", "/bin/v1/binlookup", body, true)
+	resp, err := m.send(ctx, "POST", "/bin/v1/binlookup", body, true, binLimit)
 	if err != nil {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.HTTPStatus == http.StatusNotFound &&

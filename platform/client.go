@@ -18,13 +18,34 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Body size limits. An error body is only read for its message, so 1 MiB is
-// plenty; a success body is one page of a listing (2000 transaction summaries
-// at most), far below 64 MiB, and the limit only guards against a runaway
-// response.
-const (
-	maxErrorBody   = 1 << 20
-	maxSuccessBody = 64 << 20
+// maxErrorBody bounds what is read of a non-2xx body: it is only read for
+// its message.
+const maxErrorBody = 1 << 20
+
+// bodyLimit is the largest 2xx body the client reads from one endpoint: what
+// the largest page it asks for can hold, with headroom for fields it does not
+// read. A body over the limit fails the call (never retried) instead of
+// growing the heap: a run has up to --concurrency members in flight, each
+// with up to 4 payment lists or one transaction search at a time, so these
+// limits are what bounds a hostile or broken platform's share of memory.
+type bodyLimit struct {
+	bytes int64
+	of    string // what the limit is for, for the error: "a page of 100 plans"
+}
+
+// The limits, by endpoint. Sizes measured on the sandbox: a subscription is
+// ~1 KB, a payment ~0.3 KB, a transaction summary ~1 KB, so a page of 100
+// recurring billing records is ~0.1 MB and one of 2000 summaries ~2 MB.
+var (
+	rbsPageLimit    = bodyLimit{4 << 20, "a page of 100 plans, subscriptions or payments"}
+	searchPageLimit = bodyLimit{16 << 20, "a page of 2000 transaction summaries"}
+	binLimit        = bodyLimit{1 << 20, "one BIN lookup result"}
+	// A page of 100 groups of up to 10,000 MIDs each (the platform's
+	// limit) is up to ~35 MB; the listing is one request at a time, before
+	// the fan-out starts.
+	groupsPageLimit = bodyLimit{64 << 20, "a page of 100 groups of up to 10,000 members"}
+	// Do calls endpoints this package does not model.
+	doLimit = bodyLimit{16 << 20, "a response of an endpoint called through Do"}
 )
 
 // DefaultUserAgent is sent when no WithUserAgent option is given.
@@ -50,7 +71,8 @@ type Client struct {
 type Option func(*Client)
 
 // WithHTTPClient sends requests through hc: its Transport (http.DefaultTransport
-// if nil), Timeout, Jar and CheckRedirect are kept. hc itself is not modified;
+// if nil), Timeout and Jar are kept. Its CheckRedirect is not: the client never
+// follows a redirect (see NewClient). hc itself is not modified;
 // the client wraps a copy's Transport with the signer. nil keeps the default,
 // whose transport keeps 64 idle connections per host so a fan-out over many
 // members reuses connections instead of reconnecting.
@@ -97,6 +119,12 @@ func WithUserAgent(ua string) Option {
 // NewClient returns a client of the platform at baseURL (scheme and host, e.g.
 // "https://apitest.example.net", optionally with a path prefix) that signs with
 // creds.
+//
+// The client sends signed requests to baseURL's host only. It never follows
+// a redirect: the signer is the transport, so a followed redirect would be
+// signed afresh for wherever the Location header points (another host, or
+// plain http), and that host's answer taken for the platform's. A 3xx answer
+// is a *RedirectError instead, whatever http.Client WithHTTPClient gives.
 func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
 	u, err := url.Parse(strings.TrimSpace(baseURL))
 	if err != nil {
@@ -148,10 +176,15 @@ func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, erro
 		portfolio: creds.PortfolioID,
 		now:       c.now,
 	}
+	hc.CheckRedirect = refuseRedirect
 	c.hc = &hc
 	c.userHC = nil
 	return c, nil
 }
+
+// refuseRedirect makes http.Client return a 3xx response as it is, for send
+// to turn into a *RedirectError, rather than follow it.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // defaultTransport is http.DefaultTransport's settings with a connection pool
 // sized for fan-out (conns in flight; 64 when not given) and a bound on how
@@ -203,7 +236,7 @@ func (m *Merchant) Do(ctx context.Context, method, path string, body any, out an
 			return fmt.Errorf("%s %s: encode request body: %w", method, pathOnly(path), err)
 		}
 	}
-	resp, err := m.send(ctx, method, path, b, out != nil)
+	resp, err := m.send(ctx, method, path, b, out != nil, doLimit)
 	if err != nil {
 		return err
 	}
@@ -218,14 +251,16 @@ func (m *Merchant) Do(ctx context.Context, method, path string, body any, out an
 
 // send is the one place that sends requests: it waits for the rate limiter,
 // sends an attempt (signed by the transport), classifies the outcome, and
-// retries what may succeed later. It returns the body of a 2xx response; when
-// wantJSON is set that body is valid JSON (or empty for 204).
+// retries what may succeed later. It returns the body of a 2xx response, at
+// most limit's bytes; when wantJSON is set that body is valid JSON (or empty
+// for 204).
 //
 // Retried: 429, 500, 502, 503, 504; transport errors (refused, reset, timed
 // out); a 2xx body that breaks off or, when wantJSON, is not valid JSON,
 // which is how a truncated response shows. Never retried: other statuses,
-// a cancelled context, TLS certificate failures, signing failures.
-func (m *Merchant) send(ctx context.Context, method, target string, body []byte, wantJSON bool) ([]byte, error) {
+// redirects (*RedirectError), a body over the limit, a cancelled context,
+// TLS certificate failures, signing failures.
+func (m *Merchant) send(ctx context.Context, method, target string, body []byte, wantJSON bool, limit bodyLimit) ([]byte, error) {
 	c := m.c
 	p := pathOnly(target)
 	what := method + " " + p
@@ -279,12 +314,21 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			}
 			lastErr = fmt.Errorf("%s: %w", what, err)
 
+		case resp.StatusCode >= 300 && resp.StatusCode < 400:
+			resp.Body.Close()
+			return nil, newRedirectError(method, p, resp)
+
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
-			b, rerr := readBody(resp.Body, maxSuccessBody)
+			var b []byte
+			rerr := errBodyTooLarge // a declared length over the limit is not read at all
+			if resp.ContentLength <= limit.bytes {
+				b, rerr = readBody(resp.Body, limit.bytes)
+			}
 			resp.Body.Close()
 			switch {
 			case errors.Is(rerr, errBodyTooLarge):
-				return nil, fmt.Errorf("%s: %w: response body exceeds %d MiB", what, ErrInvalidData, maxSuccessBody>>20)
+				return nil, fmt.Errorf("%s: %w: response body exceeds %d MiB, the limit for %s",
+					what, ErrInvalidData, limit.bytes>>20, limit.of)
 			case rerr != nil:
 				if cerr := ctx.Err(); cerr != nil {
 					return nil, fmt.Errorf("%s: %w", what, cerr)

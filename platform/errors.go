@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,10 +16,87 @@ import (
 // silent gap would make a reconciliation look clean when it is not.
 var ErrShortfall = errors.New("fewer records than totalCount")
 
+// tally checks a paged listing for completeness: it counts the distinct
+// records yielded against the largest totalCount the pages announced.
+// Offsets over live data drift, so a record may come twice (it is yielded
+// once) or be skipped; a server that stops early, with an empty page before
+// offset reaches totalCount, shows the same way. Every paged listing of the
+// client ends with shortfall, so none passes a partial list off as whole.
+type tally struct {
+	seen    map[string]struct{}
+	yielded int
+	total   int
+}
+
+// page notes one page's totalCount.
+func (t *tally) page(totalCount int) { t.total = max(t.total, totalCount) }
+
+// first counts a record and reports whether it is new to the listing: false
+// for an id already yielded. A record with no id cannot be told apart, so it
+// always counts.
+func (t *tally) first(id string) bool {
+	if id != "" {
+		if _, dup := t.seen[id]; dup {
+			return false
+		}
+		if t.seen == nil {
+			t.seen = map[string]struct{}{}
+		}
+		t.seen[id] = struct{}{}
+	}
+	t.yielded++
+	return true
+}
+
+// shortfall is the error of a listing that ended with fewer distinct records
+// (what names them, e.g. "plans") than its totalCount, or nil.
+func (t *tally) shortfall(what string) error {
+	if t.yielded < t.total {
+		return fmt.Errorf("%d distinct %s but totalCount %d: %w", t.yielded, what, t.total, ErrShortfall)
+	}
+	return nil
+}
+
 // ErrInvalidData is wrapped when a 2xx response body cannot be decoded: it was
 // truncated or not JSON on every attempt, exceeded the size limit, or did not
 // have the shape of the resource.
 var ErrInvalidData = errors.New("invalid response data")
+
+// RedirectError is a 3xx answer of the platform. The client never follows
+// one (NewClient): the platform's API does not redirect, and a signed
+// request must not go wherever a response says.
+type RedirectError struct {
+	HTTPStatus   int
+	Method, Path string // what was called (Path without the query)
+	// LocationHost is the host the Location header names: empty when the
+	// header is missing, unparsable, or a path on the same host.
+	LocationHost string
+	Location     string // the Location header as sent, at most 200 bytes
+}
+
+func newRedirectError(method, path string, resp *http.Response) *RedirectError {
+	e := &RedirectError{HTTPStatus: resp.StatusCode, Method: method, Path: path,
+		Location: firstBytes(resp.Header.Get("Location"), 200)}
+	if u, err := url.Parse(resp.Header.Get("Location")); err == nil {
+		e.LocationHost = u.Host
+	}
+	return e
+}
+
+// Error names the status and where the platform pointed, e.g. `GET
+// /rbs/v1/plans: 307 Temporary Redirect to host evil.example not followed:
+// signed requests go to the configured host only`.
+func (e *RedirectError) Error() string {
+	to := "with no Location"
+	switch {
+	case e.LocationHost != "":
+		to = "to host " + e.LocationHost
+	case e.Location != "":
+		to = fmt.Sprintf("to %q", e.Location)
+	}
+	return fmt.Sprintf("%s %s: %d %s %s not followed: signed requests go to the configured host only",
+		e.Method, e.Path, e.HTTPStatus, http.StatusText(e.HTTPStatus), to)
+}
 
 // ErrorDetail is one entry of an error body's details[].
 type ErrorDetail struct {

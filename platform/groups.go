@@ -73,15 +73,19 @@ type groupPage struct {
 // Groups lists every group of organizationID: GET
 // /groups?organizationId=..&offset=0&limit=100, then the _links.next of each
 // page until there is none (docs/wire.md). An empty page also ends the
-// listing, and a next link seen before is an error rather than a loop.
+// listing, and a next link seen before is an error rather than a loop. A
+// group listed twice is yielded once, and fewer groups than the pages'
+// totalCount ends the listing with an error wrapping ErrShortfall (tally):
+// a run must not reconcile part of an organization as if it were all.
 func (m *Merchant) Groups(ctx context.Context, organizationID string) iter.Seq2[Group, error] {
 	return func(yield func(Group, error) bool) {
 		target := "/groups?organizationId=" + url.QueryEscape(organizationID) + "&offset=0&limit=100"
 		seen := map[string]bool{}
+		var count tally
 		for {
 			seen[target] = true
 			what := fmt.Sprintf("list groups of organization %s (%s)", organizationID, target)
-			body, err := m.send(ctx, "GET", target, nil, true)
+			body, err := m.send(ctx, "GET", target, nil, true, groupsPageLimit)
 			if err != nil {
 				yield(Group{}, fmt.Errorf("%s: %w", what, err))
 				return
@@ -91,11 +95,15 @@ func (m *Merchant) Groups(ctx context.Context, organizationID string) iter.Seq2[
 				yield(Group{}, fmt.Errorf("%s: %w", what, err))
 				return
 			}
+			count.page(int(page.TotalCount))
 			for _, raw := range page.Embedded.Groups {
 				g, err := decodeGroup(raw)
 				if err != nil {
 					yield(Group{}, fmt.Errorf("%s: %w", what, err))
 					return
+				}
+				if !count.first(g.ID) {
+					continue
 				}
 				if !yield(g, nil) {
 					return
@@ -103,6 +111,9 @@ func (m *Merchant) Groups(ctx context.Context, organizationID string) iter.Seq2[
 			}
 			next := page.Links.next()
 			if next == "" || len(page.Embedded.Groups) == 0 {
+				if err := count.shortfall("groups"); err != nil {
+					yield(Group{}, fmt.Errorf("list groups of organization %s: %w", organizationID, err))
+				}
 				return
 			}
 			if target, err = m.c.relativeLink(next); err != nil {

@@ -247,17 +247,21 @@ func (p *rbsPage) hasNext() bool {
 
 // offsetList iterates an offset-paged recurring billing list: pages of
 // rbsPageSize from offset 0, each decoded and yielded record by record before
-// the next is fetched.
-func offsetList[T any](ctx context.Context, m *Merchant, what string,
+// the next is fetched. A record listed twice (offsets drift over live data)
+// is yielded once; a listing that ends short of its totalCount ends with an
+// error wrapping ErrShortfall (tally), after every record it found.
+func offsetList[T any](ctx context.Context, m *Merchant, what, noun string,
 	target func(offset int) string,
 	items func(*rbsPage) []json.RawMessage,
 	decode func(json.RawMessage) (T, error),
+	id func(T) string,
 ) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
+		var count tally
 		for offset := 0; ; {
 			t := target(offset)
-			body, err := m.send(ctx, "GET", t, nil, true)
+			body, err := m.send(ctx, "GET", t, nil, true, rbsPageLimit)
 			if err != nil {
 				yield(zero, fmt.Errorf("%s of merchant %s at offset %d: %w", what, m.id, offset, err))
 				return
@@ -267,6 +271,7 @@ func offsetList[T any](ctx context.Context, m *Merchant, what string,
 				yield(zero, fmt.Errorf("%s of merchant %s at offset %d: %w", what, m.id, offset, err))
 				return
 			}
+			count.page(int(page.TotalCount))
 			recs := items(&page)
 			for _, raw := range recs {
 				v, err := decode(raw)
@@ -274,38 +279,45 @@ func offsetList[T any](ctx context.Context, m *Merchant, what string,
 					yield(zero, fmt.Errorf("%s of merchant %s at offset %d: %w", what, m.id, offset, err))
 					return
 				}
+				if !count.first(id(v)) {
+					continue
+				}
 				if !yield(v, nil) {
 					return
 				}
 			}
 			offset += len(recs)
 			if !continueOffsets(offset, len(recs), int(page.TotalCount), page.hasNext()) {
-				return
+				break
 			}
+		}
+		if err := count.shortfall(noun); err != nil {
+			yield(zero, fmt.Errorf("%s of merchant %s: %w", what, m.id, err))
 		}
 	}
 }
 
 // Plans lists every plan of the merchant: GET /rbs/v1/plans?offset=N&limit=100
-// until a page is empty, or neither a next link nor totalCount says more remain.
+// until a page is empty, or neither a next link nor totalCount says more
+// remain; fewer plans than totalCount is an error (ErrShortfall).
 func (m *Merchant) Plans(ctx context.Context) iter.Seq2[Plan, error] {
-	return offsetList(ctx, m, "list plans",
+	return offsetList(ctx, m, "list plans", "plans",
 		func(offset int) string {
 			return "/rbs/v1/plans?offset=" + strconv.Itoa(offset) + "&limit=" + strconv.Itoa(rbsPageSize)
 		},
 		func(p *rbsPage) []json.RawMessage { return p.Plans },
-		decodePlan)
+		decodePlan, func(p Plan) string { return p.ID })
 }
 
 // Subscriptions lists every subscription of the merchant: GET
-// /rbs/v1/subscriptions?offset=N&limit=100, paged like Plans.
+// /rbs/v1/subscriptions?offset=N&limit=100, paged and checked like Plans.
 func (m *Merchant) Subscriptions(ctx context.Context) iter.Seq2[Subscription, error] {
-	return offsetList(ctx, m, "list subscriptions",
+	return offsetList(ctx, m, "list subscriptions", "subscriptions",
 		func(offset int) string {
 			return "/rbs/v1/subscriptions?offset=" + strconv.Itoa(offset) + "&limit=" + strconv.Itoa(rbsPageSize)
 		},
 		func(p *rbsPage) []json.RawMessage { return p.Subscriptions },
-		decodeSubscription)
+		decodeSubscription, func(s Subscription) string { return s.ID })
 }
 
 // SubscriptionPayments returns every payment of a subscription, processed and
@@ -313,18 +325,21 @@ func (m *Merchant) Subscriptions(ctx context.Context) iter.Seq2[Subscription, er
 // scheduledPaymentsCount=9999 (the maximum, so the whole schedule is seen),
 // paged with offset until offset reaches totalCount or a page is empty. The
 // pages are merged: the envelope of the first page and every payment in the
-// order served. A subscription has at most a few hundred payments, so the
-// whole list is returned at once rather than as an iterator.
+// order served, each once. Fewer payments than totalCount is an error
+// (ErrShortfall, see tally): a list is complete or not returned. A
+// subscription has at most a few hundred payments, so the whole list is
+// returned at once rather than as an iterator.
 func (m *Merchant) SubscriptionPayments(ctx context.Context, subscriptionID string) (*PaymentList, error) {
 	what := fmt.Sprintf("list payments of subscription %s of merchant %s", subscriptionID, m.id)
 	if subscriptionID == "" {
 		return nil, fmt.Errorf("%s: empty subscription id", what)
 	}
 	var list *PaymentList
+	var count tally
 	for offset := 0; ; {
 		t := "/rbs/v1/subscriptions/" + url.PathEscape(subscriptionID) + "/payments?offset=" +
 			strconv.Itoa(offset) + "&limit=" + strconv.Itoa(rbsPageSize) + "&scheduledPaymentsCount=9999"
-		body, err := m.send(ctx, "GET", t, nil, true)
+		body, err := m.send(ctx, "GET", t, nil, true, rbsPageLimit)
 		if err != nil {
 			return nil, fmt.Errorf("%s at offset %d: %w", what, offset, err)
 		}
@@ -350,16 +365,23 @@ func (m *Merchant) SubscriptionPayments(ctx context.Context, subscriptionID stri
 				list.Links[k] = Link{Href: string(l.Href), Method: string(l.Method)}
 			}
 		}
+		count.page(int(page.TotalCount))
 		for _, raw := range page.Payments {
 			p, err := decodePayment(raw)
 			if err != nil {
 				return nil, fmt.Errorf("%s at offset %d: %w", what, offset, err)
 			}
-			list.Payments = append(list.Payments, p)
+			if count.first(p.ID) {
+				list.Payments = append(list.Payments, p)
+			}
 		}
 		offset += len(page.Payments)
 		if !continueOffsets(offset, len(page.Payments), int(page.TotalCount), page.hasNext()) {
-			return list, nil
+			break
 		}
 	}
+	if err := count.shortfall("payments"); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return list, nil
 }

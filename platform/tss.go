@@ -174,9 +174,9 @@ const searchTimeLayout = "2006-01-02T15:04:05Z"
 //
 // Offsets over live data drift, so the records are de-duplicated by id (an id
 // is yielded once), and after the last page the number of distinct ids is
-// compared with the largest totalCount seen: fewer yields a final error
-// wrapping ErrShortfall that gives both numbers, after every record that was
-// found. Query closed windows (to in the past) to keep drift away.
+// compared with the largest totalCount seen (tally): fewer yields a final
+// error wrapping ErrShortfall that gives both numbers, after every record
+// that was found. Query closed windows (to in the past) to keep drift away.
 func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) iter.Seq2[TransactionSummary, error] {
 	return func(yield func(TransactionSummary, error) bool) {
 		f, t := from.UTC().Format(searchTimeLayout), to.UTC().Format(searchTimeLayout)
@@ -192,15 +192,14 @@ func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) i
 			Limit:    tssPageSize,
 			Sort:     "id:asc,submitTimeUtc:asc",
 		}
-		seen := make(map[string]struct{})
-		yielded, maxTotal := 0, 0
+		var count tally
 		for {
 			body, err := json.Marshal(req)
 			if err != nil {
 				yield(TransactionSummary{}, fmt.Errorf("%s: encode request: %w", what, err))
 				return
 			}
-			resp, err := m.send(ctx, "POST", "/tss/v2/searches", body, true)
+			resp, err := m.send(ctx, "POST", "/tss/v2/searches", body, true, searchPageLimit)
 			if err != nil {
 				yield(TransactionSummary{}, fmt.Errorf("%s at offset %d: %w", what, req.Offset, err))
 				return
@@ -210,7 +209,7 @@ func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) i
 				yield(TransactionSummary{}, fmt.Errorf("%s at offset %d: %w", what, req.Offset, err))
 				return
 			}
-			maxTotal = max(maxTotal, int(page.TotalCount))
+			count.page(int(page.TotalCount))
 			recs := page.Embedded.TransactionSummaries
 			for _, raw := range recs {
 				s, err := decodeSummary(raw)
@@ -218,25 +217,20 @@ func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) i
 					yield(TransactionSummary{}, fmt.Errorf("%s at offset %d: %w", what, req.Offset, err))
 					return
 				}
-				if s.ID != "" {
-					if _, dup := seen[s.ID]; dup {
-						continue
-					}
-					seen[s.ID] = struct{}{}
+				if !count.first(s.ID) {
+					continue
 				}
-				yielded++
 				if !yield(s, nil) {
 					return
 				}
 			}
 			req.Offset += len(recs)
-			if len(recs) == 0 || req.Offset >= maxTotal {
+			if len(recs) == 0 || req.Offset >= count.total {
 				break
 			}
 		}
-		if yielded < maxTotal {
-			yield(TransactionSummary{}, fmt.Errorf("%s: %d distinct transactions but totalCount %d: %w",
-				what, yielded, maxTotal, ErrShortfall))
+		if err := count.shortfall("transactions"); err != nil {
+			yield(TransactionSummary{}, fmt.Errorf("%s: %w", what, err))
 		}
 	}
 }

@@ -89,7 +89,7 @@ func Workbook(run Run, scope Scope) outputs.Workbook {
 	checks := queries.Checks()
 	names := kindSheetNames(checks)
 	date := run.BusinessDate.Format("2006-01-02")
-	wb := outputs.Workbook{Sheets: []outputs.Sheet{summarySheet(run, scope)}}
+	wb := outputs.Workbook{Title: workbookTitle(run, scope), Sheets: []outputs.Sheet{summarySheet(run, scope)}}
 	for _, c := range checks {
 		wb.Sheets = append(wb.Sheets, outputs.Sheet{
 			Name: names[c.Kind],
@@ -163,15 +163,26 @@ func cutUTF16(s string, n int) string {
 // Charts of the Summary sit to the right of its widest table (8 columns).
 const chartColumn = "J"
 
+// workbookTitle is the workbook's title (its document properties and the
+// Summary's first row): the date, the group of a group's workbook, and for
+// the sandbox's data that it is simulated.
+func workbookTitle(run Run, scope Scope) string {
+	title := "Reconciliation " + run.BusinessDate.Format("2006-01-02")
+	if scope.GroupID != "" {
+		title += ", group " + scope.GroupID
+	}
+	if run.Source == SourceSandbox {
+		title += " — " + SourceLabel(run.Source)
+	}
+	return title
+}
+
 func summarySheet(run Run, scope Scope) outputs.Sheet {
-	date := run.BusinessDate.Format("2006-01-02")
-	title := "Reconciliation " + date
 	// The whole run shows how many groups it covered; a group's workbook
 	// shows the group.
 	groupColumn := outputs.Column{Header: "Groups", Type: outputs.Count}
 	groupValue := `(SELECT count(DISTINCT group_id) FROM member_groups)`
 	if scope.GroupID != "" {
-		title += ", group " + scope.GroupID
 		groupColumn = outputs.Column{Header: "Group", Type: outputs.Text}
 		groupValue = `(SELECT group_id || coalesce(' ' || name, '') FROM groups WHERE group_id = $2)`
 	}
@@ -181,6 +192,7 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		{Header: "Business date", Type: outputs.Date},
 		groupColumn,
 		{Header: "Status", Type: outputs.Text},
+		{Header: "Data source", Type: outputs.Text},
 		{Header: "Members", Type: outputs.Count},
 		{Header: "Members reconciled", Type: outputs.Count},
 		{Header: "Members failed", Type: outputs.Count},
@@ -196,7 +208,7 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		{Header: "Run ID", Type: outputs.Text},
 	}
 	recordQuery := `WITH ` + scopeCTE + `
-	SELECT r.business_date, ` + groupValue + `, r.status,
+	SELECT r.business_date, ` + groupValue + `, r.status, $3::VARCHAR,
 	       (SELECT count(*) FROM scope),
 	       (SELECT count(*) FROM scope WHERE status = 'ok'),
 	       (SELECT count(*) FROM scope WHERE status = 'failed'),
@@ -208,7 +220,8 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 	       r.window_start, r.window_end, r.finished_at, r.error, r.run_id
 	FROM run r`
 	blocks := []outputs.Block{
-		{Title: title, Record: true, Query: recordQuery, Args: args, Columns: record},
+		{Title: workbookTitle(run, scope), Record: true, Query: recordQuery,
+			Args: []any{run.RunID, scope.arg(), SourceLabel(run.Source)}, Columns: record},
 		{
 			Title: "Findings by kind",
 			Query: `WITH ` + scopeCTE + `, ` + kindsCTE + `

@@ -34,6 +34,7 @@ var fixtureRun = Run{
 	Status:     "partial",
 	Members:    map[string]int{"ok": 3, "failed": 1},
 	Version:    "test",
+	Source:     SourcePlatform,
 }
 
 // fixtureDB is a real DuckDB file with the product's schema and a small,

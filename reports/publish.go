@@ -32,6 +32,25 @@ type Run struct {
 	// SplitBy "group" also writes one workbook per group; "" writes only
 	// the whole run's. See SplitByValues.
 	SplitBy string
+	// Source is where the run's data came from: SourcePlatform, or
+	// SourceSandbox for the embedded sandbox's simulated data, which every
+	// output then says (the workbook's title and Summary, the manifest).
+	Source string
+}
+
+// Sources of a run's data (Run.Source).
+const (
+	SourcePlatform = "platform"
+	SourceSandbox  = "sandbox"
+)
+
+// SourceLabel is how outputs name a run's source: the sandbox's data is
+// marked as simulated wherever a reader might take it for real.
+func SourceLabel(source string) string {
+	if source == SourceSandbox {
+		return "SIMULATED DATA (sandbox)"
+	}
+	return source
 }
 
 // SplitByValues are the accepted values of Run.SplitBy (--split-by).
@@ -84,6 +103,10 @@ var FindingStates = []string{"new", "open", "resolved"}
 func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*Published, error) {
 	if !ValidSplitBy(run.SplitBy) {
 		return nil, fmt.Errorf("publish: split by %q: want %q or nothing", run.SplitBy, "group")
+	}
+	if run.Source != SourcePlatform && run.Source != SourceSandbox {
+		// Unstamped outputs could pass simulated data off as real.
+		return nil, fmt.Errorf("publish: source %q: want %q or %q", run.Source, SourcePlatform, SourceSandbox)
 	}
 	date := run.BusinessDate.Format("2006-01-02")
 	st, err := outputs.NewStaging(outRoot, date)
@@ -161,6 +184,7 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		StartedAt:       run.StartedAt.UTC().Format(time.RFC3339),
 		FinishedAt:      run.FinishedAt.UTC().Format(time.RFC3339),
 		Status:          run.Status,
+		Source:          run.Source,
 		Members:         run.Members,
 		RowCounts:       rowCounts,
 		FindingsByKind:  current,

@@ -127,3 +127,58 @@ func TestPublishLayout(t *testing.T) {
 		t.Errorf("split by merchant: %v", err)
 	}
 }
+
+// TestPublishStampsSource: a sandbox run's workbooks (title, Summary) and
+// manifest say its data is simulated; a platform run's say platform; a run
+// that names no source is not published at all.
+func TestPublishStampsSource(t *testing.T) {
+	db := fixtureDB(t)
+	for source, want := range map[string]struct{ title, cell string }{
+		SourceSandbox:  {"Reconciliation 2026-11-20 — SIMULATED DATA (sandbox)", "SIMULATED DATA (sandbox)"},
+		SourcePlatform: {"Reconciliation 2026-11-20", "platform"},
+	} {
+		run := fixtureRun
+		run.Source, run.SplitBy = source, "group"
+		pub, err := Publish(context.Background(), db, t.TempDir(), run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{pub.Workbook, pub.GroupWorkbooks["1002"]} {
+			f, err := excelize.OpenFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			props, err := f.GetDocProps()
+			if err != nil {
+				t.Fatal(err)
+			}
+			a1, _ := f.GetCellValue(SummarySheet, "A1")
+			label, _ := f.GetCellValue(SummarySheet, "A5")
+			cell, _ := f.GetCellValue(SummarySheet, "B5")
+			f.Close()
+			wantTitle := want.title
+			if path != pub.Workbook {
+				wantTitle = strings.Replace(wantTitle, "2026-11-20", "2026-11-20, group 1002", 1)
+			}
+			if props.Title != wantTitle || a1 != wantTitle {
+				t.Errorf("%s: document title %q, Summary A1 %q; want %q", filepath.Base(path), props.Title, a1, wantTitle)
+			}
+			if label != "Data source" || cell != want.cell {
+				t.Errorf("%s: Summary A5:B5 = %q: %q, want Data source: %q", filepath.Base(path), label, cell, want.cell)
+			}
+		}
+		var m struct{ Source string }
+		b, err := os.ReadFile(pub.Manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &m); err != nil || m.Source != source {
+			t.Errorf("manifest source %q (%v), want %q", m.Source, err, source)
+		}
+	}
+	run := fixtureRun
+	run.Source = ""
+	if _, err := Publish(context.Background(), db, t.TempDir(), run); err == nil || !strings.Contains(err.Error(), `source ""`) {
+		t.Errorf("a run with no source: %v; want it refused", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -156,6 +157,26 @@ type Faults struct {
 	// FailMembers maps a merchant ID to the HTTP status (403 or 500)
 	// answered to every request acting for it (v-c-merchant-id).
 	FailMembers map[string]int
+	// ShortListings make listings stop early, as a platform that loses
+	// pages would (ShortListing).
+	ShortListings []ShortListing
+}
+
+// Listings a ShortListing may name, each a paged list the client reads in
+// full.
+var Listings = []string{"groups", "plans", "subscriptions", "payments", "transactions"}
+
+// ShortListing makes one listing stop early: its pages serve the records
+// at positions before Served, then no more (pages come back empty, or cut
+// short), while totalCount still counts every record. A client that trusts
+// an empty page as the end sees a complete-looking, short list.
+type ShortListing struct {
+	Listing string // one of Listings; payments is every subscription's payment list
+	// MerchantID limits the fault to requests acting for this merchant
+	// (v-c-merchant-id); empty: every merchant's. The group listing acts
+	// for the organization.
+	MerchantID string
+	Served     int // records served; 0 serves none
 }
 
 // ParseFailMembers reads "mid1:403,mid2:500". An empty string is no member.
@@ -271,6 +292,12 @@ func (cfg Config) withDefaults() (Config, error) {
 		fm[mid] = st
 	}
 	f.FailMembers = fm
+	for _, sl := range f.ShortListings {
+		if !slices.Contains(Listings, sl.Listing) || sl.Served < 0 {
+			return Config{}, fmt.Errorf("faults: short listing %+v: want a listing of %s and Served >= 0", sl, strings.Join(Listings, ", "))
+		}
+	}
+	f.ShortListings = slices.Clone(f.ShortListings)
 	return cfg, nil
 }
 

@@ -57,7 +57,15 @@ func Pull(ctx context.Context, api API, parallel int, need func(platform.Subscri
 		if need != nil && !need(s) {
 			continue
 		}
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			// errgroup does not carry a goroutine's panic to Wait, so the
+			// member's own recovery (groups.FanOut) would never see it: the
+			// process would crash. It fails the member instead.
+			defer func() {
+				if p := recover(); p != nil {
+					err = fmt.Errorf("list payments of subscription %s: panic: %v", s.ID, p)
+				}
+			}()
 			l, err := api.SubscriptionPayments(gctx, s.ID)
 			if err != nil {
 				return fmt.Errorf("list payments of subscription %s: %w", s.ID, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"sort"
@@ -53,6 +54,13 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// stops is where a command adds stages to what SIGINT and SIGTERM do
+	// (main.go); nil in tests, which send no signals.
+	stops *signalStages
+	// httpClient, when set, is what the platform client sends through
+	// (platform.WithHTTPClient). Tests only: it injects faults below the
+	// client that no server can cause, such as a panic.
+	httpClient *http.Client
 }
 
 const usage = `reconcile: reporting and reconciliation for the payments platform

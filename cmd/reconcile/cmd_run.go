@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,6 +57,10 @@ type runOptions struct {
 	bnplSessionAge   time.Duration
 	binRefreshAge    time.Duration
 	hooks            *runHooks // set by runWithOutput; nil-safe
+	allowEmpty       bool
+	// credentials names the credential settings given (givenCredentials),
+	// from any layer: a run with credentials but no base URL is refused.
+	credentials []string
 }
 
 const runExamples = `  reconcile run                                    # embedded sandbox, yesterday
@@ -97,6 +103,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.DurationVar(&o.memberTimeout, "member-timeout", 15*time.Minute, "time limit for one member's pull")
 	fs.BoolVar(&o.force, "force", false, "pull again the members an earlier attempt of the same date completed (default: resume)")
 	fs.BoolVar(&o.fullRefresh, "full-refresh", false, "pull every subscription's payment list, not only those that may have changed")
+	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when the organization's groups have no member at all (default: such a run fails)")
 	fs.StringVar(&o.memoryLimit, "memory-limit", "256MB", "DuckDB's buffer memory (e.g. 256MB, 2GB); data beyond it goes to disk")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Int64Var(&o.sandboxSeed, "sandbox-seed", 7, "embedded sandbox only: data seed")
@@ -119,10 +126,66 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	if err := applyLayers(fs, e.getenv, o.config); err != nil {
 		return o, err
 	}
+	o.credentials = givenCredentials(fs, e.getenv)
 	return o, nil
 }
 
+// credentialWords mark a run flag as a credential setting: one of the
+// hyphen-separated words of its name is among them (key-id, secret-file,
+// portfolio-id: the key's owner, the signing identity).
+// A rule on names rather than a list of flags, so that a credential setting
+// added later (a certificate, a password file) counts without anyone
+// remembering this check.
+var credentialWords = []string{"key", "secret", "portfolio", "auth", "p12", "cert", "certificate", "password", "token", "jwt"}
+
+// credentialEnv are credentials read from the environment that no flag
+// names (a flag's own RECONCILE_<FLAG> counts through the flag).
+var credentialEnv = []string{"RECONCILE_SECRET"}
+
+// givenCredentials names the credential settings given on the command line,
+// in the environment or in the config file.
+func givenCredentials(fs *flag.FlagSet, getenv func(string) string) []string {
+	var given []string
+	fs.Visit(func(f *flag.Flag) { // the flags set, by any layer (applyLayers sets them)
+		for _, w := range strings.Split(f.Name, "-") {
+			if slices.Contains(credentialWords, w) {
+				given = append(given, "--"+f.Name)
+				return
+			}
+		}
+	})
+	for _, name := range credentialEnv {
+		if getenv(name) != "" {
+			given = append(given, name)
+		}
+	}
+	return given
+}
+
+// runSource is where a run with these options takes its data from
+// (reports.Run.Source): the embedded sandbox when no base URL is given.
+func runSource(o runOptions) string {
+	if o.baseURL == "" {
+		return reports.SourceSandbox
+	}
+	return reports.SourcePlatform
+}
+
+// Bounds of the run flags that size things: beyond them a typo, not a
+// plan, is the likely cause, and the run would exhaust memory or
+// connections rather than go faster.
+const (
+	maxConcurrency = 256       // members at once (each with up to 4 payment lists in flight)
+	maxRate        = 1_000_000 // requests per second
+)
+
 func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
+	if o.baseURL == "" && len(o.credentials) > 0 {
+		// A cron whose environment lost RECONCILE_BASE_URL would otherwise
+		// reconcile the embedded sandbox and exit 0.
+		return fmt.Errorf("no --base-url (RECONCILE_BASE_URL) is set, but credentials are (%s): refusing to reconcile the embedded sandbox's simulated data in their place; set the platform's base URL, or remove the credentials for a sandbox run",
+			strings.Join(o.credentials, ", "))
+	}
 	now := time.Now().UTC()
 	date, err := businessDate(o.date, now)
 	if err != nil {
@@ -132,14 +195,17 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if o.concurrency < 1 {
-		return fmt.Errorf("--concurrency must be at least 1")
+	if o.concurrency < 1 || o.concurrency > maxConcurrency {
+		return fmt.Errorf("--concurrency %d: want 1 to %d members at once", o.concurrency, maxConcurrency)
 	}
-	if o.rate <= 0 {
-		return fmt.Errorf("--rate must be positive")
+	if math.IsNaN(o.rate) || o.rate <= 0 || o.rate > maxRate {
+		return fmt.Errorf("--rate %v: want requests per second, more than 0 and at most %d", o.rate, maxRate)
 	}
 	if o.lookback < 0 {
 		return fmt.Errorf("--lookback must not be negative")
+	}
+	if o.memberTimeout < 0 {
+		return fmt.Errorf("--member-timeout %s: want a duration, or 0 for no limit", o.memberTimeout)
 	}
 	if o.bnplSessionAge <= 0 || o.binRefreshAge <= 0 {
 		return fmt.Errorf("--bnpl-session-age and --bin-refresh-age must be positive")
@@ -177,7 +243,8 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	client, err := platform.NewClient(baseURL, creds,
 		platform.WithRateLimiter(limiter),
 		platform.WithConnections(o.concurrency*paymentListsPerMember),
-		platform.WithUserAgent("reconcile/"+buildVersion()))
+		platform.WithUserAgent("reconcile/"+buildVersion()),
+		platform.WithHTTPClient(e.httpClient))
 	if err != nil {
 		return err
 	}
@@ -204,6 +271,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		PaymentLists:     paymentListsPerMember,
 		Force:            o.force,
 		FullRefresh:      o.fullRefresh,
+		AllowEmpty:       o.allowEmpty,
 		BINRefreshAge:    o.binRefreshAge,
 		InterchangeRates: rates,
 		BNPLSessionAge:   o.bnplSessionAge,
@@ -211,6 +279,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Logger:           log,
 		OnProgress:       o.hooks.progressFunc(),
 	})
+	if errors.Is(err, ingest.ErrNoMembers) {
+		return fmt.Errorf("%w; give --allow-empty if an organization without members is expected", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -225,6 +296,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Members:      map[string]int{"ok": res.MembersOK, "failed": len(res.Failed)},
 		Version:      buildVersion(),
 		SplitBy:      o.splitBy,
+		Source:       runSource(o),
 	})
 	if err != nil {
 		return err
@@ -242,7 +314,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		"rows", res.Rows, slog.Group("stages", stages...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
-	printSummary(e, res, pub, current, o.db)
+	printSummary(e, res, pub, current, o.db, runSource(o))
 	if res.Status != "ok" {
 		var parts []string
 		if n := len(res.Failed); n > 0 {
@@ -256,9 +328,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	return nil
 }
 
-func printSummary(e env, res *ingest.Result, pub *reports.Published, current, db string) {
-	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries\n",
-		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries)
+func printSummary(e env, res *ingest.Result, pub *reports.Published, current, db, source string) {
+	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries; source: %s\n",
+		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries, reports.SourceLabel(source))
 	for _, f := range res.Failed {
 		fmt.Fprintf(e.stdout, "  failed %s: %s\n", f.MerchantID, f.Error)
 	}
@@ -280,15 +352,25 @@ func printSummary(e env, res *ingest.Result, pub *reports.Published, current, db
 // within the member keeps a slow platform's latency from serialising them.
 const paymentListsPerMember = 4
 
-// businessDate parses --date, or returns yesterday (UTC).
+// firstBusinessDate is the earliest --date accepted.
+var firstBusinessDate = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// businessDate parses --date, or returns yesterday (UTC). A date before
+// 2000-01-01 or after tomorrow (UTC) is refused: out/current.duckdb points
+// at the newest date's snapshot, so a run for 9999-12-31 would pin it there
+// for good.
 func businessDate(s string, now time.Time) (time.Time, error) {
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	if s == "" {
-		y := now.AddDate(0, 0, -1)
-		return time.Date(y.Year(), y.Month(), y.Day(), 0, 0, 0, 0, time.UTC), nil
+		return today.AddDate(0, 0, -1), nil
 	}
 	d, err := time.Parse("2006-01-02", s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("--date %q: want YYYY-MM-DD", s)
+	}
+	if last := today.AddDate(0, 0, 1); d.Before(firstBusinessDate) || d.After(last) {
+		return time.Time{}, fmt.Errorf("--date %s: want a date from %s to %s (tomorrow, UTC)",
+			s, firstBusinessDate.Format("2006-01-02"), last.Format("2006-01-02"))
 	}
 	return d, nil
 }

@@ -6,11 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -23,8 +20,9 @@ const scheduleExamples = `  reconcile schedule --cron "0 2 * * *" --config /etc/
 
 const scheduleExitCodes = `Exit codes: 0 stopped by SIGTERM or SIGINT after the running job finished;
 1 bad flags, config or cron spec; 130 stopped by a second signal, which
-interrupted the running job. Each run's own outcome (0, 1, 3, 130) is logged
-and written to --metrics-file; the schedule goes on after a failed run.`
+interrupted the running job (or by a third, which exits at once). Each run's
+own outcome (0, 1, 3, 130) is logged and written to --metrics-file; the
+schedule goes on after a failed run.`
 
 // cmdSchedule is `reconcile schedule`: it stays up and runs the job (the
 // same code as `reconcile run`, in this process) on a cron spec.
@@ -35,8 +33,8 @@ func cmdSchedule(ctx context.Context, args []string, e env) error {
 		`Stay up and run "reconcile run" on a cron spec (5 fields, or @daily, @every 1h; local time unless the
 spec starts CRON_TZ=Zone). A run never overlaps the previous one: a tick that finds it still running is
 skipped and logged. On SIGTERM or SIGINT no new run starts and the running one finishes before the process
-exits; a second signal interrupts it. Without --date each run takes the day before it starts (UTC).
-Every run flag applies to each run.`,
+exits; a second signal interrupts it, and a third exits at once. Without --date each run takes the day
+before it starts (UTC). Every run flag applies to each run.`,
 		scheduleExamples, scheduleExitCodes, args, e, func(fs *flag.FlagSet) {
 			fs.StringVar(&spec, "cron", "", `when to run, e.g. "0 2 * * *" (required)`)
 			fs.BoolVar(&runNow, "run-now", false, "also run once at start")
@@ -52,25 +50,9 @@ Every run flag applies to each run.`,
 		return err
 	}
 	// A second SIGTERM or SIGINT, after the first stopped the schedule,
-	// interrupts the running job.
+	// interrupts the running job (a third exits at once: main.go).
 	hard := make(chan struct{})
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-finished:
-			return
-		}
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(sig)
-		select {
-		case <-sig:
-			close(hard)
-		case <-finished:
-		}
-	}()
+	e.stops.then(func() { close(hard) })
 	return runSchedule(ctx, o, spec, runNow, e, log, hard)
 }
 

@@ -409,11 +409,12 @@ func TestFailingMemberIsRecordedAndOthersReported(t *testing.T) {
 }
 
 // TestEmbeddedDefault runs the README's command: no flags but where to
-// write, so the embedded sandbox is started and reconciled.
+// write, so the embedded sandbox is started and reconciled, and every
+// output says its data is simulated.
 func TestEmbeddedDefault(t *testing.T) {
 	work := t.TempDir()
-	db, out := filepath.Join(work, "reconcile.duckdb"), filepath.Join(work, "out")
-	code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--out", out)
+	db, out, prom := filepath.Join(work, "reconcile.duckdb"), filepath.Join(work, "out"), filepath.Join(work, "reconcile.prom")
+	code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--out", out, "--metrics-file", prom)
 	if code != exitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -422,6 +423,7 @@ func TestEmbeddedDefault(t *testing.T) {
 	var gt sandbox.GroundTruth
 	readJSON(t, filepath.Join(out, "sandbox", "ground-truth-"+d+".json"), &gt)
 	compareFindings(t, dbFindings(t, openReadOnly(t, db), d), truthSet(&gt, nil))
+	assertSourceStamped(t, reports.SourceSandbox, stdout, filepath.Join(out, d), prom)
 }
 
 func readJSON(t *testing.T, path string, v any) {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reconcile/reconcile/reports"
 )
 
 // runMetrics is what the metrics file reports of one run.
@@ -30,6 +32,7 @@ type runMetrics struct {
 	stages     map[string]time.Duration
 	rows       int64
 	versionStr string
+	source     string // reports.SourcePlatform or reports.SourceSandbox
 }
 
 var runStatuses = []string{"ok", "partial", "failed", "interrupted"}
@@ -37,7 +40,7 @@ var runStatuses = []string{"ok", "partial", "failed", "interrupted"}
 func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, started, finished time.Time) runMetrics {
 	code := exitCodeOf(ctx, err)
 	m := runMetrics{
-		shard: o.shard, exitCode: code, started: started, finished: finished, versionStr: buildVersion(),
+		shard: o.shard, exitCode: code, started: started, finished: finished, versionStr: buildVersion(), source: runSource(o),
 		status: map[int]string{exitOK: "ok", exitPartial: "partial", exitInterrupted: "interrupted"}[code],
 	}
 	if m.status == "" {
@@ -102,6 +105,8 @@ func metricsText(m runMetrics) []byte {
 		metric("reconcile_run_business_date_timestamp_seconds", "Business date of the last run (00:00 UTC), as a Unix time.")
 		sample("reconcile_run_business_date_timestamp_seconds", "", float64(m.date.Unix()))
 	}
+	metric("reconcile_run_simulated", "Whether the last run reconciled the embedded sandbox's simulated data (1) instead of the platform's (0): alert on 1 where production runs.")
+	sample("reconcile_run_simulated", "", b01(m.source == reports.SourceSandbox))
 	metric("reconcile_run_info", "The reconcile version of the last run (value 1).")
 	sample("reconcile_run_info", `version="`+escapeLabel(m.versionStr)+`"`, 1)
 	if !m.known {

@@ -52,6 +52,10 @@ func TestOperatorOutputsOverTwoDays(t *testing.T) {
 		t.Errorf("the run's summary does not list the group workbooks:\n%s", stdout)
 	}
 
+	// A run against a --base-url (the sandbox standalone) is stamped as
+	// the platform's data.
+	assertSourceStamped(t, reports.SourcePlatform, stdout, day1, prom)
+
 	// The metrics file parses and counts what the sandbox planted.
 	samples := parseProm(t, prom)
 	if v, _ := promValue(samples, "reconcile_run_success"); v != 1 {

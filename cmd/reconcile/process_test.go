@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,4 +187,81 @@ func TestOneWriter(t *testing.T) {
 	if err := snap.QueryRow(`SELECT count(*) FROM findings`).Scan(&n); err != nil || n == 0 {
 		t.Errorf("the published snapshot while a run writes: %d findings, %v", n, err)
 	}
+}
+
+// TestSecondSignalExitsAtOnce: the first SIGINT stops a run cleanly (exit
+// 130, the run recorded as failed); a second signal, while the clean stop
+// is under way, ends the process at once with 130. Both signals are made
+// to arrive together (sent while the process is stopped), so the second
+// cannot miss the clean stop.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary: skipped with -short")
+	}
+	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 200 * time.Millisecond}})
+	work := t.TempDir()
+	wait := func(cmd *exec.Cmd) int {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Fatal("the run did not end within 20s of the signals")
+		}
+		return cmd.ProcessState.ExitCode()
+	}
+	start := func(name string) (*exec.Cmd, *strings.Builder) {
+		args := f.runArgs(filepath.Join(work, name+".duckdb"), filepath.Join(work, name+"-out"), "--concurrency", "1")
+		cmd := exec.Command(reconcileBinary(t), args...)
+		cmd.Env = append(os.Environ(), "RECONCILE_SECRET="+sandbox.DefaultSecret)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second) // well into the members stage
+		return cmd, &stderr
+	}
+
+	clean, stderr := start("clean")
+	clean.Process.Signal(syscall.SIGINT)
+	if code := wait(clean); code != exitInterrupted || strings.Contains(stderr.String(), "exiting at once") {
+		t.Errorf("one SIGINT: exit %d, stderr:\n%s\nwant 130 from a clean stop", code, stderr)
+	}
+	var status string
+	if err := openReadOnly(t, filepath.Join(work, "clean.duckdb")).QueryRow(`SELECT status FROM runs`).Scan(&status); err != nil || status != "failed" {
+		t.Errorf("after a clean stop the run is %q (%v), want failed", status, err)
+	}
+
+	hard, stderr := start("hard")
+	hard.Process.Signal(syscall.SIGSTOP)
+	hard.Process.Signal(syscall.SIGINT)
+	hard.Process.Signal(syscall.SIGTERM)
+	hard.Process.Signal(syscall.SIGCONT)
+	if code := wait(hard); code != exitInterrupted || !strings.Contains(stderr.String(), "again: exiting at once") {
+		t.Errorf("two signals: exit %d, stderr:\n%s\nwant 130 and the immediate exit's message", code, stderr)
+	}
+}
+
+// TestSignalStages: each signal runs the next stage; one after the last
+// exits with 130 at once.
+func TestSignalStages(t *testing.T) {
+	var ran []string
+	s := &signalStages{stages: []func(){func() { ran = append(ran, "cancel") }}}
+	s.then(func() { ran = append(ran, "interrupt job") })
+	sigs := make(chan os.Signal, 3)
+	sigs <- syscall.SIGTERM
+	sigs <- syscall.SIGINT
+	sigs <- syscall.SIGINT
+	close(sigs)
+	var stderr strings.Builder
+	exited := -1
+	s.relay(sigs, &stderr, func(code int) { exited = code })
+	if strings.Join(ran, ",") != "cancel,interrupt job" || exited != exitInterrupted ||
+		stderr.String() != "reconcile: interrupt again: exiting at once\n" {
+		t.Errorf("stages run %v, exit %d, stderr %q", ran, exited, stderr.String())
+	}
+	(*signalStages)(nil).then(func() {}) // tests run commands with no signal stages
 }
