@@ -155,3 +155,13 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 		return nil
 	}
 }
+
+// withoutPath is err without the path an *os.PathError names, for an
+// error about a path that may be a secret.
+func withoutPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -52,7 +52,7 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&file, "file", "", "read the SQL from this file (- for standard input)")
 	fs.BoolVar(&tables, "tables", false, "list the tables and views with their descriptions; with a TABLE argument, its columns")
 	fs.BoolVar(&raw, "raw", false, "csv: write text cells as they are, even those a spreadsheet would read as a formula")
-	fs.Var(&vars, "var", "`NAME=VALUE` sets the variable NAME (getvariable('NAME')) to VALUE, or to FILE's content with @FILE; repeatable")
+	fs.Var(&vars, "var", "set a variable the query reads as getvariable('NAME'): `NAME=VALUE`, or NAME=@FILE for FILE's content; repeatable")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -53,36 +52,18 @@ func applyLayers(fs *flag.FlagSet, getenv func(string) string, configPath string
 
 // setLayered sets flag name to v, which came from source (an environment
 // variable, a config file's key). An error names the source and shows the
-// value, unless the setting may hold a secret: then the value is never
-// shown, and a secret's file is checked here, before anything could echo
-// its path, since a slip puts the secret itself where its path belongs.
+// value, unless the setting may hold a secret or say where one is: then
+// the value is never shown (a slip can put the secret itself where its
+// file's path belongs).
 func setLayered(flags *flag.FlagSet, name, v, source string) error {
-	if !isSecretSetting(name) {
-		if err := flags.Set(name, v); err != nil {
-			return fmt.Errorf("%s=%q: %w", source, v, err)
-		}
+	err := flags.Set(name, v)
+	switch {
+	case err == nil:
 		return nil
+	case isSecretSetting(name):
+		return fmt.Errorf("%s: invalid value (not shown: it may be a secret)", source)
 	}
-	const hidden = "the value is not shown: it may be a secret"
-	if err := flags.Set(name, v); err != nil {
-		return fmt.Errorf("%s: invalid value (%s)", source, hidden)
-	}
-	if strings.HasSuffix(name, "-file") {
-		if _, err := os.Stat(v); err != nil {
-			return fmt.Errorf("%s: no readable file there: %w (%s)", source, withoutPath(err), hidden)
-		}
-	}
-	return nil
-}
-
-// withoutPath is err without the path an *os.PathError names, for an
-// error about a path that may be a secret.
-func withoutPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+	return fmt.Errorf("%s=%q: %w", source, v, err)
 }
 
 // secretSettings are the settings known to hold a secret or where one is;
