@@ -17,8 +17,8 @@ import (
 // owner and the group read them. os.CreateTemp and os.MkdirTemp create
 // private files (0600, 0700) whatever the umask, so what they create is
 // set to these modes before it is renamed into place.
-func publishedFileMode() os.FileMode { return 0o666 &^ processUmask() }
-func publishedDirMode() os.FileMode  { return 0o777 &^ processUmask() }
+func publishedFileMode() os.FileMode { return 0o666 &^ processUmask }
+func publishedDirMode() os.FileMode  { return 0o777 &^ processUmask }
 
 // staleAfter is how old a leftover temp folder or file beside the outputs
 // (a crashed run's .NAME.tmp-*) must be before a later publish removes it.

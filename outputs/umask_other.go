@@ -6,4 +6,4 @@ import "os"
 
 // processUmask is 0 where there is no umask (Windows): file modes there
 // carry only the read-only bit.
-func processUmask() os.FileMode { return 0 }
+var processUmask os.FileMode

@@ -120,12 +120,11 @@ func (v *sqlVars) Set(s string) error {
 	return nil
 }
 
-// isIdentifier reports whether s is a plain SQL identifier, safe to write
-// into a statement unquoted.
+// isIdentifier reports whether s is a plain ASCII SQL identifier, safe to
+// write into a statement unquoted.
 func isIdentifier(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+		if c := s[i]; c >= 0x80 || !isIdentByte(c) || i == 0 && c >= '0' && c <= '9' {
 			return false
 		}
 	}

@@ -126,22 +126,23 @@ func (r *readOnlyDB) query(ctx context.Context, text string, args ...any) (*sql.
 	if len(stmts) == 0 {
 		return nil, errors.New("no SQL statement")
 	}
+	last := len(stmts) - 1
 	for i, stmt := range stmts {
 		if err := r.checkQuery(stmt); err != nil {
 			return nil, statementError(i, len(stmts), err)
 		}
-		if i == len(stmts)-1 {
-			rows, err := r.conn.QueryContext(ctx, stmt, args...)
-			if err != nil {
-				return nil, statementError(i, len(stmts), err)
-			}
-			return rows, nil
+		if i == last {
+			break
 		}
 		if _, err := r.conn.ExecContext(ctx, stmt); err != nil {
 			return nil, statementError(i, len(stmts), err)
 		}
 	}
-	panic("unreachable")
+	rows, err := r.conn.QueryContext(ctx, stmts[last], args...)
+	if err != nil {
+		return nil, statementError(last, len(stmts), err)
+	}
+	return rows, nil
 }
 
 func statementError(i, n int, err error) error {
