@@ -1,15 +1,16 @@
--- Compares the findings of the latest run on the sandbox with the sandbox's
--- ground truth for that date, entity by entity. Run from the folder the run
--- wrote into:
---   go run ./cmd/reconcile sql --file docs/compare-ground-truth.sql
+-- Compares the findings of a run on the sandbox with the sandbox's ground
+-- truth for that date, entity by entity. reconcile sql opens no file but
+-- the database, so the ground truth comes in as a variable; from the folder
+-- the run wrote into (the date is the run's):
+--   go run ./cmd/reconcile sql --var ground_truth=@out/sandbox/ground-truth-2026-11-20.json \
+--       --file docs/compare-ground-truth.sql
 -- Both counts are 0 when the reconciliation found exactly what was planted.
 -- Only the run's current findings count (state new or open): the resolved
 -- rows are what the previous run reported and this one no longer does.
-SET VARIABLE run = (SELECT max(run_id) FROM runs);
-
 WITH gt AS (
-    SELECT content::JSON AS j
-    FROM read_text('out/sandbox/ground-truth-' || getvariable('run') || '.json')
+    SELECT CASE WHEN getvariable('ground_truth') IS NULL
+                THEN error('no ground truth: give --var ground_truth=@out/sandbox/ground-truth-<date>.json')
+                ELSE getvariable('ground_truth') END::JSON AS j
 ),
 truth AS (
     SELECT k AS kind,
@@ -18,7 +19,7 @@ truth AS (
 ),
 found AS (
     SELECT kind, merchant_id, entity_id FROM findings
-    WHERE run_id = getvariable('run') AND state IN ('new', 'open')
+    WHERE run_id = (SELECT j ->> 'businessDate' FROM gt) AND state IN ('new', 'open')
 )
 SELECT 'in the ground truth, not found' AS side, count(*) AS findings
 FROM (SELECT kind, merchantId, entityId FROM truth EXCEPT SELECT * FROM found)

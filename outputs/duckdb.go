@@ -26,10 +26,10 @@ func ExportParquet(ctx context.Context, q Querier, query, path string) error {
 	if err != nil {
 		return fmt.Errorf("export parquet %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), publicDirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(abs), 0o777); err != nil {
 		return fmt.Errorf("export parquet %s: %w", path, err)
 	}
-	tmp := tempName(filepath.Dir(abs), filepath.Base(abs))
+	tmp := TempName(filepath.Dir(abs), filepath.Base(abs))
 	opts, err := parquetOptions(ctx, q)
 	if err != nil {
 		return fmt.Errorf("export parquet %s: %w", path, err)
@@ -69,7 +69,7 @@ func ExportParquetPartitioned(ctx context.Context, q Querier, query, dir string,
 		return fmt.Errorf("export parquet dataset %s: %w", dir, err)
 	}
 	parent := filepath.Dir(abs)
-	if err := os.MkdirAll(parent, publicDirMode); err != nil {
+	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return fmt.Errorf("export parquet dataset %s: %w", dir, err)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(abs)+".tmp-")
@@ -80,7 +80,7 @@ func ExportParquetPartitioned(ctx context.Context, q Querier, query, dir string,
 		_ = os.RemoveAll(tmp)
 		return fmt.Errorf("export parquet dataset %s: %w", dir, err)
 	}
-	if err := os.Chmod(tmp, publicDirMode); err != nil {
+	if err := os.Chmod(tmp, publishedDirMode()); err != nil {
 		return fail(err)
 	}
 	cols := make([]string, len(partitionBy))
@@ -145,10 +145,10 @@ func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 		return fmt.Errorf("snapshot to %s: no current database", path)
 	}
 
-	if err := os.MkdirAll(filepath.Dir(abs), publicDirMode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(abs), 0o777); err != nil {
 		return fmt.Errorf("snapshot to %s: %w", path, err)
 	}
-	tmp := tempName(filepath.Dir(abs), filepath.Base(abs))
+	tmp := TempName(filepath.Dir(abs), filepath.Base(abs))
 	alias := sqlIdent("snapshot_" + randomSuffix())
 	cleanup := func() {
 		_ = os.Remove(tmp)
@@ -182,7 +182,7 @@ func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 	if err = syncFile(tmp); err != nil {
 		return fmt.Errorf("snapshot to %s: %w", path, err)
 	}
-	if err = os.Chmod(tmp, publicFileMode); err != nil {
+	if err = os.Chmod(tmp, publishedFileMode()); err != nil {
 		return fmt.Errorf("snapshot to %s: %w", path, err)
 	}
 	if rmErr := os.Remove(abs + ".wal"); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {

@@ -115,8 +115,8 @@ func TestStaging(t *testing.T) {
 	if s.Final() != filepath.Join(root, "2026-11-20") {
 		t.Errorf("Final = %s", s.Final())
 	}
-	if fi, _ := os.Stat(s.Dir); fi.Mode().Perm() != publicDirMode {
-		t.Errorf("staging dir mode %v, want %v", fi.Mode().Perm(), os.FileMode(publicDirMode))
+	if fi, _ := os.Stat(s.Dir); fi.Mode().Perm() != publishedDirMode() {
+		t.Errorf("staging dir mode %v, want %v", fi.Mode().Perm(), publishedDirMode())
 	}
 	writeFile(t, filepath.Join(s.Dir, "a.txt"), "first")
 	if err := s.Publish(); err != nil {

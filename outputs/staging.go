@@ -8,15 +8,24 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
-// Published files and folders are for analysts and other tools running as
-// other users: os.CreateTemp and os.MkdirTemp create them private (0600,
-// 0700), so they are opened up before they are renamed into place.
-const (
-	publicFileMode = 0o644
-	publicDirMode  = 0o755
-)
+// Published files hold customers' names and e-mail addresses, so they get
+// the modes the operator's umask gives new files (0666 &^ umask, folders
+// 0777 &^ umask), as cp or a shell redirect would: under umask 027 only the
+// owner and the group read them. os.CreateTemp and os.MkdirTemp create
+// private files (0600, 0700) whatever the umask, so what they create is
+// set to these modes before it is renamed into place.
+func publishedFileMode() os.FileMode { return 0o666 &^ processUmask }
+func publishedDirMode() os.FileMode  { return 0o777 &^ processUmask }
+
+// staleAfter is how old a leftover temp folder or file beside the outputs
+// (a crashed run's .NAME.tmp-*) must be before a later publish removes it.
+// A run's staging folder is written into from its start to its swap, which
+// takes minutes, so a day-old one belongs to no live run, even one of
+// another process sharing the folder (a shard, a manual re-run).
+const staleAfter = 24 * time.Hour
 
 // Staging builds a folder beside its final place and swaps it in at once, so a
 // reader never sees a half-written output folder: until Publish the final path
@@ -37,18 +46,20 @@ type Staging struct {
 // NewStaging creates root (if needed) and a fresh staging folder
 // root/.name.tmp-<random> for the folder that will become root/name. The
 // leading dot keeps the half-built folder out of casual listings and globs.
+// Leftovers of crashed runs in root are removed first (removeStale).
 func NewStaging(root, name string) (*Staging, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 		return nil, fmt.Errorf("staging: invalid folder name %q", name)
 	}
-	if err := os.MkdirAll(root, publicDirMode); err != nil {
+	if err := os.MkdirAll(root, 0o777); err != nil { // the umask applies
 		return nil, fmt.Errorf("staging: create %s: %w", root, err)
 	}
+	removeStale(root, time.Now())
 	dir, err := os.MkdirTemp(root, "."+name+".tmp-")
 	if err != nil {
 		return nil, fmt.Errorf("staging: %w", err)
 	}
-	if err := os.Chmod(dir, publicDirMode); err != nil {
+	if err := os.Chmod(dir, publishedDirMode()); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("staging: %w", err)
 	}
@@ -93,7 +104,7 @@ func replaceDir(tmp, final string) error {
 	parent := filepath.Dir(final)
 	old := ""
 	if _, err := os.Lstat(final); err == nil {
-		old = tempName(parent, filepath.Base(final)+".old")
+		old = TempName(parent, filepath.Base(final)+".old")
 		if err := os.Rename(final, old); err != nil {
 			return err
 		}
@@ -115,10 +126,37 @@ func replaceDir(tmp, final string) error {
 	return nil
 }
 
-// tempName returns a path in dir that does not exist yet, for tools (DuckDB)
-// that must create the file themselves. The random part makes two writers of
-// the same file (say, a manual rerun beside cron) never share a temp name.
-func tempName(dir, base string) string {
+// removeStale removes what crashed runs left in root: the temp folders,
+// files and links named .NAME.tmp-* (staging folders, previous folders
+// set aside, temp links) untouched for staleAfter. It is best effort: a
+// leftover it cannot remove costs disk space, not correctness, so it never
+// fails a publish.
+func removeStale(root string, now time.Time) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !isTempName(e.Name()) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleAfter {
+			_ = os.RemoveAll(filepath.Join(root, e.Name()))
+		}
+	}
+}
+
+// isTempName reports whether name is one TempName or NewStaging makes.
+func isTempName(name string) bool {
+	i := strings.LastIndex(name, ".tmp-")
+	return strings.HasPrefix(name, ".") && i > 1 && i+len(".tmp-") < len(name)
+}
+
+// TempName returns a path in dir that does not exist yet, for tools (DuckDB,
+// os.Symlink) that must create the file themselves. The random part makes
+// two writers of the same file (say, a manual rerun beside cron) never share
+// a temp name; a publish removes such names left by a crash (removeStale).
+func TempName(dir, base string) string {
 	return filepath.Join(dir, "."+base+".tmp-"+randomSuffix())
 }
 
@@ -126,7 +164,7 @@ func tempName(dir, base string) string {
 func randomSuffix() string { return strings.ToLower(rand.Text()[:12]) }
 
 // writeFileAtomic creates path through a temp file in the same directory:
-// write fills it, it is synced, opened up to publicFileMode and renamed in.
+// write fills it, it is synced, given publishedFileMode and renamed in.
 // On any error the temp file is removed and path is left as it was.
 func writeFileAtomic(path string, write func(f *os.File) error) (err error) {
 	dir, base := filepath.Split(path)
@@ -147,7 +185,7 @@ func writeFileAtomic(path string, write func(f *os.File) error) (err error) {
 	if err = write(f); err != nil {
 		return err
 	}
-	if err = f.Chmod(publicFileMode); err != nil {
+	if err = f.Chmod(publishedFileMode()); err != nil {
 		return err
 	}
 	if err = f.Sync(); err != nil {

@@ -144,7 +144,7 @@ func WriteWorkbook(ctx context.Context, q Querier, path string, wb Workbook) (Wo
 		return stats, fmt.Errorf("workbook %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, publicDirMode); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return stats, fmt.Errorf("workbook %s: %w", path, err)
 	}
 	f := excelize.NewFile(excelize.Options{TmpDir: dir})

@@ -132,6 +132,8 @@ func exitCodeOf(ctx context.Context, err error) int {
 }
 
 // exitCode maps a command's error to the process exit code, in one place.
+// An error may carry the platform's text, so it is printed through
+// terminalText.
 func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	switch {
 	case err == nil:
@@ -139,17 +141,17 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.Is(err, errPartial):
-		fmt.Fprintln(stderr, "reconcile: partial run:", err)
+		fmt.Fprintln(stderr, "reconcile: partial run:", terminalText(err.Error()))
 		return exitPartial
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "reconcile: interrupted")
 		return exitInterrupted
 	case errors.Is(err, ingest.ErrDatabaseLocked):
-		fmt.Fprintln(stderr, "reconcile:", err)
+		fmt.Fprintln(stderr, "reconcile:", terminalText(err.Error()))
 		fmt.Fprintln(stderr, "reconcile: another reconcile run (or a program with the file open for writing) holds the database; wait for it to finish")
 		return exitFailed
 	default:
-		fmt.Fprintln(stderr, "reconcile:", err)
+		fmt.Fprintln(stderr, "reconcile:", terminalText(err.Error()))
 		return exitFailed
 	}
 }

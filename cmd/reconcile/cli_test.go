@@ -1,18 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"database/sql"
-	"encoding/json"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	_ "github.com/duckdb/duckdb-go/v2"
 )
 
 func TestConfigLayers(t *testing.T) {
@@ -47,68 +40,6 @@ func TestConfigLayers(t *testing.T) {
 	os.WriteFile(cfg, []byte("lookbak: 5\n"), 0o600)
 	if err := applyLayers(fs, func(string) string { return "" }, cfg); err == nil || !strings.Contains(err.Error(), "lookbak") {
 		t.Errorf("a misspelt setting must be an error naming it, got %v", err)
-	}
-}
-
-func testDB(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "t.duckdb")
-	db, err := sql.Open("duckdb", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec(`CREATE TABLE f (kind VARCHAR, amount DECIMAL(18,2), detail JSON, seen_at TIMESTAMPTZ);
-		INSERT INTO f VALUES ('skipped_cycle', 12.30, '{"a": 1}', TIMESTAMPTZ '2026-11-20 10:00:00+00'),
-		                     ('=cmd|x', -0.05, NULL, NULL)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	return path
-}
-
-func TestSQLFormats(t *testing.T) {
-	path := testDB(t)
-	var out bytes.Buffer
-	if err := runSQL(context.Background(), path, "csv", "SELECT kind, amount, detail, seen_at FROM f ORDER BY kind DESC", &out); err != nil {
-		t.Fatal(err)
-	}
-	want := "kind,amount,detail,seen_at\nskipped_cycle,12.30,\"{\"\"a\"\":1}\",2026-11-20T10:00:00Z\n=cmd|x,-0.05,,\n"
-	if out.String() != want {
-		t.Errorf("csv:\n%s\nwant:\n%s", out.String(), want)
-	}
-	out.Reset()
-	if err := runSQL(context.Background(), path, "json", "SELECT kind, amount FROM f ORDER BY kind DESC", &out); err != nil {
-		t.Fatal(err)
-	}
-	var rows []map[string]any
-	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
-		t.Fatalf("json output does not parse: %v\n%s", err, out.String())
-	}
-	if len(rows) != 2 || rows[0]["kind"] != "skipped_cycle" || rows[0]["amount"] != 12.3 {
-		t.Errorf("json rows: %v", rows)
-	}
-	out.Reset()
-	if err := runSQL(context.Background(), path, "table", "SELECT kind, amount FROM f ORDER BY kind DESC", &out); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "skipped_cycle  12.30") {
-		t.Errorf("table output:\n%s", out.String())
-	}
-}
-
-func TestSQLIsReadOnly(t *testing.T) {
-	path := testDB(t)
-	err := runSQL(context.Background(), path, "table", "DELETE FROM f", io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "read-only") {
-		t.Fatalf("a write must fail with a read-only error, got %v", err)
-	}
-	var n int
-	db, _ := sql.Open("duckdb", path+"?access_mode=read_only")
-	defer db.Close()
-	db.QueryRow("SELECT count(*) FROM f").Scan(&n)
-	if n != 2 {
-		t.Errorf("%d rows left after a refused DELETE", n)
 	}
 }
 

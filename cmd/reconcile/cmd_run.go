@@ -332,7 +332,7 @@ func printSummary(e env, res *ingest.Result, pub *reports.Published, current, db
 	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries; source: %s\n",
 		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries, reports.SourceLabel(source))
 	for _, f := range res.Failed {
-		fmt.Fprintf(e.stdout, "  failed %s: %s\n", f.MerchantID, f.Error)
+		fmt.Fprintf(e.stdout, "  failed %s: %s\n", terminalLine(f.MerchantID), terminalLine(f.Error))
 	}
 	var total int64
 	for _, n := range res.Findings {

@@ -73,15 +73,21 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 			return fmt.Errorf("sandbox: --clock: %w", err)
 		}
 	}
-	secretB64 := sandbox.DefaultSecret
+	// Only the documented test secret is ever printed: a secret of one's
+	// own, given in a file, is not shown, nor is the file's path in an
+	// error (a slip puts the secret itself there).
+	secretNote := "shared secret (base64) " + sandbox.DefaultSecret + " — test credentials, not secret"
 	if o.secretFile != "" {
 		b, err := os.ReadFile(o.secretFile)
 		if err != nil {
-			return fmt.Errorf("read secret: %w", err)
+			return fmt.Errorf("sandbox: read --secret-file: %w", withoutPath(err))
 		}
-		secretB64 = strings.TrimSpace(string(b))
+		secretB64 := strings.TrimSpace(string(b))
 		if cfg.Secret, err = base64.StdEncoding.DecodeString(secretB64); err != nil {
-			return errors.New("secret file: not base64")
+			return errors.New("sandbox: --secret-file: not base64")
+		}
+		if secretB64 != sandbox.DefaultSecret {
+			secretNote = "shared secret from --secret-file (not shown)"
 		}
 	}
 	for _, f := range strings.Split(o.certificates, ",") {
@@ -125,7 +131,7 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	fmt.Fprintf(e.stdout, "sandbox serving http://%s\n", ln.Addr())
 	fmt.Fprintf(e.stdout, "  organization %s, %d members, business date %s, seed %d, scale %s\n",
 		cfg.OrganizationID, len(srv.Members()), cfg.BusinessDate.Format("2006-01-02"), cfg.Seed, cfg.Scale)
-	fmt.Fprintf(e.stdout, "  key id %s, shared secret (base64) %s — test credentials, not secret\n", cfg.KeyID, secretB64)
+	fmt.Fprintf(e.stdout, "  key id %s, %s\n", cfg.KeyID, secretNote)
 	fmt.Fprintf(e.stdout, "  data clock %s (data as of %s); POST /sandbox/v1/clock {\"advance\":\"24h\"} moves it\n",
 		srv.Clock().Format(time.RFC3339), srv.DataAsOf().Format(time.RFC3339))
 	fmt.Fprintf(e.stdout, "  keys per kind of user (same secret): ")
@@ -148,4 +154,14 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 		hs.Shutdown(sctx)
 		return nil
 	}
+}
+
+// withoutPath is err without the path an *os.PathError names, for an
+// error about a path that may be a secret.
+func withoutPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -22,39 +22,48 @@ const sqlExamples = `  reconcile sql --tables                          # tables 
   reconcile sql "SELECT kind, state, count(*) FROM findings WHERE run_id = '2026-11-20' GROUP BY ALL"
   reconcile sql --db out/current.duckdb --format csv "SELECT * FROM current_findings" > findings.csv
   reconcile sql --format json "SELECT * FROM run_members WHERE status = 'failed'"
-  reconcile sql --file docs/compare-ground-truth.sql
+  reconcile sql --var ground_truth=@out/sandbox/ground-truth-2026-11-20.json --file docs/compare-ground-truth.sql
 `
 
-const sqlExitCodes = "Exit codes: 0 ok; 1 the file could not be opened, the SQL failed, or it would write (the file is opened read-only)."
+const sqlExitCodes = "Exit codes: 0 ok; 1 the file could not be opened, the SQL failed, or it would do more than read."
+
+const sqlSynopsis = `Read-only ad-hoc SQL over a reconcile DuckDB file (the working file or a published snapshot).
+
+Read-only means the SQL reads that one file and nothing else: it runs queries (SELECT, FROM, WITH,
+SHOW, DESCRIBE, SUMMARIZE) and SET VARIABLE; COPY, EXPORT, ATTACH, INSTALL, LOAD, CALL, PRAGMA, SET of
+a setting and every statement that would write are refused, and no other file (read_csv, read_text,
+read_parquet, ...), URL or extension can be opened. --var hands a value, or a file you name, to the
+query as getvariable('NAME'). For the published Parquet datasets use DuckDB's own CLI or another
+Parquet reader.
+
+CSV has a header row; a text cell starting with =, +, -, @, tab or carriage return gets a leading '
+so that a spreadsheet never runs it as a formula (--raw writes text as is). JSON is an array of
+objects. The table format shows control characters as escapes (\x1b). --tables lists the tables and
+views, or one's columns, with the description every one of them carries (DuckDB COMMENT).`
 
 func cmdSQL(ctx context.Context, args []string, e env) error {
 	var db, format, file string
-	var tables bool
-	fs := newFlagSetCodes(`sql [--db PATH] [--format table|csv|json] ("SELECT ..." | --file query.sql | --tables [TABLE])`,
-		"Read-only ad-hoc SQL over a reconcile DuckDB file (the working file or a published snapshot).\n"+
-			"CSV has a header row; JSON is an array of objects. --tables lists the tables and views, or one's columns,\n"+
-			"with the description every one of them carries (DuckDB COMMENT).", sqlExamples, sqlExitCodes, e)
+	var tables, raw bool
+	var vars sqlVars
+	fs := newFlagSetCodes(`sql [--db PATH] [--format table|csv|json] [--var NAME=VALUE|@FILE]... ("SELECT ..." | --file query.sql | --tables [TABLE])`,
+		sqlSynopsis, sqlExamples, sqlExitCodes, e)
 	fs.StringVar(&db, "db", "reconcile.duckdb", "DuckDB file")
 	fs.StringVar(&format, "format", "table", "output: table, csv or json")
 	fs.StringVar(&file, "file", "", "read the SQL from this file (- for standard input)")
 	fs.BoolVar(&tables, "tables", false, "list the tables and views with their descriptions; with a TABLE argument, its columns")
+	fs.BoolVar(&raw, "raw", false, "csv: write text cells as they are, even those a spreadsheet would read as a formula")
+	fs.Var(&vars, "var", "set a variable the query reads as getvariable('NAME'): `NAME=VALUE`, or NAME=@FILE for FILE's content; repeatable")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if format != "table" && format != "csv" && format != "json" {
 		return fmt.Errorf("sql: --format %q: want table, csv or json", format)
 	}
-	if tables {
-		switch {
-		case file != "" || fs.NArg() > 1:
-			return fmt.Errorf("sql: --tables takes at most a table name, no SQL")
-		case fs.NArg() == 1:
-			return describeTable(ctx, db, format, fs.Arg(0), e.stdout)
-		}
-		return runSQL(ctx, db, format, listTablesSQL, e.stdout)
-	}
 	var query string
 	switch {
+	case tables && (file != "" || fs.NArg() > 1):
+		return fmt.Errorf("sql: --tables takes at most a table name, no SQL")
+	case tables:
 	case file != "" && fs.NArg() == 0:
 		b, err := readQueryFile(file, e.stdin)
 		if err != nil {
@@ -67,7 +76,59 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 		fs.Usage()
 		return fmt.Errorf("sql: give one SQL argument, --file or --tables")
 	}
-	return runSQL(ctx, db, format, query, e.stdout)
+	conn, err := openReadOnlyDB(ctx, db)
+	if err != nil {
+		return fmt.Errorf("sql: %w", err)
+	}
+	defer conn.Close()
+	for _, v := range vars {
+		if err := conn.setVariable(ctx, v.name, v.value); err != nil {
+			return fmt.Errorf("sql: --var: %w", err)
+		}
+	}
+	out := newResultWriter(format, raw, e.stdout)
+	switch {
+	case tables && fs.NArg() == 1:
+		return describeTable(ctx, conn, db, fs.Arg(0), out)
+	case tables:
+		return runSQL(ctx, conn, listTablesSQL, out)
+	}
+	return runSQL(ctx, conn, query, out)
+}
+
+// sqlVars are the --var flags, in order.
+type sqlVars []struct{ name, value string }
+
+func (v *sqlVars) String() string { return "" }
+
+// Set takes NAME=VALUE, or NAME=@FILE for the file's content: a query can
+// use a file's data (e.g. JSON) that its SQL cannot open itself, since only
+// the person running the command names the file.
+func (v *sqlVars) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || !isIdentifier(name) {
+		return fmt.Errorf("want NAME=VALUE or NAME=@FILE, NAME a letter or _ then letters, digits or _")
+	}
+	if path, isFile := strings.CutPrefix(value, "@"); isFile {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		value = string(b)
+	}
+	*v = append(*v, struct{ name, value string }{name, value})
+	return nil
+}
+
+// isIdentifier reports whether s is a plain ASCII SQL identifier, safe to
+// write into a statement unquoted.
+func isIdentifier(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || !isIdentByte(c) || i == 0 && c >= '0' && c <= '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // listTablesSQL lists the file's tables and views with their comments.
@@ -80,36 +141,27 @@ const listTablesSQL = `SELECT name, type, description FROM (
 ) ORDER BY type, name`
 
 // describeTable lists the columns of one table or view with their comments.
-func describeTable(ctx context.Context, path, format, table string, w io.Writer) error {
-	conn, err := openReadOnlyDB(path)
-	if err != nil {
-		return err
-	}
+func describeTable(ctx context.Context, conn *readOnlyDB, path, table string, out resultWriter) error {
 	var n int
-	err = conn.QueryRowContext(ctx, `SELECT count(*) FROM duckdb_columns()
-		WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?`, table).Scan(&n)
-	conn.Close()
+	rows, err := conn.query(ctx, `SELECT count(*) FROM duckdb_columns()
+		WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?`, table)
+	if err == nil {
+		for rows.Next() {
+			err = rows.Scan(&n)
+		}
+		err = errors.Join(err, rows.Err(), rows.Close())
+	}
 	if err != nil {
 		return fmt.Errorf("sql: describe %s: %w", table, err)
 	}
 	if n == 0 {
 		return fmt.Errorf("sql: no table or view %q in %s (reconcile sql --tables lists them)", table, path)
 	}
-	return runSQL(ctx, path, format, `SELECT column_name AS "column", data_type AS type,
+	return runSQL(ctx, conn, `SELECT column_name AS "column", data_type AS type,
 		CASE WHEN is_nullable THEN '' ELSE 'not null' END AS "null", coalesce(comment, '') AS description
 		FROM duckdb_columns()
 		WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?
-		ORDER BY column_index`, w, table)
-}
-
-// openReadOnlyDB opens a DuckDB file read-only: any statement that would
-// write fails, and the file may be the one a run is writing's snapshot.
-func openReadOnlyDB(path string) (*sql.DB, error) {
-	connector, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
-	if err != nil {
-		return nil, fmt.Errorf("open %s read-only: %w", path, err)
-	}
-	return sql.OpenDB(connector), nil
+		ORDER BY column_index`, out, table)
 }
 
 func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
@@ -126,32 +178,17 @@ func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-func runSQL(ctx context.Context, path, format, query string, w io.Writer, args ...any) error {
-	conn, err := openReadOnlyDB(path)
+// runSQL runs query (its statements checked one by one, see readOnlyDB)
+// and writes the last statement's rows to out.
+func runSQL(ctx context.Context, conn *readOnlyDB, query string, out resultWriter, args ...any) error {
+	rows, err := conn.query(ctx, query, args...)
 	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	rows, err := conn.QueryContext(ctx, query, args...)
-	if err != nil {
-		if strings.Contains(err.Error(), "read-only") {
-			return fmt.Errorf("reconcile sql is read-only; the statement would write: %w", err)
-		}
-		return fmt.Errorf("sql: %w", err)
+		return sqlError(err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
 		return err
-	}
-	var out resultWriter
-	switch format {
-	case "csv":
-		out = newCSVWriter(w)
-	case "json":
-		out = &jsonWriter{w: w, cols: cols}
-	default:
-		out = &tableWriter{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
 	}
 	if err := out.header(cols); err != nil {
 		return err
@@ -170,9 +207,32 @@ func runSQL(ctx context.Context, path, format, query string, w io.Writer, args .
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sql: %w", err)
+		return sqlError(err)
 	}
 	return out.close()
+}
+
+// sqlError says which of reconcile sql's limits a DuckDB error comes from.
+func sqlError(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "disabled by configuration"):
+		return fmt.Errorf("sql: reconcile sql reads its database file only: no other file, URL or extension "+
+			"(for the Parquet datasets use DuckDB's own CLI or another Parquet reader): %w", err)
+	case strings.Contains(msg, "configuration has been locked"):
+		return fmt.Errorf("sql: reconcile sql's settings are fixed: %w", err)
+	}
+	return fmt.Errorf("sql: %w", err)
+}
+
+func newResultWriter(format string, raw bool, w io.Writer) resultWriter {
+	switch format {
+	case "csv":
+		return &csvWriter{w: csv.NewWriter(w), raw: raw}
+	case "json":
+		return &jsonWriter{w: w}
+	}
+	return &tableWriter{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
 }
 
 type resultWriter interface {
@@ -215,12 +275,16 @@ func formatValue(v any) string {
 
 type tableWriter struct{ tw *tabwriter.Writer }
 
+// The table format is for a terminal: the platform's text in a cell, or a
+// column's name, is shown with its control characters escaped.
 func (t *tableWriter) header(cols []string) error {
-	fmt.Fprintln(t.tw, strings.Join(cols, "\t"))
+	names := make([]string, len(cols))
 	dashes := make([]string, len(cols))
 	for i, c := range cols {
-		dashes[i] = strings.Repeat("-", max(len(c), 3))
+		names[i] = terminalLine(c)
+		dashes[i] = strings.Repeat("-", max(len(names[i]), 3))
 	}
+	fmt.Fprintln(t.tw, strings.Join(names, "\t"))
 	_, err := fmt.Fprintln(t.tw, strings.Join(dashes, "\t"))
 	return err
 }
@@ -228,7 +292,7 @@ func (t *tableWriter) header(cols []string) error {
 func (t *tableWriter) row(vals []any) error {
 	cells := make([]string, len(vals))
 	for i, v := range vals {
-		cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(formatValue(v))
+		cells[i] = terminalLine(formatValue(v))
 	}
 	_, err := fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
 	return err
@@ -236,9 +300,14 @@ func (t *tableWriter) row(vals []any) error {
 
 func (t *tableWriter) close() error { return t.tw.Flush() }
 
-type csvWriter struct{ w *csv.Writer }
-
-func newCSVWriter(w io.Writer) *csvWriter { return &csvWriter{w: csv.NewWriter(w)} }
+// csvWriter writes CSV with a header row. CSV is data, not a display: text
+// keeps its control characters (quoted where CSV needs it). A text cell
+// that a spreadsheet would take for a formula gets a leading quote, unless
+// raw: the platform's data must not run in the reader's spreadsheet.
+type csvWriter struct {
+	w   *csv.Writer
+	raw bool
+}
 
 func (c *csvWriter) header(cols []string) error { return c.w.Write(cols) }
 
@@ -246,8 +315,31 @@ func (c *csvWriter) row(vals []any) error {
 	cells := make([]string, len(vals))
 	for i, v := range vals {
 		cells[i] = formatValue(v)
+		if !c.raw && isText(v) {
+			cells[i] = neutralizeFormula(cells[i])
+		}
 	}
 	return c.w.Write(cells)
+}
+
+// isText reports whether a scanned value is text (VARCHAR, BLOB), as
+// opposed to a number, date or structure whose rendering is ours.
+func isText(v any) bool {
+	switch v.(type) {
+	case string, []byte:
+		return true
+	}
+	return false
+}
+
+// neutralizeFormula prefixes a single quote to text that a spreadsheet
+// would read as a formula or a command: it starts with =, +, -, @, tab or
+// carriage return (OWASP, CSV injection).
+func neutralizeFormula(s string) string {
+	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
 }
 
 func (c *csvWriter) close() error { c.w.Flush(); return c.w.Error() }
@@ -260,7 +352,11 @@ type jsonWriter struct {
 	count int
 }
 
-func (j *jsonWriter) header([]string) error { _, err := io.WriteString(j.w, "["); return err }
+func (j *jsonWriter) header(cols []string) error {
+	j.cols = cols
+	_, err := io.WriteString(j.w, "[")
+	return err
+}
 
 func (j *jsonWriter) row(vals []any) error {
 	var b strings.Builder
@@ -279,9 +375,30 @@ func (j *jsonWriter) row(vals []any) error {
 	}
 	b.WriteString("}")
 	j.count++
-	_, err := io.WriteString(j.w, b.String())
+	_, err := io.WriteString(j.w, escapeC1(b.String()))
 	return err
 }
+
+// escapeC1 writes the C1 control characters (U+0080-U+009F) and DEL of JSON
+// text as \u escapes. encoding/json escapes C0 but leaves these raw, and
+// some terminals act on them (U+009B is CSI); the decoded data is the same.
+// In JSON text they can only occur inside strings, where \u is valid.
+func escapeC1(s string) string {
+	if !strings.ContainsFunc(s, isC1OrDEL) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isC1OrDEL(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isC1OrDEL(r rune) bool { return r == 0x7f || r >= 0x80 && r <= 0x9f }
 
 func jsonValue(v any) []byte {
 	var x any = v

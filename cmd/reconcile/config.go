@@ -39,20 +39,50 @@ func applyLayers(fs *flag.FlagSet, getenv func(string) string, configPath string
 		if err != nil || onCommandLine[f.Name] || f.Name == "config" {
 			return
 		}
-		name := envName(f.Name)
-		if v := getenv(name); v != "" {
-			if e := fs.Set(f.Name, v); e != nil {
-				err = fmt.Errorf("environment %s=%q: %w", name, v, e)
-			}
+		if v := getenv(envName(f.Name)); v != "" {
+			err = setLayered(fs, f.Name, v, "environment "+envName(f.Name))
 			return
 		}
 		if v, ok := file[f.Name]; ok {
-			if e := fs.Set(f.Name, v); e != nil {
-				err = fmt.Errorf("config %s: %s: %q: %w", configPath, f.Name, v, e)
-			}
+			err = setLayered(fs, f.Name, v, "config "+configPath+": "+f.Name)
 		}
 	})
 	return err
+}
+
+// setLayered sets flag name to v, which came from source (an environment
+// variable, a config file's key). An error names the source and shows the
+// value, unless the setting may hold a secret or say where one is: then
+// the value is never shown (a slip can put the secret itself where its
+// file's path belongs).
+func setLayered(flags *flag.FlagSet, name, v, source string) error {
+	err := flags.Set(name, v)
+	switch {
+	case err == nil:
+		return nil
+	case isSecretSetting(name):
+		return fmt.Errorf("%s: invalid value (not shown: it may be a secret)", source)
+	}
+	return fmt.Errorf("%s=%q: %w", source, v, err)
+}
+
+// secretSettings are the settings known to hold a secret or where one is;
+// isSecretSetting also takes any setting whose name says so, so a new one
+// is covered without being listed.
+var secretSettings = map[string]bool{"secret-file": true}
+
+var secretWords = []string{"secret", "password", "passphrase", "token", "private-key", "key-file", "p12"}
+
+func isSecretSetting(name string) bool {
+	if secretSettings[name] {
+		return true
+	}
+	for _, w := range secretWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // envName is RECONCILE_ and the flag name in upper snake case.

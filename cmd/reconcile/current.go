@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/reconcile/reconcile/outputs"
 )
 
 // currentName is the stable path, under the output folder, of the latest
@@ -19,7 +21,8 @@ const currentName = "current.duckdb"
 // (a path inside outRoot), unless it already points at a later business
 // date: re-running an old date does not move "current" back in time. The
 // link is replaced by renaming a new link over it, so a reader sees the old
-// target or the new one, never none.
+// target or the new one, never none. A link left by a crash between the
+// two steps is removed by a later publish (outputs.NewStaging).
 func pointCurrent(outRoot, snapshot string) (string, error) {
 	rel, err := filepath.Rel(outRoot, snapshot)
 	if err != nil || strings.HasPrefix(rel, "..") {
@@ -31,8 +34,9 @@ func pointCurrent(outRoot, snapshot string) (string, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrInvalid) {
 		return "", fmt.Errorf("read %s: %w", link, err)
 	}
-	tmp := link + ".tmp"
-	os.Remove(tmp)
+	// A temp name of its own: two runs writing the same output folder never
+	// replace each other's half-made link.
+	tmp := outputs.TempName(outRoot, currentName)
 	if err := os.Symlink(rel, tmp); err != nil {
 		return "", fmt.Errorf("link %s: %w", link, err)
 	}

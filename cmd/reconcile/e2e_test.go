@@ -420,8 +420,16 @@ func TestEmbeddedDefault(t *testing.T) {
 	}
 	date, _ := businessDate("", time.Now().UTC())
 	d := date.Format("2006-01-02")
+	// The README's comparison in SQL: both counts 0.
+	truth := filepath.Join(out, "sandbox", "ground-truth-"+d+".json")
+	code, stdout, stderr = runCLI(t, nil, "sql", "--db", db, "--format", "csv",
+		"--var", "ground_truth=@"+truth, "--file", filepath.Join("..", "..", "docs", "compare-ground-truth.sql"))
+	if want := "side,findings\nin the ground truth, not found,0\nfound, not in the ground truth,0\n"; code != exitOK ||
+		strings.ReplaceAll(stdout, `"`, "") != want {
+		t.Errorf("compare-ground-truth.sql: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 	var gt sandbox.GroundTruth
-	readJSON(t, filepath.Join(out, "sandbox", "ground-truth-"+d+".json"), &gt)
+	readJSON(t, truth, &gt)
 	compareFindings(t, dbFindings(t, openReadOnly(t, db), d), truthSet(&gt, nil))
 	assertSourceStamped(t, reports.SourceSandbox, stdout, filepath.Join(out, d), prom)
 }

@@ -78,14 +78,20 @@ func (d *progressDisplay) update(p ingest.Progress) {
 	d.draw()
 }
 
-// Write passes a log record through, above the status line.
+// Write passes a log record through, above the status line. slog's text
+// handler already quotes control characters in values; terminalText makes
+// that hold for anything else written here, since only the display's own
+// line may move the cursor.
 func (d *progressDisplay) Write(b []byte) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.clear()
-	n, err := d.w.Write(b)
+	_, err := io.WriteString(d.w, terminalText(string(b)))
 	d.draw()
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // close stops redrawing and removes the line; later writes pass through.
