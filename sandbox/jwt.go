@@ -41,6 +41,19 @@ type Certificate struct {
 	Key          *rsa.PublicKey
 }
 
+// NewCertificate is the Certificate of an RSA certificate, known by the
+// serialNumber attribute of its subject.
+func NewCertificate(cert *x509.Certificate) (Certificate, error) {
+	key, ok := cert.PublicKey.(*rsa.PublicKey)
+	if !ok {
+		return Certificate{}, errors.New("certificate: not an RSA key")
+	}
+	if cert.Subject.SerialNumber == "" {
+		return Certificate{}, errors.New("certificate: the subject has no serialNumber attribute")
+	}
+	return Certificate{SerialNumber: cert.Subject.SerialNumber, Key: key}, nil
+}
+
 // ParseCertificate reads a PEM certificate, or a PEM public key with the
 // serial number given, into a Certificate.
 func ParseCertificate(pemBytes []byte, serial string) (Certificate, error) {
@@ -54,17 +67,10 @@ func ParseCertificate(pemBytes []byte, serial string) (Certificate, error) {
 		if err != nil {
 			return Certificate{}, fmt.Errorf("certificate: %w", err)
 		}
-		key, ok := cert.PublicKey.(*rsa.PublicKey)
-		if !ok {
-			return Certificate{}, errors.New("certificate: not an RSA key")
+		if serial != "" {
+			cert.Subject.SerialNumber = serial // the serial given wins over the subject's
 		}
-		if serial == "" {
-			serial = cert.Subject.SerialNumber
-		}
-		if serial == "" {
-			return Certificate{}, errors.New("certificate: the subject has no serialNumber attribute")
-		}
-		return Certificate{SerialNumber: serial, Key: key}, nil
+		return NewCertificate(cert)
 	case "PUBLIC KEY":
 		k, err := x509.ParsePKIXPublicKey(block.Bytes)
 		if err != nil {
