@@ -499,7 +499,7 @@ func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, aut
 	log.Info("embedded sandbox started", "url", url, "seed", o.sandboxSeed, "scale", scale.String(),
 		"journals", journals, "ground_truth", truth)
 	return &embeddedSandbox{
-		url:            url,
+		url: url,
 		creds: platform.Credentials{Mode: auth.Mode, KeyID: cfg.KeyID, Secret: secret, P12: auth.P12,
 			PortfolioID: cfg.OrganizationID},
 		organizationID: cfg.OrganizationID,
