@@ -22,6 +22,14 @@ func TestContractBinLookupAndKeys(t *testing.T) {
 			str(r, "issuerInformation.phoneNumber") == "" || str(r, "paymentAccountInformation.features.accountFundingSource") != "CREDIT" {
 			t.Fatalf("completed %v", r)
 		}
+		// The Level II/III eligibility flags as the SDK's facts name them, Y/N.
+		for bin, want := range map[string]string{visaCredit2: "N", "555544": "Y", "448590": "Y"} {
+			r := lookup(t, cardLookup(bin[:6]), 201)
+			f := "paymentAccountInformation.features."
+			if str(r, f+"commercialCardLevel2") != want || str(r, f+"commercialCardLevel3") != want {
+				t.Errorf("%s: commercialCardLevel2/3 %v, want %s", bin[:6], r["paymentAccountInformation"], want)
+			}
+		}
 		if r := lookup(t, cardLookup("431940"), 201); str(r, "status") != "MULTIPLE" || r["paymentAccountInformation"] != nil {
 			t.Fatalf("multiple %v", r)
 		}
@@ -41,7 +49,8 @@ func TestContractBinLookupAndKeys(t *testing.T) {
 		}
 		eb := lookup(t, payout(cardLookup("411111")), 400)
 		wantError(t, eb, "INVALID_REQUEST", "INVALID_DATA", "processingInformation.payoutOptions.payoutInquiry", "")
-		if r := lookup(t, payout(cardLookup("4275330000000000"[:15]+string(luhnDigit([]byte("427533000000000"))))), 201); str(r, "payoutInformation.pushFunds.domesticParticipant") != "true" {
+		if r := lookup(t, payout(cardLookup("4275330000000000"[:15]+string(luhnDigit([]byte("427533000000000"))))), 201); str(r, "payoutInformation.pushFunds.domesticParticipant") != "Y" ||
+			str(r, "payoutInformation.pushFunds.moneyTransferFastFundsDomestic") != "Y" || str(r, "payoutInformation.pushFunds.moneyTransferFastFundsCrossBorder") != "N" {
 			t.Fatalf("debit card payout inquiry %v", r)
 		}
 		cust := c.with(t).subscriptions(mid)[0].PaymentInformation.Customer.ID

@@ -278,6 +278,8 @@ func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
 	resp := call.response()
 	self := "/pts/v2/refunds/" + call.respID
 	resp["_links"] = map[string]any{"self": link{Href: self, Method: http.MethodGet}, "void": link{Href: self + "/voids", Method: http.MethodPost}}
+	delete(resp, "creditAmountDetails")
+	resp["refundAmountDetails"] = refundAmounts(pr.amount, pr.currency)
 	appendTxn(m, &transaction{id: call.respID, rootID: orig.id, reconciliationID: call.reconcileID, time: now, kind: kindRefund,
 		amount: pr.amount, currency: pr.currency, card: orig.card, code: pr.code, networkTxnID: call.networkID,
 		api: &apiTxn{status: "PENDING", app: okApp("ics_credit"), commerce: "internet", level3: pr.level3, response: resp}})

@@ -52,8 +52,8 @@ type idRef struct {
 }
 
 type reactivationInfo struct {
-	SkippedPaymentsCount       string `json:"skippedPaymentsCount"`
-	SkippedPaymentsTotalAmount string `json:"skippedPaymentsTotalAmount"`
+	MissedPaymentsCount       string `json:"missedPaymentsCount"`
+	MissedPaymentsTotalAmount string `json:"missedPaymentsTotalAmount"`
 }
 
 // subLinks are the operations a subscription's state allows.
@@ -93,8 +93,8 @@ func renderSubscription(sub *subscription, detail bool) subscriptionJSON {
 		sj.PlanInformation.BillingCycles.Total = strconv.Itoa(t.total)
 	}
 	if detail {
-		sj.ReactivationInformation = &reactivationInfo{SkippedPaymentsCount: strconv.Itoa(sub.missed),
-			SkippedPaymentsTotalAmount: money(int64(sub.missed) * t.amount)}
+		sj.ReactivationInformation = &reactivationInfo{MissedPaymentsCount: strconv.Itoa(sub.missed),
+			MissedPaymentsTotalAmount: money(int64(sub.missed) * t.amount)}
 	}
 	return sj
 }
