@@ -126,7 +126,7 @@ func (x *callExt) response(c *call) map[string]any {
 			"processorInformation":       jobj{"responseCode": "00"}}
 	case callSession:
 		links := map[string]link{}
-		for k, v := range sessionLinks(id) {
+		for k, v := range sessionLinks(id, false) {
 			links[k] = v
 		}
 		return jobj{"_links": links, "id": id, "status": sessionPending, "submitTimeUtc": ts(c.time),
