@@ -22,6 +22,7 @@ var (
 // JWTs signed with RS256 (AuthJWTP12). As with Secret, every way of
 // printing it says REDACTED, and the key sits behind a pointer.
 type P12Key struct {
+	redactedText
 	k *p12Material
 }
 
@@ -84,18 +85,3 @@ func (k P12Key) Certificate() *x509.Certificate {
 
 // IsZero reports whether no key was loaded.
 func (k P12Key) IsZero() bool { return k.k == nil }
-
-// String implements fmt.Stringer.
-func (P12Key) String() string { return redacted }
-
-// GoString implements fmt.GoStringer, used by %#v.
-func (P12Key) GoString() string { return redacted }
-
-// LogValue implements slog.LogValuer.
-func (P12Key) LogValue() slog.Value { return slog.StringValue(redacted) }
-
-// MarshalJSON implements json.Marshaler.
-func (P12Key) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
-
-// MarshalText implements encoding.TextMarshaler.
-func (P12Key) MarshalText() ([]byte, error) { return []byte(redacted), nil }

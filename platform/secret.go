@@ -26,6 +26,7 @@ var (
 // inside another value as an address, so even a struct holding a Secret in an
 // unexported field (where fmt cannot call String) shows no key material.
 type Secret struct {
+	redactedText
 	k *secretKey
 }
 
@@ -71,22 +72,27 @@ func (s Secret) key() []byte {
 // IsZero reports whether the secret holds no key (the zero Secret).
 func (s Secret) IsZero() bool { return s.k == nil || len(s.k.b) == 0 }
 
+// redactedText gives a credential type, by embedding, every way of being
+// printed (fmt's %v, %+v, %#v, %s, slog, encoding/json, text encoders), each
+// saying REDACTED.
+type redactedText struct{}
+
 // String implements fmt.Stringer.
-func (Secret) String() string { return redacted }
+func (redactedText) String() string { return redacted }
 
 // GoString implements fmt.GoStringer, used by %#v.
-func (Secret) GoString() string { return redacted }
+func (redactedText) GoString() string { return redacted }
 
 // LogValue implements slog.LogValuer.
-func (Secret) LogValue() slog.Value { return slog.StringValue(redacted) }
+func (redactedText) LogValue() slog.Value { return slog.StringValue(redacted) }
 
 // MarshalJSON implements json.Marshaler, used by slog's JSON handler and by
 // anyone dumping a configuration.
-func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
+func (redactedText) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
 
 // MarshalText implements encoding.TextMarshaler, for encoders (YAML, TOML,
 // slog's text handler) that prefer it.
-func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
+func (redactedText) MarshalText() ([]byte, error) { return []byte(redacted), nil }
 
 // Credentials identify a key and the mode it authenticates in.
 type Credentials struct {

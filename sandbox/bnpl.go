@@ -417,10 +417,7 @@ func (s *Server) bnplRefund(w http.ResponseWriter, r *http.Request, d doc, m *me
 	now := s.Clock()
 	st := m.state(s.gen)
 	id := m.nextID(now)
-	code := d.str("clientReferenceInformation.code")
-	if code == "" {
-		code = capture.code
-	}
+	code := followCode(d, capture)
 	resp := map[string]any{"_links": map[string]link{"self": {Href: "/pts/v2/refunds/" + id, Method: http.MethodGet}},
 		"id": id, "status": "PENDING", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
 		"clientReferenceInformation": map[string]any{"code": code},

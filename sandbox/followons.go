@@ -28,6 +28,15 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, reason, msg stri
 		errorDetail{Field: "id", Reason: reason})
 }
 
+// followCode is a follow-on's merchant reference: its own, else the
+// original transaction's.
+func followCode(d doc, orig *transaction) string {
+	if v := d.str("clientReferenceInformation.code"); v != "" {
+		return v
+	}
+	return orig.code
+}
+
 // followAmount reads a follow-on's amount and currency: required, the
 // currency of the original, at most what remains.
 func followAmount(c *checks, d doc, orig *transaction, remaining int64, path string) int64 {
@@ -151,10 +160,7 @@ func (s *Server) reverse(w http.ResponseWriter, r *http.Request) {
 	now := s.Clock()
 	st := m.state(s.gen)
 	id := m.nextID(now)
-	code := d.str("clientReferenceInformation.code")
-	if code == "" {
-		code = auth.code
-	}
+	code := followCode(d, auth)
 	resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/reversals/" + id, Method: http.MethodGet}},
 		"id": id, "status": "REVERSED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
 		"clientReferenceInformation": map[string]any{"code": code},
@@ -226,10 +232,7 @@ func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
 		}
 		st := m.state(s.gen)
 		id := m.nextID(now)
-		code := d.str("clientReferenceInformation.code")
-		if code == "" {
-			code = t.code
-		}
+		code := followCode(d, t)
 		resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/voids/" + id, Method: http.MethodGet}},
 			"id": id, "status": "VOIDED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
 			"clientReferenceInformation": map[string]any{"code": code},
