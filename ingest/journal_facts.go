@@ -15,8 +15,10 @@ import (
 // call. Rows imported by an older version (NULL: before the column existed)
 // are inspected again from their stored request and response
 // (reinspectJournal), so that a check added later sees the calls of files
-// imported earlier, which are never imported twice.
-const journalInspectVersion = 2
+// imported earlier, which are never imported twice. Version 3 reads the
+// amounts of refunds and credits answered in the names of the platform's
+// SDK models (refundAmountDetails, creditAmountDetails).
+const journalInspectVersion = 3
 
 // journalFactColumns are the journal columns derived from a call's request
 // and response by level3audit.Inspect, in the order journalFacts returns

@@ -105,10 +105,10 @@ func TestJournalFacts(t *testing.T) {
 		return out
 	}
 	want := []string{
-		"1|capture|lineItems[0].unitOfMeasure|amountDetails.taxDetails[0].rate=8.00||-|-||||0||||||PENDING||2",
-		"2|sale|||merchant|7|-|recurring|||0||||||AUTHORIZED|12345678901234567890|2",
-		"3|sale||||-|-||30.00|35.00|3|471510|TRM-1||||AUTHORIZED||2",
-		"4|installment_cancel||||-|-||||0|||SBXIA1|12.00|12345678901234567899|ACCEPTED||2",
+		"1|capture|lineItems[0].unitOfMeasure|amountDetails.taxDetails[0].rate=8.00||-|-||||0||||||PENDING||3",
+		"2|sale|||merchant|7|-|recurring|||0||||||AUTHORIZED|12345678901234567890|3",
+		"3|sale||||-|-||30.00|35.00|3|471510|TRM-1||||AUTHORIZED||3",
+		"4|installment_cancel||||-|-||||0|||SBXIA1|12.00|12345678901234567899|ACCEPTED||3",
 	}
 	if got := read(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("journal facts:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -52,7 +52,7 @@ type Call struct {
 	ParentID      string // the transaction a follow-on call refers to (from the path)
 	CardBIN       string // first 6 digits of the card or device token number, when the request carries one
 	CardLast4     string
-	TotalAmount   string // decimal string as sent (or as answered when the request has none)
+	TotalAmount   string // decimal string as sent (as answered for refunds and credits, or when the request has none)
 	Currency      string
 	PurchaseLevel string // processingInformation.purchaseLevel as sent ("3" for Level III)
 	LineItems     int    // number of orderInformation.lineItems sent
@@ -96,17 +96,17 @@ func Inspect(method, path string, request, response map[string]any) Call {
 		}
 	}
 	c.TotalAmount = firstNonEmpty(
+		answeredAmount(c.Kind, response, "refundAmount", "creditAmount"),
 		str(lookup(request, "orderInformation", "amountDetails", "totalAmount")),
 		str(lookup(response, "orderInformation", "amountDetails", "totalAmount")),
 		str(lookup(response, "orderInformation", "amountDetails", "authorizedAmount")),
-		str(lookup(response, "creditAmountDetails", "creditAmount")),
 		str(lookup(request, "reversalInformation", "amountDetails", "totalAmount")),
 		str(lookup(response, "reversalAmountDetails", "reversedAmount")),
 	)
 	c.Currency = firstNonEmpty(
+		answeredAmount(c.Kind, response, "currency", "currency"),
 		str(lookup(request, "orderInformation", "amountDetails", "currency")),
 		str(lookup(response, "orderInformation", "amountDetails", "currency")),
-		str(lookup(response, "creditAmountDetails", "currency")),
 		str(lookup(request, "reversalInformation", "amountDetails", "currency")),
 		str(lookup(response, "reversalAmountDetails", "currency")),
 	)
@@ -116,6 +116,24 @@ func Inspect(method, path string, request, response map[string]any) Call {
 	c.inspectLevel23(request)
 	c.Areas = inspectAreas(request, response)
 	return c
+}
+
+// answeredAmount reads what the platform says a refund or a credit moved:
+// refundAmountDetails (refundField; creditAmount as well, which the SDK's
+// refund model also has) or creditAmountDetails (creditField), the names
+// of the platform's SDK models. What was answered wins over what was asked
+// (a request may leave the amount out to refund in full); an answer in
+// the older shape (orderInformation.amountDetails) has neither, and the
+// request's or that shape's amount is read instead.
+func answeredAmount(kind CallKind, response map[string]any, refundField, creditField string) string {
+	switch kind {
+	case Refund:
+		return firstNonEmpty(str(lookup(response, "refundAmountDetails", refundField)),
+			str(lookup(response, "refundAmountDetails", creditField)))
+	case Credit:
+		return str(lookup(response, "creditAmountDetails", creditField))
+	}
+	return ""
 }
 
 // HasLevel3 reports whether the call carried Level III data: purchaseLevel 3

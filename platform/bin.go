@@ -48,6 +48,15 @@ type BINResult struct {
 	CardPlatform         string // CONSUMER, COMMERCIAL, ...
 	CardProduct          string
 	HealthCard           *bool
+	// Level II/III eligibility (commercialCardLevel2/3, "Y"/"N"); nil
+	// when the answer does not say.
+	CommercialCardLevel2 *bool
+	CommercialCardLevel3 *bool
+
+	// payoutInformation.pushFunds of a payout inquiry: fast funds
+	// eligibility (moneyTransferFastFundsDomestic/CrossBorder, "Y"/"N").
+	FastFundsDomestic    *bool
+	FastFundsCrossBorder *bool
 
 	// issuerInformation
 	IssuerName    string
@@ -76,8 +85,16 @@ type binWire struct {
 			CardPlatform                flexString `json:"cardPlatform"`
 			CardProduct                 flexString `json:"cardProduct"`
 			HealthCard                  flexBool   `json:"healthCard"`
+			CommercialCardLevel2        flexBool   `json:"commercialCardLevel2"`
+			CommercialCardLevel3        flexBool   `json:"commercialCardLevel3"`
 		} `json:"features"`
 	} `json:"paymentAccountInformation"`
+	PayoutInformation struct {
+		PushFunds struct {
+			MoneyTransferFastFundsDomestic    flexBool `json:"moneyTransferFastFundsDomestic"`
+			MoneyTransferFastFundsCrossBorder flexBool `json:"moneyTransferFastFundsCrossBorder"`
+		} `json:"pushFunds"`
+	} `json:"payoutInformation"`
 	IssuerInformation struct {
 		Name          flexString `json:"name"`
 		Country       flexString `json:"country"`
@@ -106,6 +123,10 @@ func decodeBIN(raw json.RawMessage) (*BINResult, error) {
 		CardPlatform:         string(feat.CardPlatform),
 		CardProduct:          string(feat.CardProduct),
 		HealthCard:           feat.HealthCard.ptr(),
+		CommercialCardLevel2: feat.CommercialCardLevel2.ptr(),
+		CommercialCardLevel3: feat.CommercialCardLevel3.ptr(),
+		FastFundsDomestic:    w.PayoutInformation.PushFunds.MoneyTransferFastFundsDomestic.ptr(),
+		FastFundsCrossBorder: w.PayoutInformation.PushFunds.MoneyTransferFastFundsCrossBorder.ptr(),
 		IssuerName:           string(iss.Name),
 		IssuerCountry:        string(iss.Country),
 		BINLength:            string(iss.BinLength),

@@ -118,7 +118,7 @@ func WithUserAgent(ua string) Option {
 
 // NewClient returns a client of the platform at baseURL (scheme and host, e.g.
 // "https://apitest.example.net", optionally with a path prefix) that signs with
-// creds.
+// creds, in the mode they name.
 //
 // The client sends signed requests to baseURL's host only. It never follows
 // a redirect: the signer is the transport, so a followed redirect would be
@@ -141,11 +141,9 @@ func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, erro
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
-	if creds.KeyID == "" {
-		return nil, errors.New("platform credentials: empty key id")
-	}
-	if creds.Secret.IsZero() {
-		return nil, errors.New("platform credentials: empty shared secret")
+	auth, err := creds.authenticator()
+	if err != nil {
+		return nil, err
 	}
 	c := &Client{
 		base:      u,
@@ -169,13 +167,7 @@ func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, erro
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	hc.Transport = &signer{
-		base:      base,
-		keyID:     creds.KeyID,
-		secret:    creds.Secret,
-		portfolio: creds.PortfolioID,
-		now:       c.now,
-	}
+	hc.Transport = &signer{base: base, auth: auth, portfolio: creds.PortfolioID, now: c.now}
 	hc.CheckRedirect = refuseRedirect
 	c.hc = &hc
 	c.userHC = nil

@@ -48,7 +48,11 @@ type Subscription struct {
 	PeriodUnit      string // upper case
 	CyclesTotal     string
 	CyclesCurrent   string
-	Raw             json.RawMessage `json:"-"`
+	// reactivationInformation, on a GET by id only: the cycles a suspended
+	// subscription missed and what they would have billed.
+	MissedPaymentsCount       string
+	MissedPaymentsTotalAmount string
+	Raw                       json.RawMessage `json:"-"`
 }
 
 // PaymentList is every page of a subscription's payment list merged: the
@@ -154,6 +158,14 @@ type subscriptionWire struct {
 	OrderInformation struct {
 		AmountDetails amountDetailsWire `json:"amountDetails"`
 	} `json:"orderInformation"`
+	// missedPayments* as the SDK's model names them; older SDKs said
+	// skippedPayments*.
+	ReactivationInformation struct {
+		MissedPaymentsCount        flexString `json:"missedPaymentsCount"`
+		MissedPaymentsTotalAmount  flexString `json:"missedPaymentsTotalAmount"`
+		SkippedPaymentsCount       flexString `json:"skippedPaymentsCount"`
+		SkippedPaymentsTotalAmount flexString `json:"skippedPaymentsTotalAmount"`
+	} `json:"reactivationInformation"`
 }
 
 func decodeSubscription(raw json.RawMessage) (Subscription, error) {
@@ -161,25 +173,27 @@ func decodeSubscription(raw json.RawMessage) (Subscription, error) {
 	if err != nil {
 		return Subscription{}, err
 	}
-	pi, si, ad := w.PlanInformation, w.SubscriptionInformation, w.OrderInformation.AmountDetails
+	pi, si, ad, ri := w.PlanInformation, w.SubscriptionInformation, w.OrderInformation.AmountDetails, w.ReactivationInformation
 	return Subscription{
-		ID:              string(w.ID),
-		Code:            string(si.Code),
-		PlanID:          string(si.PlanID),
-		PlanCode:        string(pi.Code),
-		Name:            string(si.Name),
-		Status:          string(si.Status),
-		StartDate:       string(si.StartDate),
-		CustomerID:      string(w.PaymentInformation.Customer.ID),
-		ClientReference: string(w.ClientReferenceInformation.Code),
-		BillingAmount:   string(ad.BillingAmount),
-		SetupFee:        string(ad.SetupFee),
-		Currency:        string(ad.Currency),
-		PeriodLength:    string(pi.BillingPeriod.Length),
-		PeriodUnit:      upper(pi.BillingPeriod.Unit),
-		CyclesTotal:     string(pi.BillingCycles.Total),
-		CyclesCurrent:   string(pi.BillingCycles.Current),
-		Raw:             raw,
+		ID:                        string(w.ID),
+		Code:                      string(si.Code),
+		PlanID:                    string(si.PlanID),
+		PlanCode:                  string(pi.Code),
+		Name:                      string(si.Name),
+		Status:                    string(si.Status),
+		StartDate:                 string(si.StartDate),
+		CustomerID:                string(w.PaymentInformation.Customer.ID),
+		ClientReference:           string(w.ClientReferenceInformation.Code),
+		BillingAmount:             string(ad.BillingAmount),
+		SetupFee:                  string(ad.SetupFee),
+		Currency:                  string(ad.Currency),
+		PeriodLength:              string(pi.BillingPeriod.Length),
+		PeriodUnit:                upper(pi.BillingPeriod.Unit),
+		CyclesTotal:               string(pi.BillingCycles.Total),
+		CyclesCurrent:             string(pi.BillingCycles.Current),
+		MissedPaymentsCount:       string(firstNonEmpty(ri.MissedPaymentsCount, ri.SkippedPaymentsCount)),
+		MissedPaymentsTotalAmount: string(firstNonEmpty(ri.MissedPaymentsTotalAmount, ri.SkippedPaymentsTotalAmount)),
+		Raw:                       raw,
 	}, nil
 }
 

@@ -15,7 +15,7 @@ const tssPageSize = 2000
 // (_embedded.transactionSummaries[]), flattened.
 type TransactionSummary struct {
 	ID            string
-	SubmitTimeUTC string
+	SubmitTimeUTC string // submitTimeUtc; a transaction detail's submitTimeUTC
 	MerchantID    string
 
 	// applicationInformation
@@ -66,6 +66,7 @@ type applicationWire struct {
 type summaryWire struct {
 	ID                     flexString `json:"id"`
 	SubmitTimeUTC          flexString `json:"submitTimeUtc"`
+	DetailSubmitTimeUTC    flexString `json:"submitTimeUTC"` // so spelled by GET /tss/v2/transactions/{id}
 	MerchantID             flexString `json:"merchantId"`
 	ApplicationInformation struct {
 		Status       flexString        `json:"status"`
@@ -111,7 +112,7 @@ func decodeSummary(raw json.RawMessage) (TransactionSummary, error) {
 	ai, pi := w.ApplicationInformation, w.PaymentInformation
 	s := TransactionSummary{
 		ID:                     string(w.ID),
-		SubmitTimeUTC:          string(w.SubmitTimeUTC),
+		SubmitTimeUTC:          string(firstNonEmpty(w.SubmitTimeUTC, w.DetailSubmitTimeUTC)),
 		MerchantID:             string(w.MerchantID),
 		Status:                 string(ai.Status),
 		ReasonCode:             string(ai.ReasonCode),

@@ -33,7 +33,8 @@ func authErr(format string, a ...any) error { return &authError{fmt.Sprintf(form
 // default key: that is how one portfolio key acts for any child MID named
 // in the header.
 //
-// A JWT (Authorization: Bearer) is checked instead when present (jwt.go).
+// A JWT (Authorization: Bearer, HS256 with the key's shared secret or
+// RS256 with a P12 certificate) is checked instead when present (jwt.go).
 // The merchant acted for is returned: the v-c-merchant-id header, or the
 // JWT's claim.
 func (s *Server) authenticate(r *http.Request) ([]byte, User, string, error) {

@@ -60,8 +60,18 @@ type binFeaturesJSON struct {
 	EcomEnabled                 bool   `json:"ecomEnabled"`
 	FleetCard                   bool   `json:"fleetCard"`
 	POSEnabled                  bool   `json:"posEnabled"`
-	Level2Eligible              bool   `json:"level2TransactionsSupported"`
-	Level3Eligible              bool   `json:"level3TransactionsSupported"`
+	// The Level II/III eligibility flags, "Y" or "N" as the platform
+	// writes them (the SDK's generated model types them Boolean).
+	CommercialCardLevel2 string `json:"commercialCardLevel2"`
+	CommercialCardLevel3 string `json:"commercialCardLevel3"`
+}
+
+// yn is a flag as the platform writes it.
+func yn(b bool) string {
+	if b {
+		return "Y"
+	}
+	return "N"
 }
 
 type binIssuerJSON struct {
@@ -159,19 +169,20 @@ func (s *Server) binLookup(w http.ResponseWriter, r *http.Request) {
 			"features": binFeaturesJSON{AccountFundingSource: rec.fundingSource, AccountFundingSourceSubType: rec.fundingSubType,
 				CardProduct: rec.product, CardPlatform: rec.platform, HealthCard: rec.health,
 				ATMEnabled: rec.fundingSource == "DEBIT", EcomEnabled: true, POSEnabled: true,
-				Level2Eligible: rec.platform == "COMMERCIAL", Level3Eligible: rec.platform == "COMMERCIAL"},
+				CommercialCardLevel2: yn(rec.platform == "COMMERCIAL"), CommercialCardLevel3: yn(rec.platform == "COMMERCIAL")},
 		}
 		resp["issuerInformation"] = binIssuerJSON{Name: rec.issuer, Country: rec.country, BinLength: "6", AccountPrefix: entry.prefix,
 			PhoneNumber: issuerPhone(entry.prefix)}
 		if payout {
-			// Fast-funds eligibility: the field names are not given in the
-			// spec; these are the platform's payout-inquiry names. Debit
-			// and prepaid cards take pushed funds, credit cards do not.
+			// Fast-funds eligibility, with the names and Y/N values of the
+			// platform's payout inquiry (the spec gives none). Debit and
+			// prepaid cards take pushed funds, credit cards do not.
 			push := rec.fundingSource == "DEBIT" || rec.fundingSource == "PREPAID"
 			resp["payoutInformation"] = map[string]any{
-				"pushFunds": map[string]any{"domesticParticipant": push, "crossBorderParticipant": push && rec.country == "US",
-					"fastFundsDomestic": push, "fastFundsCrossBorder": false},
-				"pullFunds": map[string]any{"domesticParticipant": true, "crossBorderParticipant": true}}
+				"pushFunds": map[string]any{"domesticParticipant": yn(push), "crossBorderParticipant": yn(push && rec.country == "US"),
+					"moneyTransferDomestic": yn(push), "moneyTransferCrossBorder": yn(push && rec.country == "US"),
+					"moneyTransferFastFundsDomestic": yn(push), "moneyTransferFastFundsCrossBorder": "N"},
+				"pullFunds": map[string]any{"domesticParticipant": "Y", "crossBorderParticipant": "Y"}}
 		}
 	case binMultipleResolvable, binMultipleUnresolvable:
 		resp["status"] = "MULTIPLE"

@@ -91,11 +91,17 @@ func bnplCommon(c *checks, d doc) (amount int64, currency, country string) {
 	return amount, currency, country
 }
 
-func sessionLinks(id string) map[string]link {
+func sessionLinks(id string, used bool) map[string]link {
 	self := "/pts/v2/payment-references/" + id
-	return map[string]link{"self": {Href: self, Method: http.MethodGet}, "updateSession": {Href: self, Method: http.MethodPatch},
+	links := map[string]link{"self": {Href: self, Method: http.MethodGet},
 		"status": {Href: "/pts/v2/refresh-payment-status/" + id, Method: http.MethodPost},
 		"order":  {Href: "/pts/v2/payments/" + id + "/intents", Method: http.MethodPost}}
+	if !used {
+		// An authorized session can no longer be updated, so it is not
+		// offered the link.
+		links["updateSession"] = link{Href: self, Method: http.MethodPatch}
+	}
+	return links
 }
 
 func (ss *bnplSession) json(now time.Time) map[string]any {
@@ -103,7 +109,7 @@ func (ss *bnplSession) json(now time.Time) map[string]any {
 	if ss.state == sessionUsed {
 		status = "AUTHORIZED"
 	}
-	return map[string]any{"_links": sessionLinks(ss.id), "id": ss.id, "status": status, "submitTimeUtc": ts(now),
+	return map[string]any{"_links": sessionLinks(ss.id, ss.state == sessionUsed), "id": ss.id, "status": status, "submitTimeUtc": ts(now),
 		"reconciliationId": ss.reconID, "clientReferenceInformation": map[string]any{"code": ss.code},
 		"orderInformation":     map[string]any{"amountDetails": map[string]any{"totalAmount": money(ss.amount), "currency": ss.currency}},
 		"processorInformation": map[string]any{"paymentUrl": ss.paymentURL, "token": ss.token}}
@@ -390,6 +396,36 @@ func (s *Server) bnplCapture(w http.ResponseWriter, r *http.Request, d doc, m *m
 	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: resp["reconciliationId"].(string), time: now,
 		kind: kindCapture, amount: amount, currency: auth.currency, code: auth.code,
 		api: &apiTxn{status: "SETTLED", app: okApp("ics_ap_capture"), commerce: "internet", bnpl: auth.api.bnpl, response: resp}})
+	s.writeJSON(w, http.StatusCreated, resp)
+}
+
+// bnplRefund refunds a settled buy-now-pay-later capture (its answer's
+// refund link), in full or in part, up to what its refunds left: the
+// provider's refund service, whose fields the spec does not show, so it
+// takes the card refund's. No card is involved and no Level II/III data.
+func (s *Server) bnplRefund(w http.ResponseWriter, r *http.Request, d doc, m *member, capture *transaction, refunded int64) {
+	var c checks
+	amount := capture.amount - refunded
+	if d.has("orderInformation.amountDetails.totalAmount") {
+		amount = followAmount(&c, d, capture, amount, "orderInformation.amountDetails")
+	} else if amount == 0 {
+		c.invalid("orderInformation.amountDetails.totalAmount", "INVALID_DATA: nothing remains to refund")
+	}
+	if c.answer(s, w, r, "") {
+		return
+	}
+	now := s.Clock()
+	st := m.state(s.gen)
+	id := m.nextID(now)
+	code := followCode(d, capture)
+	resp := map[string]any{"_links": map[string]link{"self": {Href: "/pts/v2/refunds/" + id, Method: http.MethodGet}},
+		"id": id, "status": "PENDING", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+		"clientReferenceInformation": map[string]any{"code": code},
+		"refundAmountDetails":        refundAmounts(amount, capture.currency),
+		"processorInformation":       map[string]any{"transactionId": capture.networkTxnID, "responseCode": "00"}}
+	appendTxn(m, &transaction{id: id, rootID: capture.id, reconciliationID: resp["reconciliationId"].(string), time: now,
+		kind: kindRefund, amount: amount, currency: capture.currency, code: code,
+		api: &apiTxn{status: "PENDING", app: okApp("ics_ap_refund"), commerce: "internet", bnpl: capture.api.bnpl, response: resp}})
 	s.writeJSON(w, http.StatusCreated, resp)
 }
 

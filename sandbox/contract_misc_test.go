@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +23,14 @@ func TestContractBinLookupAndKeys(t *testing.T) {
 		if str(r, "status") != "COMPLETED" || str(r, "paymentAccountInformation.card.credentialType") != "PAN" ||
 			str(r, "issuerInformation.phoneNumber") == "" || str(r, "paymentAccountInformation.features.accountFundingSource") != "CREDIT" {
 			t.Fatalf("completed %v", r)
+		}
+		// The Level II/III eligibility flags as the SDK's facts name them, Y/N.
+		for bin, want := range map[string]string{visaCredit2: "N", "555544": "Y", "448590": "Y"} {
+			r := lookup(t, cardLookup(bin[:6]), 201)
+			f := "paymentAccountInformation.features."
+			if str(r, f+"commercialCardLevel2") != want || str(r, f+"commercialCardLevel3") != want {
+				t.Errorf("%s: commercialCardLevel2/3 %v, want %s", bin[:6], r["paymentAccountInformation"], want)
+			}
 		}
 		if r := lookup(t, cardLookup("431940"), 201); str(r, "status") != "MULTIPLE" || r["paymentAccountInformation"] != nil {
 			t.Fatalf("multiple %v", r)
@@ -41,7 +51,8 @@ func TestContractBinLookupAndKeys(t *testing.T) {
 		}
 		eb := lookup(t, payout(cardLookup("411111")), 400)
 		wantError(t, eb, "INVALID_REQUEST", "INVALID_DATA", "processingInformation.payoutOptions.payoutInquiry", "")
-		if r := lookup(t, payout(cardLookup("4275330000000000"[:15]+string(luhnDigit([]byte("427533000000000"))))), 201); str(r, "payoutInformation.pushFunds.domesticParticipant") != "true" {
+		if r := lookup(t, payout(cardLookup("4275330000000000"[:15]+string(luhnDigit([]byte("427533000000000"))))), 201); str(r, "payoutInformation.pushFunds.domesticParticipant") != "Y" ||
+			str(r, "payoutInformation.pushFunds.moneyTransferFastFundsDomestic") != "Y" || str(r, "payoutInformation.pushFunds.moneyTransferFastFundsCrossBorder") != "N" {
 			t.Fatalf("debit card payout inquiry %v", r)
 		}
 		cust := c.with(t).subscriptions(mid)[0].PaymentInformation.Customer.ID
@@ -283,7 +294,12 @@ func TestJournalAnswersMatchTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines, _, _ := readJournals(t, files[:1])
+	// The journal of mid: WriteJournals returns the files in no fixed order.
+	i := slices.IndexFunc(files, func(f string) bool { return filepath.Base(f) == "journal-"+mid+".ndjson" })
+	if i < 0 {
+		t.Fatalf("no journal of %s in %v", mid, files)
+	}
+	lines, _, _ := readJournals(t, files[i:i+1])
 	byKind := map[string]tJournalLine{}
 	for _, l := range lines {
 		if !plainCall(l) {

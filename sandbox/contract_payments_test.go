@@ -361,6 +361,16 @@ func TestContractWalletHealthcareLevel3(t *testing.T) {
 		eb := c.with(t).j("POST", "/pts/v2/payments/"+str(r, "id")+"/captures", mid, obj{"healthCareInformation": b["healthCareInformation"],
 			"orderInformation": obj{"amountDetails": obj{"totalAmount": "40.00", "currency": "USD"}}}, 400)
 		wantError(t, eb, "INVALID_REQUEST", "INVALID_DATA", "healthCareInformation", "INVALID_DATA")
+		// The void link offered on the authorization works, and ends it.
+		v := c.with(t).j("POST", str(r, "_links.void.href"), mid, obj{}, 201)
+		if str(v, "status") != "VOIDED" || str(v, "voidAmountDetails.voidAmount") != "40.00" {
+			t.Fatalf("void of the healthcare authorization: %v", v)
+		}
+		eb = c.with(t).j("POST", "/pts/v2/payments/"+str(r, "id")+"/captures", mid,
+			obj{"orderInformation": obj{"amountDetails": obj{"totalAmount": "40.00", "currency": "USD"}}}, 400)
+		wantError(t, eb, "INVALID_REQUEST", "INVALID_DATA", "id", "NOT_CAPTURABLE")
+		eb = c.with(t).j("POST", str(r, "_links.void.href"), mid, obj{}, 400)
+		wantError(t, eb, "INVALID_REQUEST", "INVALID_DATA", "id", "NOT_VOIDABLE")
 	})
 	level3 := func(amount string) obj {
 		return obj{"processingInformation": obj{"purchaseLevel": "3"},

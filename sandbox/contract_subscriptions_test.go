@@ -83,7 +83,7 @@ func TestContractSubscriptions(t *testing.T) {
 		g := c.with(t).j("GET", "/rbs/v1/subscriptions/"+id, mid, nil, 200)
 		if str(g, "subscriptionInformation.planId") != p || str(g, "paymentInformation.customer.id") != f.cust ||
 			str(g, "clientReferenceInformation.code") != "REF-9" || str(g, "subscriptionInformation.startDate") != "2026-12-01T00:00:00Z" ||
-			str(g, "reactivationInformation.skippedPaymentsCount") != "0" {
+			str(g, "reactivationInformation.missedPaymentsCount") != "0" {
 			t.Fatalf("get %v", g)
 		}
 		found := false
@@ -170,6 +170,11 @@ func TestContractBillingEngine(t *testing.T) {
 		if str(d, "orderInformation.amountDetails.totalAmount") != "10.00" || str(d, "recurringPaymentInformation.subscriptionId") != id {
 			t.Fatalf("transaction %v", d)
 		}
+		// The detail spells its time submitTimeUTC (the SDK's model), the
+		// search results submitTimeUtc.
+		if _, err := time.Parse(time.RFC3339, str(d, "submitTimeUTC")); err != nil || d["submitTimeUtc"] != nil {
+			t.Fatalf("transaction detail time: submitTimeUTC %q, submitTimeUtc %v", str(d, "submitTimeUTC"), d["submitTimeUtc"])
+		}
 		// Fixed number of payments: the last one completes it.
 		f.advance(t, 62*24*time.Hour)
 		if got := processed(f.payments(t, id)); !slices.Equal(got, []string{"STANDARD PAID 1", "STANDARD PAID 2", "STANDARD PAID 3"}) || f.status(t, id) != subCompleted {
@@ -241,7 +246,7 @@ func TestContractBillingEngine(t *testing.T) {
 		c.with(t).j("POST", "/rbs/v1/subscriptions/"+id+"/suspend", mid, nil, 200)
 		f.advance(t, 15*24*time.Hour)
 		g := c.with(t).j("GET", "/rbs/v1/subscriptions/"+id, mid, nil, 200)
-		if str(g, "reactivationInformation.skippedPaymentsCount") != "2" || str(g, "reactivationInformation.skippedPaymentsTotalAmount") != "10.00" {
+		if str(g, "reactivationInformation.missedPaymentsCount") != "2" || str(g, "reactivationInformation.missedPaymentsTotalAmount") != "10.00" {
 			t.Fatalf("reactivation information %v", g["reactivationInformation"])
 		}
 		c.with(t).j("POST", "/rbs/v1/subscriptions/"+id+"/activate?processMissedPayments=true", mid, nil, 200)

@@ -39,8 +39,9 @@
 // wrong signature is 401; a merchant the key may not act for is 403. There
 // is one key per kind of user the spec's permissions name (users.go); the
 // default credentials are DefaultOrganizationID, DefaultKeyID and
-// DefaultSecret. JWTs signed with the certificates of Config.Certificates
-// are accepted too (jwt.go).
+// DefaultSecret. JWTs are accepted too (jwt.go), as the platform's SDK
+// makes them: HS256 with a key's shared secret, or RS256 with the
+// certificates of Config.Certificates; a bad one answers the same 401.
 //
 // # Data and state
 //

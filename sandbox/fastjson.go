@@ -169,8 +169,8 @@ func (sj *subscriptionJSON) appendJSON(b []byte) []byte {
 	if ri := sj.ReactivationInformation; ri != nil {
 		w.key("reactivationInformation")
 		w.open()
-		w.str("skippedPaymentsCount", ri.SkippedPaymentsCount)
-		w.str("skippedPaymentsTotalAmount", ri.SkippedPaymentsTotalAmount)
+		w.str("missedPaymentsCount", ri.MissedPaymentsCount)
+		w.str("missedPaymentsTotalAmount", ri.MissedPaymentsTotalAmount)
 		w.close()
 	}
 	w.close()

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -25,6 +26,15 @@ func (s *Server) target(w http.ResponseWriter, r *http.Request, m *member) *tran
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, reason, msg string) {
 	s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", msg,
 		errorDetail{Field: "id", Reason: reason})
+}
+
+// followCode is a follow-on's merchant reference: its own, else the
+// original transaction's.
+func followCode(d doc, orig *transaction) string {
+	if v := d.str("clientReferenceInformation.code"); v != "" {
+		return v
+	}
+	return orig.code
 }
 
 // followAmount reads a follow-on's amount and currency: required, the
@@ -150,10 +160,7 @@ func (s *Server) reverse(w http.ResponseWriter, r *http.Request) {
 	now := s.Clock()
 	st := m.state(s.gen)
 	id := m.nextID(now)
-	code := d.str("clientReferenceInformation.code")
-	if code == "" {
-		code = auth.code
-	}
+	code := followCode(d, auth)
 	resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/reversals/" + id, Method: http.MethodGet}},
 		"id": id, "status": "REVERSED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
 		"clientReferenceInformation": map[string]any{"code": code},
@@ -174,7 +181,10 @@ func (s *Server) reverse(w http.ResponseWriter, r *http.Request) {
 
 // void answers POST /pts/v2/{payments|captures|credits|refunds}/{id}/voids:
 // a sale, capture, credit or refund is voided until it settles in the
-// nightly batch (00:00 UTC after it was submitted).
+// nightly batch (00:00 UTC after it was submitted). On /pts/v2/payments an
+// authorization nothing was captured of is voided too: the spec's
+// healthcare answer offers that void link on an AUTHORIZED authorization,
+// and a link offered must work. It then ends as a reversal would.
 func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		d, ok := s.decodeDoc(w, r)
@@ -195,6 +205,15 @@ func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
 		for _, k := range kinds {
 			kindOK = kindOK || t.kind == k
 		}
+		voidsAuth := t.kind == kindAuth && slices.Contains(kinds, kindSale)
+		if voidsAuth {
+			ok, remaining := authorized(m, t)
+			if !ok || remaining != t.amount {
+				s.refuse(w, r, "NOT_VOIDABLE", "authorization "+t.id+" was captured, reversed or not approved: it cannot be voided")
+				return
+			}
+			kindOK = true
+		}
 		switch {
 		case !kindOK || t.api != nil && t.api.decline != "":
 			s.refuse(w, r, "NOT_VOIDABLE", "transaction "+t.id+" cannot be voided through this path")
@@ -202,7 +221,7 @@ func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
 		case t.voided:
 			s.refuse(w, r, "NOT_VOIDABLE", "transaction "+t.id+" is already voided")
 			return
-		case settled(t.time, now):
+		case !voidsAuth && settled(t.time, now):
 			s.refuse(w, r, "NOT_VOIDABLE", "transaction "+t.id+" has settled and cannot be voided")
 			return
 		}
@@ -213,15 +232,18 @@ func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
 		}
 		st := m.state(s.gen)
 		id := m.nextID(now)
-		code := d.str("clientReferenceInformation.code")
-		if code == "" {
-			code = t.code
-		}
+		code := followCode(d, t)
 		resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/voids/" + id, Method: http.MethodGet}},
 			"id": id, "status": "VOIDED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
 			"clientReferenceInformation": map[string]any{"code": code},
 			"voidAmountDetails":          map[string]any{"voidAmount": money(t.amount), "currency": t.currency}}
 		t.voided = true
+		if voidsAuth {
+			t.reversed = true
+			if t.api != nil && t.api.accept != nil {
+				t.api.accept.needsCancel = true
+			}
+		}
 		appendTxn(m, &transaction{id: id, rootID: t.rootID, reconciliationID: resp["reconciliationId"].(string), time: now,
 			kind: kindVoid, amount: t.amount, currency: t.currency, card: t.card, code: code,
 			api: &apiTxn{status: "VOIDED", app: okApp("ics_void"), commerce: "internet", response: resp}})
@@ -251,11 +273,10 @@ func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "NOT_REFUNDABLE", "transaction "+orig.id+" is not a sale or capture that can be refunded")
 		return
 	}
-	refunded := int64(0)
-	for _, o := range m.txns {
-		if o.kind == kindRefund && o.rootID == orig.id && !o.voided {
-			refunded += o.amount
-		}
+	refunded := refundedOf(m, orig)
+	if orig.api != nil && orig.api.bnpl != nil {
+		s.bnplRefund(w, r, d, m, orig, refunded)
+		return
 	}
 	now := s.Clock()
 	var c checks
@@ -278,10 +299,23 @@ func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
 	resp := call.response()
 	self := "/pts/v2/refunds/" + call.respID
 	resp["_links"] = map[string]any{"self": link{Href: self, Method: http.MethodGet}, "void": link{Href: self + "/voids", Method: http.MethodPost}}
+	delete(resp, "creditAmountDetails")
+	resp["refundAmountDetails"] = refundAmounts(pr.amount, pr.currency)
 	appendTxn(m, &transaction{id: call.respID, rootID: orig.id, reconciliationID: call.reconcileID, time: now, kind: kindRefund,
 		amount: pr.amount, currency: pr.currency, card: orig.card, code: pr.code, networkTxnID: call.networkID,
 		api: &apiTxn{status: "PENDING", app: okApp("ics_credit"), commerce: "internet", level3: pr.level3, response: resp}})
 	s.writeJSON(w, http.StatusCreated, resp)
+}
+
+// refundedOf is what the refunds of t that stand have refunded.
+func refundedOf(m *member, t *transaction) int64 {
+	refunded := int64(0)
+	for _, o := range m.txns {
+		if o.kind == kindRefund && o.rootID == t.id && !o.voided {
+			refunded += o.amount
+		}
+	}
+	return refunded
 }
 
 // credit answers POST /pts/v2/credits: a stand-alone credit to a card,

@@ -162,7 +162,7 @@ func (s *Server) groupList(w http.ResponseWriter, r *http.Request, org, path str
 		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "no access to the groups of organization "+org)
 		return
 	}
-	offset, limit, ok := s.pageParams(w, r, 100, 1000)
+	offset, limit, ok := s.pageParams(w, r, 100, 1000, "organizationId")
 	if !ok {
 		return
 	}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -56,10 +59,13 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, *errorDetail) {
 	return n, nil
 }
 
-// pageParams reads offset and limit; the error is already answered.
-func (s *Server) pageParams(w http.ResponseWriter, r *http.Request, defLimit, maxLimit int) (offset, limit int, ok bool) {
+// pageParams reads offset and limit of a list; the error is already
+// answered. filters names the other query parameters the list takes:
+// anything else, or a parameter given twice, is a VALIDATION_ERROR, since a
+// filter the list ignored would answer more than was asked for.
+func (s *Server) pageParams(w http.ResponseWriter, r *http.Request, defLimit, maxLimit int, filters ...string) (offset, limit int, ok bool) {
 	q := r.URL.Query()
-	var details []errorDetail
+	details := unknownParams(q, append([]string{"offset", "limit"}, filters...))
 	offset, d1 := intParam(q, "offset", 0, 0, 1<<31-1)
 	limit, d2 := intParam(q, "limit", defLimit, 1, maxLimit)
 	for _, d := range []*errorDetail{d1, d2} {
@@ -68,10 +74,30 @@ func (s *Server) pageParams(w http.ResponseWriter, r *http.Request, defLimit, ma
 		}
 	}
 	if len(details) > 0 {
-		s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "invalid paging parameters", details...)
+		s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "invalid query parameters", details...)
 		return 0, 0, false
 	}
 	return offset, limit, true
+}
+
+// unknownParams lists, sorted, the query parameters of q that are not in
+// known or that are given more than once.
+func unknownParams(q url.Values, known []string) []errorDetail {
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []errorDetail
+	for _, k := range names {
+		switch {
+		case !slices.Contains(known, k):
+			out = append(out, errorDetail{Field: k, Reason: "unknown query parameter (this list takes " + strings.Join(known, ", ") + ")"})
+		case len(q[k]) > 1:
+			out = append(out, errorDetail{Field: k, Reason: "given more than once"})
+		}
+	}
+	return out
 }
 
 // pageLinks builds self and, while more remain, next links.

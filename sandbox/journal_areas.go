@@ -46,6 +46,11 @@ func callAmounts(c *call) jobj {
 	return jobj{"totalAmount": money(c.amount), "currency": c.currency}
 }
 
+// refundAmounts is a refund's amount as the platform's SDK models it.
+func refundAmounts(amount int64, currency string) jobj {
+	return jobj{"refundAmount": money(amount), "currency": currency}
+}
+
 func (c *call) address(country string) jobj {
 	b := c.bill
 	return jobj{"firstName": b.first, "lastName": b.last, "address1": b.address, "locality": b.city,
@@ -110,7 +115,7 @@ func (x *callExt) response(c *call) map[string]any {
 		self := "/pts/v2/refunds/" + id
 		return jobj{"_links": jobj{"self": link{Href: self, Method: http.MethodGet}, "void": link{Href: self + "/voids", Method: http.MethodPost}},
 			"id": id, "status": "PENDING", "submitTimeUtc": ts(c.time), "reconciliationId": c.reconcileID,
-			"clientReferenceInformation": code, "orderInformation": jobj{"amountDetails": callAmounts(c)},
+			"clientReferenceInformation": code, "refundAmountDetails": refundAmounts(c.amount, c.currency),
 			"processorInformation": jobj{"approvalCode": c.approval, "networkTransactionId": c.networkID,
 				"transactionId": c.networkID, "responseCode": "00"}}
 	case callReversal:
@@ -121,7 +126,7 @@ func (x *callExt) response(c *call) map[string]any {
 			"processorInformation":       jobj{"responseCode": "00"}}
 	case callSession:
 		links := map[string]link{}
-		for k, v := range sessionLinks(id) {
+		for k, v := range sessionLinks(id, false) {
 			links[k] = v
 		}
 		return jobj{"_links": links, "id": id, "status": sessionPending, "submitTimeUtc": ts(c.time),

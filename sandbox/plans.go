@@ -93,7 +93,7 @@ func renderPlan(p *plan) planJSON {
 
 func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) {
 	ri := info(r)
-	offset, limit, ok := s.pageParams(w, r, 20, 100)
+	offset, limit, ok := s.pageParams(w, r, 20, 100, "filters", "code", "status", "name")
 	if !ok {
 		return
 	}
@@ -108,12 +108,23 @@ func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) {
 		}
 		q.Set("filters", f)
 	}
+	// The SDK's filters (PlansApi.getPlans): code and status equal, case
+	// aside; name a prefix of the plan's name ("first sub string or full
+	// string"). They combine with filters and with each other by AND.
+	code, status, name := r.URL.Query().Get("code"), r.URL.Query().Get("status"), r.URL.Query().Get("name")
+	for k, v := range map[string]string{"code": code, "status": status, "name": name} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
 	var plans []*plan
 	out := make([]planJSON, 0, limit)
 	if m := ri.member; m != nil {
 		m.mu.Lock()
 		for _, p := range m.plans {
-			if matchFilters(filters, p) {
+			if matchFilters(filters, p) && (code == "" || strings.EqualFold(code, p.code)) &&
+				(status == "" || strings.EqualFold(status, p.status)) &&
+				(name == "" || hasPrefixFold(p.name, name)) {
 				plans = append(plans, p)
 			}
 		}
@@ -125,6 +136,11 @@ func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, http.StatusOK, map[string]any{
 		"_links": pageLinks("/rbs/v1/plans", q, offset, limit, len(plans), true), "totalCount": len(plans), "plans": out,
 	})
+}
+
+// hasPrefixFold reports whether s begins with prefix, case aside.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 func (s *Server) planNotFound(w http.ResponseWriter, r *http.Request, id string) {

@@ -454,6 +454,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /groups", s.listGroups)
 	mux.HandleFunc("POST /groups", s.createGroup)
 	mux.HandleFunc("GET /groups/{id}", s.getGroupOrList)
+	// A group's self link names it under /group-management/v1 (spec).
+	mux.HandleFunc("GET /group-management/v1/groups/{id}", s.getGroupOrList)
 	mux.HandleFunc("PATCH /groups/{id}", s.patchGroup)
 	mux.HandleFunc("DELETE /groups/{id}", s.deleteGroup)
 	// Recurring billing.

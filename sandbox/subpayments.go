@@ -56,7 +56,7 @@ func renderPayment(pm *payment, now time.Time) paymentJSON {
 func (s *Server) listPayments(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	q := r.URL.Query()
-	var details []errorDetail
+	details := unknownParams(q, []string{"offset", "limit", "scheduledPaymentsCount"})
 	offset, d1 := intParam(q, "offset", 0, 0, 1<<31-1)
 	limit, d2 := intParam(q, "limit", 20, 1, 100)
 	count, d3 := intParam(q, "scheduledPaymentsCount", 5, 0, 9999)

@@ -52,8 +52,8 @@ type idRef struct {
 }
 
 type reactivationInfo struct {
-	SkippedPaymentsCount       string `json:"skippedPaymentsCount"`
-	SkippedPaymentsTotalAmount string `json:"skippedPaymentsTotalAmount"`
+	MissedPaymentsCount       string `json:"missedPaymentsCount"`
+	MissedPaymentsTotalAmount string `json:"missedPaymentsTotalAmount"`
 }
 
 // subLinks are the operations a subscription's state allows.
@@ -93,20 +93,25 @@ func renderSubscription(sub *subscription, detail bool) subscriptionJSON {
 		sj.PlanInformation.BillingCycles.Total = strconv.Itoa(t.total)
 	}
 	if detail {
-		sj.ReactivationInformation = &reactivationInfo{SkippedPaymentsCount: strconv.Itoa(sub.missed),
-			SkippedPaymentsTotalAmount: money(int64(sub.missed) * t.amount)}
+		sj.ReactivationInformation = &reactivationInfo{MissedPaymentsCount: strconv.Itoa(sub.missed),
+			MissedPaymentsTotalAmount: money(int64(sub.missed) * t.amount)}
 	}
 	return sj
 }
 
+// subscriptionFilters are the subscription list's filters: the facts'
+// status, code and customerId, and the merchant reference the platform's
+// SDK also sends.
+var subscriptionFilters = []string{"status", "code", "customerId", "clientReferenceInformationCode"}
+
 func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request) {
-	offset, limit, ok := s.pageParams(w, r, 20, 100)
+	offset, limit, ok := s.pageParams(w, r, 20, 100, subscriptionFilters...)
 	if !ok {
 		return
 	}
 	q := r.URL.Query()
 	filters := url.Values{}
-	for _, k := range []string{"status", "code", "customerId"} {
+	for _, k := range subscriptionFilters {
 		if v := q.Get(k); v != "" {
 			filters.Set(k, v)
 		}
@@ -121,7 +126,8 @@ func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request) {
 		for _, sub := range m.subs {
 			if (filters.Get("status") == "" || strings.EqualFold(filters.Get("status"), sub.status)) &&
 				(filters.Get("code") == "" || filters.Get("code") == sub.code) &&
-				(filters.Get("customerId") == "" || filters.Get("customerId") == sub.card.customerID) {
+				(filters.Get("customerId") == "" || filters.Get("customerId") == sub.card.customerID) &&
+				(filters.Get("clientReferenceInformationCode") == "" || filters.Get("clientReferenceInformationCode") == sub.clientRef) {
 				subs = append(subs, sub)
 			}
 		}

@@ -519,14 +519,22 @@ func (c *call) response() map[string]any {
 	}
 	links["self"] = link{Href: self, Method: "GET"}
 	order := map[string]any{"amountDetails": amounts}
-	if c.l3Status != nil {
-		order["invoiceDetails"] = map[string]any{"level3TransmissionStatus": c.l3Status}
-	}
 	resp := map[string]any{"_links": links, "id": id, "status": status, "submitTimeUtc": ts(c.time),
 		"reconciliationId": c.reconcileID, "clientReferenceInformation": map[string]any{"code": c.code},
 		"orderInformation": order,
 		"processorInformation": map[string]any{"approvalCode": c.approval, "networkTransactionId": c.networkID,
 			"transactionId": c.networkID, "responseCode": "00"}}
+	if c.kind == callCredit {
+		// A credit answers its amount as the platform's SDK models it.
+		delete(order, "amountDetails")
+		resp["creditAmountDetails"] = map[string]any{"creditAmount": money(c.amount), "currency": c.currency}
+	}
+	if c.l3Status != nil {
+		order["invoiceDetails"] = map[string]any{"level3TransmissionStatus": c.l3Status}
+	}
+	if len(order) == 0 {
+		delete(resp, "orderInformation")
+	}
 	if c.kind == callAuth || c.kind == callSale {
 		resp["paymentAccountInformation"] = map[string]any{"card": map[string]any{"type": c.card.cardType()}}
 		resp["processorInformation"].(map[string]any)["avs"] = map[string]any{"code": "Y", "codeRaw": "Y"}

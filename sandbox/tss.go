@@ -68,7 +68,7 @@ type txnOrder struct {
 
 type summaryJSON struct {
 	ID                         string          `json:"id"`
-	SubmitTimeUtc              string          `json:"submitTimeUtc"`
+	SubmitTimeUtc              string          `json:"submitTimeUtc,omitempty"` // empty in a detail, which spells it submitTimeUTC
 	MerchantID                 string          `json:"merchantId"`
 	ApplicationInformation     appInfo         `json:"applicationInformation"`
 	OrderInformation           txnOrder        `json:"orderInformation"`
@@ -80,6 +80,9 @@ type summaryJSON struct {
 
 type detailJSON struct {
 	summaryJSON
+	// SubmitTimeUTC is so spelled in a transaction detail (the SDK's
+	// model), unlike the search results' submitTimeUtc.
+	SubmitTimeUTC               string         `json:"submitTimeUTC"`
 	RootID                      string         `json:"rootId"`
 	ReconciliationID            string         `json:"reconciliationId"`
 	Status                      string         `json:"status"`
@@ -161,8 +164,10 @@ func (t *transaction) summary(mid string) summaryJSON {
 func (t *transaction) detail(mid string) detailJSON {
 	sum := t.summary(mid)
 	sum.Links = map[string]link{"self": {Href: "/tss/v2/transactions/" + t.id, Method: http.MethodGet}}
-	d := detailJSON{summaryJSON: sum, RootID: t.rootID, ReconciliationID: t.reconciliationID, Status: sum.ApplicationInformation.Status,
+	d := detailJSON{SubmitTimeUTC: sum.SubmitTimeUtc, RootID: t.rootID, ReconciliationID: t.reconciliationID, Status: sum.ApplicationInformation.Status,
 		ProcessorInformation: map[string]any{"networkTransactionId": t.networkTxnID, "transactionId": t.networkTxnID}}
+	sum.SubmitTimeUtc = ""
+	d.summaryJSON = sum
 	if t.approvalCode != "" {
 		d.ProcessorInformation["approvalCode"] = t.approvalCode
 	}

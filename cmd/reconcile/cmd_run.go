@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"runtime"
 	"strings"
 	"time"
 
@@ -33,6 +35,9 @@ type runOptions struct {
 	portfolioID    string
 	keyID          string
 	secretFile     string
+	auth           string // http-signature, jwt or jwt-p12 (platform.AuthMode)
+	p12File        string
+	p12PassFile    string
 	date           string
 	lookback       int
 	journal        string
@@ -89,8 +94,11 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.baseURL, "base-url", "", "platform base URL; empty starts the embedded sandbox on a loopback port")
 	fs.StringVar(&o.organizationID, "organization-id", "", "organization whose groups are reconciled (default: the sandbox's)")
 	fs.StringVar(&o.portfolioID, "portfolio-id", "", "merchant ID that owns the key (signing identity); default = organization")
-	fs.StringVar(&o.keyID, "key-id", "", "shared-secret key ID")
-	fs.StringVar(&o.secretFile, "secret-file", "", "file holding the base64 shared secret (RECONCILE_SECRET also accepted)")
+	fs.StringVar(&o.auth, "auth", string(platform.AuthHTTPSignature), "authentication: http-signature, jwt (shared secret, HS256) or jwt-p12 (P12 certificate, RS256)")
+	fs.StringVar(&o.keyID, "key-id", "", "shared-secret key ID (http-signature, jwt)")
+	fs.StringVar(&o.secretFile, "secret-file", "", "file holding the base64 shared secret, mode 600 (RECONCILE_SECRET also accepted)")
+	fs.StringVar(&o.p12File, "p12-file", "", "jwt-p12: PKCS#12 file of the key and its certificate")
+	fs.StringVar(&o.p12PassFile, "p12-password-file", "", "jwt-p12: file holding the P12 password, mode 600 (RECONCILE_P12_PASSWORD also accepted)")
 	fs.StringVar(&o.date, "date", "", "business day, UTC (YYYY-MM-DD): transactions submitted that day (default yesterday)")
 	fs.IntVar(&o.lookback, "lookback", 3, "extra days re-read before --date for late or changed records")
 	fs.StringVar(&o.journal, "journal", "", "glob of merchant journal files (NDJSON) to import")
@@ -136,11 +144,11 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 // A rule on names rather than a list of flags, so that a credential setting
 // added later (a certificate, a password file) counts without anyone
 // remembering this check.
-var credentialWords = []string{"key", "secret", "portfolio", "auth", "p12", "cert", "certificate", "password", "token", "jwt"}
+var credentialWords = []string{"key", "secret", "portfolio", "p12", "cert", "certificate", "password", "token"}
 
 // credentialEnv are credentials read from the environment that no flag
 // names (a flag's own RECONCILE_<FLAG> counts through the flag).
-var credentialEnv = []string{"RECONCILE_SECRET"}
+var credentialEnv = []string{"RECONCILE_SECRET", "RECONCILE_P12_PASSWORD"}
 
 // givenCredentials names the credential settings given on the command line,
 // in the environment or in the config file.
@@ -218,7 +226,11 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	creds, baseURL, journal := platform.Credentials{}, o.baseURL, o.journal
 	org := o.organizationID
 	if baseURL == "" {
-		sb, err := startEmbeddedSandbox(ctx, o, date, log)
+		auth, err := embeddedAuth(o)
+		if err != nil {
+			return err
+		}
+		sb, err := startEmbeddedSandbox(ctx, o, date, auth, log)
 		if err != nil {
 			return err
 		}
@@ -375,31 +387,147 @@ func businessDate(s string, now time.Time) (time.Time, error) {
 	return d, nil
 }
 
-// loadCredentials reads the key ID and the secret: from --secret-file, else
-// RECONCILE_SECRET. A secret is never taken from a flag's value, so it does
-// not show in process listings or shell history.
+// loadCredentials reads the credentials of the --auth mode: the key ID and
+// the shared secret (--secret-file, else RECONCILE_SECRET), or the P12 file
+// and its password (--p12-password-file, else RECONCILE_P12_PASSWORD). A
+// secret or a password is never taken from a flag's value, so it does not
+// show in process listings or shell history.
 func loadCredentials(o runOptions, getenv func(string) string) (platform.Credentials, error) {
+	mode, err := platform.ParseAuthMode(o.auth)
+	if err != nil {
+		return platform.Credentials{}, fmt.Errorf("--auth: %w", err)
+	}
+	creds := platform.Credentials{Mode: mode, KeyID: o.keyID, PortfolioID: o.portfolioID}
+	if mode == platform.AuthJWTP12 {
+		if creds.P12, err = loadP12(o, getenv); err != nil {
+			return platform.Credentials{}, err
+		}
+		return creds, nil
+	}
+	if o.p12File != "" || o.p12PassFile != "" {
+		return platform.Credentials{}, fmt.Errorf("--p12-file and --p12-password-file are for --auth %s, not %s", platform.AuthJWTP12, mode)
+	}
 	if o.keyID == "" {
-		return platform.Credentials{}, errors.New("no credentials: --key-id (or RECONCILE_KEY_ID) is required with --base-url")
+		return platform.Credentials{}, fmt.Errorf("no credentials: --key-id (or RECONCILE_KEY_ID) is required with --base-url and --auth %s", mode)
 	}
 	var b64 string
 	switch {
 	case o.secretFile != "":
-		b, err := os.ReadFile(o.secretFile)
+		b, err := readCredentialFile("secret-file", o.secretFile, true)
 		if err != nil {
-			return platform.Credentials{}, fmt.Errorf("read secret: %w", err)
+			return platform.Credentials{}, err
 		}
-		b64 = strings.TrimSpace(string(b))
+		b64 = string(b)
 	case getenv("RECONCILE_SECRET") != "":
-		b64 = strings.TrimSpace(getenv("RECONCILE_SECRET"))
+		b64 = getenv("RECONCILE_SECRET")
 	default:
 		return platform.Credentials{}, errors.New("no credentials: give --secret-file or RECONCILE_SECRET with --base-url")
 	}
-	secret, err := platform.NewSecret(b64)
-	if err != nil {
+	if creds.Secret, err = platform.NewSecret(b64); err != nil {
 		return platform.Credentials{}, fmt.Errorf("secret: %w", err)
 	}
-	return platform.Credentials{KeyID: o.keyID, Secret: secret, PortfolioID: o.portfolioID}, nil
+	return creds, nil
+}
+
+// loadP12 reads the key and certificate of --auth jwt-p12.
+func loadP12(o runOptions, getenv func(string) string) (platform.P12Key, error) {
+	if o.p12File == "" {
+		return platform.P12Key{}, fmt.Errorf("--auth %s needs --p12-file (the PKCS#12 file of the key and its certificate)", platform.AuthJWTP12)
+	}
+	var password string
+	switch {
+	case o.p12PassFile != "":
+		b, err := readCredentialFile("p12-password-file", o.p12PassFile, true)
+		if err != nil {
+			return platform.P12Key{}, err
+		}
+		// A trailing newline is the editor's, not the password's.
+		password = strings.TrimRight(string(b), "\r\n")
+	case getenv("RECONCILE_P12_PASSWORD") != "":
+		password = getenv("RECONCILE_P12_PASSWORD")
+	default:
+		return platform.P12Key{}, fmt.Errorf("--auth %s needs the P12 password: --p12-password-file or RECONCILE_P12_PASSWORD", platform.AuthJWTP12)
+	}
+	data, err := readCredentialFile("p12-file", o.p12File, false)
+	if err != nil {
+		return platform.P12Key{}, err
+	}
+	k, err := platform.ParseP12(data, password)
+	if err != nil {
+		return platform.P12Key{}, fmt.Errorf("--p12-file: %w", err)
+	}
+	if exp := k.Certificate().NotAfter; time.Now().After(exp) {
+		return platform.P12Key{}, fmt.Errorf("--p12-file: the certificate %s expired on %s", k.KeyID(), exp.UTC().Format(time.DateOnly))
+	}
+	return k, nil
+}
+
+// maxCredentialFile bounds what is read of a credential file: a secret is
+// 44 bytes of base64 and a P12 file a few kilobytes.
+const maxCredentialFile = 1 << 20
+
+// readCredentialFile reads the file named by the setting flagName (given as
+// a flag, RECONCILE_<FLAG> or in the config file). With private set it
+// refuses, as ssh does for a private key, a file that group or others may
+// read, and says what to run. An error never repeats the path of a file
+// that could not be opened, only the setting: someone who put the secret
+// itself in RECONCILE_SECRET_FILE must not see it printed.
+func readCredentialFile(flagName, path string, private bool) ([]byte, error) {
+	setting := "--" + flagName + " (" + envName(flagName) + ")"
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot open the file it names: %w", setting, withoutPath(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", setting, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", setting)
+	}
+	if perm := fi.Mode().Perm(); private && runtime.GOOS != "windows" && perm&0o077 != 0 {
+		return nil, fmt.Errorf("%s: %s is readable by group or others (mode %04o); it holds a credential: run  chmod 600 %s", setting, path, perm, shellQuote(path))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxCredentialFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read: %w", setting, err)
+	}
+	if len(b) > maxCredentialFile {
+		return nil, fmt.Errorf("%s: larger than %d KiB, not a credential file", setting, maxCredentialFile>>10)
+	}
+	return b, nil
+}
+
+// shellQuote quotes a path for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// embeddedAuth is the authentication a run against the embedded sandbox
+// uses: --auth as given, with the sandbox's test key for the shared-secret
+// modes, and for jwt-p12 a throwaway key whose certificate the sandbox is
+// started to trust. No credential of the user's is ever used against the
+// sandbox (credentials without --base-url are refused earlier).
+func embeddedAuth(o runOptions) (platform.Credentials, error) {
+	mode, err := platform.ParseAuthMode(o.auth)
+	if err != nil {
+		return platform.Credentials{}, fmt.Errorf("--auth: %w", err)
+	}
+	creds := platform.Credentials{Mode: mode}
+	if mode == platform.AuthJWTP12 {
+		key, cert, err := sandbox.TestKeyPair(firstNonEmpty(o.organizationID, sandbox.DefaultOrganizationID))
+		if err != nil {
+			return platform.Credentials{}, fmt.Errorf("embedded sandbox: %w", err)
+		}
+		if creds.P12, err = platform.NewP12Key(key, cert); err != nil {
+			return platform.Credentials{}, fmt.Errorf("embedded sandbox: %w", err)
+		}
+	}
+	return creds, nil
 }
 
 // embeddedSandbox is the simulated platform a run starts when no --base-url
@@ -412,12 +540,20 @@ type embeddedSandbox struct {
 	close          func()
 }
 
-func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, log *slog.Logger) (*embeddedSandbox, error) {
+func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, auth platform.Credentials, log *slog.Logger) (*embeddedSandbox, error) {
 	scale, err := sandbox.ParseScale(o.sandboxScale)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := sandbox.New(sandbox.Config{Seed: o.sandboxSeed, Scale: scale, BusinessDate: date, Lookback: o.lookback})
+	sbCfg := sandbox.Config{Seed: o.sandboxSeed, Scale: scale, BusinessDate: date, Lookback: o.lookback}
+	if cert := auth.P12.Certificate(); cert != nil {
+		trusted, err := sandbox.NewCertificate(cert)
+		if err != nil {
+			return nil, fmt.Errorf("embedded sandbox: --p12-file: %w", err)
+		}
+		sbCfg.Certificates = append(sbCfg.Certificates, trusted)
+	}
+	srv, err := sandbox.New(sbCfg)
 	if err != nil {
 		return nil, fmt.Errorf("embedded sandbox: %w", err)
 	}
@@ -448,8 +584,9 @@ func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, log
 	log.Info("embedded sandbox started", "url", url, "seed", o.sandboxSeed, "scale", scale.String(),
 		"journals", journals, "ground_truth", truth)
 	return &embeddedSandbox{
-		url:            url,
-		creds:          platform.Credentials{KeyID: cfg.KeyID, Secret: secret, PortfolioID: cfg.OrganizationID},
+		url: url,
+		creds: platform.Credentials{Mode: auth.Mode, KeyID: cfg.KeyID, Secret: secret, P12: auth.P12,
+			PortfolioID: cfg.OrganizationID},
 		organizationID: cfg.OrganizationID,
 		journalGlob:    filepath.Join(journals, "*.ndjson"),
 		close: func() {
