@@ -422,11 +422,11 @@ func TestEmbeddedDefault(t *testing.T) {
 	d := date.Format("2006-01-02")
 	// The README's comparison in SQL: both counts 0.
 	truth := filepath.Join(out, "sandbox", "ground-truth-"+d+".json")
-	code, stdout, stderr = runCLI(t, nil, "sql", "--db", db, "--format", "csv",
+	code, sqlOut, stderr := runCLI(t, nil, "sql", "--db", db, "--format", "csv",
 		"--var", "ground_truth=@"+truth, "--file", filepath.Join("..", "..", "docs", "compare-ground-truth.sql"))
 	if want := "side,findings\nin the ground truth, not found,0\nfound, not in the ground truth,0\n"; code != exitOK ||
-		strings.ReplaceAll(stdout, `"`, "") != want {
-		t.Errorf("compare-ground-truth.sql: exit %d\n%s\n%s", code, stdout, stderr)
+		strings.ReplaceAll(sqlOut, `"`, "") != want {
+		t.Errorf("compare-ground-truth.sql: exit %d\n%s\n%s", code, sqlOut, stderr)
 	}
 	var gt sandbox.GroundTruth
 	readJSON(t, truth, &gt)

@@ -319,7 +319,8 @@ func TestCredentialsWithoutBaseURLRefused(t *testing.T) {
 
 // TestCredentialSettingsRule: the rule that finds credential settings
 // covers settings this file does not know yet, such as the certificate
-// settings of another authentication, and leaves the others alone.
+// settings of another authentication, and leaves the others alone (--auth
+// is a mode, not a credential: the embedded sandbox serves every mode).
 func TestCredentialSettingsRule(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	for _, name := range []string{"key-id", "secret-file", "portfolio-id", "auth", "p12-file", "p12-password-file", "client-cert",
@@ -328,7 +329,7 @@ func TestCredentialSettingsRule(t *testing.T) {
 		fs.Set(name, "x")
 	}
 	got := givenCredentials(fs, func(string) string { return "" })
-	want := "[--auth --client-cert --key-id --p12-file --p12-password-file --portfolio-id --secret-file]"
+	want := "[--client-cert --key-id --p12-file --p12-password-file --portfolio-id --secret-file]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("credential settings %v, want %s", got, want)
 	}
