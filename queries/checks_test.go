@@ -447,12 +447,12 @@ func detailColumns(detail string) (keys, values []string, err error) {
 // null, anything else (numbers with their scale, booleans, lists) as its
 // compact JSON. A string that would read as NULL keeps its JSON quotes.
 func cell(v json.RawMessage) string {
+	if string(v) == "null" { // (before Unmarshal, which takes null into a string as "")
+		return "NULL"
+	}
 	var s string
 	if json.Unmarshal(v, &s) == nil {
 		return textCell(s)
-	}
-	if string(v) == "null" {
-		return "NULL"
 	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, v); err != nil {
