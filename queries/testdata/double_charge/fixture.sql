@@ -27,4 +27,8 @@ INSERT INTO subscription_payments (merchant_id, payment_id, subscription_id, sta
     -- Not reported: sub-1's cycle 4 is paid once by each member; the two
     -- would be a double charge if the check forgot merchant_id.
     ('m1', 'pay-10', 'sub-1', 'PAID',  'STANDARD', 4, 5, TIMESTAMPTZ '2026-11-19 10:00:00+00', 20.00, NULL, 'USD', 'tx-10'),
-    ('m2', 'pay-11', 'sub-1', 'PAID',  'STANDARD', 4, 4, TIMESTAMPTZ '2026-11-19 11:00:00+00', 20.00, NULL, 'USD', 'tx-11');
+    ('m2', 'pay-11', 'sub-1', 'PAID',  'STANDARD', 4, 4, TIMESTAMPTZ '2026-11-19 11:00:00+00', 20.00, NULL, 'USD', 'tx-11'),
+    -- Not reported: the other member's sub-1 paid its cycle 3 once, before
+    -- m1's two payments; counted among them it would make both of m1's
+    -- payments extra (40.00 for sub-1:3).
+    ('m2', 'pay-12', 'sub-1', 'PAID',  'STANDARD', 3, 3, TIMESTAMPTZ '2026-11-17 08:00:00+00', 20.00, NULL, 'USD', 'tx-12');
