@@ -16,14 +16,15 @@ INSERT INTO subscriptions (merchant_id, subscription_id, status, start_date, bil
     ('m1', 'sub-short',     'DELINQUENT', TIMESTAMPTZ '2026-11-02 00:00:00+00', 'W', 1,  5.00, 'USD'),
     ('m1', 'sub-rescued',   'ACTIVE',     TIMESTAMPTZ '2026-11-19 00:00:00+00', 'D', 1,  1.00, 'USD'),
     ('m1', 'sub-earlier',   'SUSPENDED',  TIMESTAMPTZ '2026-11-02 12:00:00+00', 'W', 1,  5.00, 'USD'),
-    ('m2', 'sub-short',     'DELINQUENT', TIMESTAMPTZ '2026-11-02 00:00:00+00', 'W', 1,  5.00, 'USD');
+    ('m2', 'sub-short',     'SUSPENDED',  TIMESTAMPTZ '2026-11-02 00:00:00+00', 'D', 7,  5.00, 'USD');
 
 INSERT INTO subscription_schedules (merchant_id, subscription_id, period_unit, period_length, cycles_total, start_date, cut_off, cycles_due, last_due_date, next_due_date, projection_cut, retry_limit, retry_interval, retry_tolerance, within_12_months, currency) VALUES
     ('m1', 'sub-exhausted', 'M', 1, NULL, TIMESTAMPTZ '2026-10-08 06:00:00+00', TIMESTAMPTZ '2026-11-21 00:00:00+00', 2, TIMESTAMPTZ '2026-11-08 06:00:00+00', TIMESTAMPTZ '2026-12-08 06:00:00+00', false, 5, INTERVAL '48 hours', INTERVAL '4 hours 48 minutes', true, 'USD'),
     ('m1', 'sub-short',     'W', 1, NULL, TIMESTAMPTZ '2026-11-02 00:00:00+00', TIMESTAMPTZ '2026-11-21 00:00:00+00', 3, TIMESTAMPTZ '2026-11-16 00:00:00+00', TIMESTAMPTZ '2026-11-23 00:00:00+00', false, 3, INTERVAL '24 hours', INTERVAL '2 hours 24 minutes', true, 'USD'),
     ('m1', 'sub-rescued',   'D', 1, NULL, TIMESTAMPTZ '2026-11-19 00:00:00+00', TIMESTAMPTZ '2026-11-21 00:00:00+00', 2, TIMESTAMPTZ '2026-11-20 00:00:00+00', TIMESTAMPTZ '2026-11-21 00:00:00+00', false, 1, INTERVAL '1 hour',   INTERVAL '6 minutes',          true, 'USD'),
     ('m1', 'sub-earlier',   'W', 1, NULL, TIMESTAMPTZ '2026-11-02 12:00:00+00', TIMESTAMPTZ '2026-11-21 00:00:00+00', 3, TIMESTAMPTZ '2026-11-16 12:00:00+00', TIMESTAMPTZ '2026-11-23 12:00:00+00', false, 3, INTERVAL '24 hours', INTERVAL '2 hours 24 minutes', true, 'USD'),
-    ('m2', 'sub-short',     'W', 1, NULL, TIMESTAMPTZ '2026-11-02 00:00:00+00', TIMESTAMPTZ '2026-11-21 00:00:00+00', 3, TIMESTAMPTZ '2026-11-16 00:00:00+00', TIMESTAMPTZ '2026-11-23 00:00:00+00', false, 3, INTERVAL '24 hours', INTERVAL '2 hours 24 minutes', true, 'USD');
+    -- Every 7 days, but a D unit: one retry.
+    ('m2', 'sub-short',     'D', 7, NULL, TIMESTAMPTZ '2026-11-02 00:00:00+00', TIMESTAMPTZ '2026-11-21 00:00:00+00', 3, TIMESTAMPTZ '2026-11-16 00:00:00+00', TIMESTAMPTZ '2026-11-23 00:00:00+00', false, 1, INTERVAL '1 hour',   INTERVAL '6 minutes',          true, 'USD');
 
 INSERT INTO expected_cycles (merchant_id, subscription_id, cycle, due_date, billing_amount, currency) VALUES
     ('m1', 'sub-exhausted', 1, TIMESTAMPTZ '2026-10-08 06:00:00+00', 25.00, 'USD'),
@@ -64,8 +65,10 @@ INSERT INTO subscription_payments (merchant_id, payment_id, subscription_id, sta
     ('m1', 'ea-1', 'sub-earlier', 'FAILED', 'RETRY',    1, 2, TIMESTAMPTZ '2026-11-03 12:00:00+00', 5.00, NULL, 'USD'),
     ('m1', 'ea-2', 'sub-earlier', 'FAILED', 'RETRY',    1, 3, TIMESTAMPTZ '2026-11-04 12:00:00+00', 5.00, NULL, 'USD'),
     ('m1', 'ea-3', 'sub-earlier', 'FAILED', 'RETRY',    1, 4, TIMESTAMPTZ '2026-11-05 12:00:00+00', 5.00, NULL, 'USD'),
-    -- Not reported, the other member's sub-short:3 (m1's ids): one retry.
-    -- Counted with m1's two it would make three, exhausting m1's cycle, if
-    -- the check forgot merchant_id.
+    -- Not reported, the other member's sub-short:3 (m1's ids): its one
+    -- retry exhausted it, but before the window. If the check forgot
+    -- merchant_id, that retry counted with m1's two (three: weekly's
+    -- limit), or its schedule's limit of 1 applied to m1's cycle, would
+    -- report m1's sub-short:3.
     ('m2', 'x-0', 'sub-short', 'FAILED', 'STANDARD', 3, 3, TIMESTAMPTZ '2026-11-16 00:00:00+00', 5.00, NULL, 'USD'),
-    ('m2', 'x-1', 'sub-short', 'FAILED', 'RETRY',    3, 4, TIMESTAMPTZ '2026-11-17 00:00:00+00', 5.00, NULL, 'USD');
+    ('m2', 'x-1', 'sub-short', 'FAILED', 'RETRY',    3, 4, TIMESTAMPTZ '2026-11-16 01:00:00+00', 5.00, NULL, 'USD');
