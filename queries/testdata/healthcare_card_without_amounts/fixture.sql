@@ -3,6 +3,11 @@
 -- healthCard true) sent without healthCareInformation.amountDetails
 -- (journal.healthcare_amount_count NULL). The card as in the view
 -- journal_cards.
+--
+-- Both members' journals were imported from one path, journal.ndjson (on
+-- different days), so a file and line name a call only with its
+-- merchant_id: the card of a call (journal_cards) must be joined on all
+-- three.
 SET VARIABLE window_start = TIMESTAMPTZ '2026-11-17 00:00:00+00'; -- business date 2026-11-20, lookback 3 days
 SET VARIABLE window_end   = TIMESTAMPTZ '2026-11-21 00:00:00+00';
 
@@ -20,21 +25,24 @@ INSERT INTO transactions (merchant_id, transaction_id, submit_time, amount, curr
 
 INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, transaction_id, parent_id, card_bin, card_last4, amount, currency, response_status, product_subtype, healthcare_amount, healthcare_detail_amount, healthcare_amount_count) VALUES
     -- Reported: a sale on an HSA card with no healthcare amounts.
-    ('m1', 'journal-m1.ndjson', 1, TIMESTAMPTZ '2026-11-18 10:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-1', NULL,     '488888', '0001', 45.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
+    ('m1', 'journal.ndjson', 1, TIMESTAMPTZ '2026-11-18 10:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-1', NULL,     '488888', '0001', 45.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
     -- Not reported: the same card with its amounts (healthcare total).
-    ('m1', 'journal-m1.ndjson', 2, TIMESTAMPTZ '2026-11-18 11:00:00+00', '/pts/v2/payments', 201, 'authorization', 'auth-2', NULL,     '488888', '0001', 45.00, 'USD', 'AUTHORIZED', 'HC', 45.00, NULL, 1),
+    ('m1', 'journal.ndjson', 2, TIMESTAMPTZ '2026-11-18 11:00:00+00', '/pts/v2/payments', 201, 'authorization', 'auth-2', NULL,     '488888', '0001', 45.00, 'USD', 'AUTHORIZED', 'HC', 45.00, NULL, 1),
     -- Not reported: its capture (healthcare fields are not sent on
     -- follow-on calls).
-    ('m1', 'journal-m1.ndjson', 3, TIMESTAMPTZ '2026-11-18 12:00:00+00', '/pts/v2/payments/auth-2/captures', 201, 'capture', 'cap-3', 'auth-2', NULL, NULL, 45.00, 'USD', 'PENDING', NULL, NULL, NULL, NULL),
+    ('m1', 'journal.ndjson', 3, TIMESTAMPTZ '2026-11-18 12:00:00+00', '/pts/v2/payments/auth-2/captures', 201, 'capture', 'cap-3', 'auth-2', NULL, NULL, 45.00, 'USD', 'PENDING', NULL, NULL, NULL, NULL),
     -- Not reported: a card that is not a health card; an ambiguous BIN.
-    ('m1', 'journal-m1.ndjson', 4, TIMESTAMPTZ '2026-11-18 13:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-4', NULL,     '411111', '1111', 45.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
-    ('m1', 'journal-m1.ndjson', 5, TIMESTAMPTZ '2026-11-18 14:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-5', NULL,     '489999', '0005', 45.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
+    ('m1', 'journal.ndjson', 4, TIMESTAMPTZ '2026-11-18 13:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-4', NULL,     '411111', '1111', 45.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
+    ('m1', 'journal.ndjson', 5, TIMESTAMPTZ '2026-11-18 14:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-5', NULL,     '489999', '0005', 45.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
     -- Reported: by token, the card from Transaction Search; the issuer
     -- declined it (answered 201 DECLINED).
-    ('m1', 'journal-m1.ndjson', 6, TIMESTAMPTZ '2026-11-19 10:00:00+00', '/pts/v2/payments', 201, 'authorization', 'auth-6', NULL,     NULL,     NULL,   80.00, 'USD', 'DECLINED',   NULL, NULL,  NULL, NULL),
+    ('m1', 'journal.ndjson', 6, TIMESTAMPTZ '2026-11-19 10:00:00+00', '/pts/v2/payments', 201, 'authorization', 'auth-6', NULL,     NULL,     NULL,   80.00, 'USD', 'DECLINED',   NULL, NULL,  NULL, NULL),
     -- Not reported: answered 400; the day before the window.
-    ('m1', 'journal-m1.ndjson', 7, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments', 400, 'sale',          'sale-7', NULL,     '488888', '0001', 45.00, 'USD', 'INVALID_REQUEST', NULL, NULL, NULL, NULL),
-    ('m1', 'journal-m1.ndjson', 8, TIMESTAMPTZ '2026-11-16 12:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-8', NULL,     '488888', '0001', 45.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
+    ('m1', 'journal.ndjson', 7, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments', 400, 'sale',          'sale-7', NULL,     '488888', '0001', 45.00, 'USD', 'INVALID_REQUEST', NULL, NULL, NULL, NULL),
+    ('m1', 'journal.ndjson', 8, TIMESTAMPTZ '2026-11-16 12:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-8', NULL,     '488888', '0001', 45.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
     -- Not reported: by token, and only the other member's Transaction
     -- Search knows a tok-9 (on the HSA card): m1's call has no known card.
-    ('m1', 'journal-m1.ndjson', 9, TIMESTAMPTZ '2026-11-19 11:00:00+00', '/pts/v2/payments', 201, 'authorization', 'tok-9', NULL,      NULL,     NULL,   80.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL);
+    ('m1', 'journal.ndjson', 9, TIMESTAMPTZ '2026-11-19 11:00:00+00', '/pts/v2/payments', 201, 'authorization', 'tok-9', NULL,      NULL,     NULL,   80.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
+    -- Not reported: the other member's own call on the HSA card, with its
+    -- amounts. Its line number is that of m1's consumer-card sale-4.
+    ('m2', 'journal.ndjson', 4, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-m2', NULL,    '488888', '0002', 30.00, 'EUR', 'AUTHORIZED', 'HC', 30.00, NULL, 1);

@@ -16,7 +16,10 @@ INSERT INTO subscriptions (merchant_id, subscription_id, plan_id, status, billin
     ('m1', 'sub-1', 'plan-1', 'ACTIVE', 20.00, 'USD'),
     ('m1', 'sub-2', 'plan-2', 'ACTIVE', 20.00, 'USD'),
     -- A one-time plan: no stored plan to compare with.
-    ('m1', 'sub-3', NULL,     'ACTIVE', 30.00, 'USD');
+    ('m1', 'sub-3', NULL,     'ACTIVE', 30.00, 'USD'),
+    -- The other member's sub-1 (m1's id) at 22.00: m1's pay-1 of 20.00
+    -- would be a mismatch against it if the check forgot merchant_id.
+    ('m2', 'sub-1', 'plan-1', 'ACTIVE', 22.00, 'USD');
 
 INSERT INTO subscription_payments (merchant_id, payment_id, subscription_id, status, payment_type, billing_cycle, payment_date, billing_amount, setup_fee, surcharge_amount, currency, transaction_id) VALUES
     -- Reported: 22.00 is neither sub-1's nor plan-1's 20.00.
