@@ -38,6 +38,12 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal.ndjson', 11, TIMESTAMPTZ '2026-09-01 10:00:00+00', '/pts/v2/payments', 201, 'authorization', 'cit-f1', 'ntid-f1', '466666', '6666', 10.00, 'USD', 'AUTHORIZED', 'internet', 'customer', true, NULL, NULL),
     ('m1', 'journal.ndjson', 12, TIMESTAMPTZ '2026-11-19 11:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-f', NULL,     '466666', '6666', 10.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, '7',  'cit-f'),
     ('m2', 'journal.ndjson',  1, TIMESTAMPTZ '2024-01-01 10:00:00+00', '/pts/v2/payments', 201, 'authorization', 'cit-f', 'ntid-f', '466666', '6666', 10.00, 'USD', 'AUTHORIZED', 'internet',  'customer', true,  NULL, NULL),
+    -- The other member's calls at the line numbers of m1's cit-c and mit-c,
+    -- the first storing mit-c's card (a customer of both members): if the
+    -- check forgot merchant_id, they would give mit-c a CIT two weeks old,
+    -- or the card of m1's recent cit-f1, and mit-c would go unreported.
+    ('m2', 'journal.ndjson',  5, TIMESTAMPTZ '2026-11-01 10:00:00+00', '/pts/v2/payments', 201, 'authorization', 'cit-m2', 'ntid-m2', '433333', '3333', 10.00, 'USD', 'AUTHORIZED', 'internet', 'customer', true, NULL, NULL),
+    ('m2', 'journal.ndjson',  6, TIMESTAMPTZ '2026-11-02 10:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-m2', 'ntid-s2', '466666', '6666', 10.00, 'USD', 'AUTHORIZED', 'internet', 'customer', false, NULL, NULL),
     -- NOTE: reported mit-g, by the rule as written, though its credential
     -- was used a month ago: like every MIT of this subscription it names
     -- the original CIT (cit-g, 398 days old), as the spec asks of most
