@@ -22,4 +22,7 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal-m1.ndjson', 7, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments',           201, 'authorization', 'auth-7', 50.00,  'EUR', 'AUTHORIZED', NULL,          'DE'),
     -- Not reported: answered 400; before the window.
     ('m1', 'journal-m1.ndjson', 8, TIMESTAMPTZ '2026-11-19 13:00:00+00', '/pts/v2/payment-references', 400, 'bnpl_session',  'ses-8', 50.00,  'EUR', 'INVALID_REQUEST', 'AP_SESSIONS', 'DE'),
-    ('m1', 'journal-m1.ndjson', 9, TIMESTAMPTZ '2026-11-16 13:00:00+00', '/pts/v2/payment-references', 201, 'bnpl_session',  'ses-9', 50.00,  'EUR', 'PENDING',    'AP_SESSIONS', 'FR');
+    ('m1', 'journal-m1.ndjson', 9, TIMESTAMPTZ '2026-11-16 13:00:00+00', '/pts/v2/payment-references', 201, 'bnpl_session',  'ses-9', 50.00,  'EUR', 'PENDING',    'AP_SESSIONS', 'FR'),
+    -- Reported for the other member too, apart from m1's ap-5 (same id):
+    -- New Zealand billed in Australian dollars.
+    ('m2', 'journal-m2.ndjson', 1, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments',           201, 'authorization', 'ap-5',  70.00,  'AUD', 'FAILED',     'AP_AUTH',     'NZ');

@@ -22,4 +22,6 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal-m1.ndjson', 5, TIMESTAMPTZ '2026-11-18 14:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-5', 100.00, 'USD', 'AUTHORIZED', 'HC',  80.00,  70.00, 3),
     -- Not reported: answered 400; on the window's (exclusive) end.
     ('m1', 'journal-m1.ndjson', 6, TIMESTAMPTZ '2026-11-19 10:00:00+00', '/pts/v2/payments', 400, 'sale',          'sale-6', 100.00, 'USD', 'INVALID_REQUEST', 'HC', 120.00, NULL, 1),
-    ('m1', 'journal-m1.ndjson', 7, TIMESTAMPTZ '2026-11-21 00:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-7', 100.00, 'USD', 'AUTHORIZED', 'HC', 120.00, NULL,   1);
+    ('m1', 'journal-m1.ndjson', 7, TIMESTAMPTZ '2026-11-21 00:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-7', 100.00, 'USD', 'AUTHORIZED', 'HC', 120.00, NULL,   1),
+    -- Reported for the other member too, apart from m1's sale-1 (same id).
+    ('m2', 'journal-m2.ndjson', 1, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-1',  20.00, 'USD', 'DECLINED',   'HC',  25.00, NULL,   1);

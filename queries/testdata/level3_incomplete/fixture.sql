@@ -23,4 +23,6 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal-m1.ndjson', 6, TIMESTAMPTZ '2026-11-19 13:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-6', NULL, 60.00, 'USD', '2', NULL, NULL, NULL, NULL),
     -- Not reported: answered 400; and the day before the window.
     ('m1', 'journal-m1.ndjson', 7, TIMESTAMPTZ '2026-11-19 14:00:00+00', '/pts/v2/payments', 400, 'sale', 'sale-7', NULL, 60.00, 'USD', '3', 1, NULL, 'lineItems[0].unitPrice', NULL),
-    ('m1', 'journal-m1.ndjson', 8, TIMESTAMPTZ '2026-11-16 14:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-8', NULL, 60.00, 'USD', '3', 1, 'Y', 'lineItems[0].unitPrice', NULL);
+    ('m1', 'journal-m1.ndjson', 8, TIMESTAMPTZ '2026-11-16 14:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-8', NULL, 60.00, 'USD', '3', 1, 'Y', 'lineItems[0].unitPrice', NULL),
+    -- Reported for the other member too, apart from m1's cap-1 (same id).
+    ('m2', 'journal-m2.ndjson', 1, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments/auth-9/captures', 201, 'capture', 'cap-1', 'auth-9', 35.00, 'EUR', '3', 1, 'Y', 'lineItems[0].discountAmount,lineItems[0].productCode', NULL);

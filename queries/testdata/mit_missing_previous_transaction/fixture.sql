@@ -16,4 +16,6 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal-m1.ndjson', 4, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments', 201, 'authorization', 'cit-4', 19.99, 'USD', 'AUTHORIZED', 'internet',  'customer', NULL, NULL),
     -- Not reported: answered 400; just before the window.
     ('m1', 'journal-m1.ndjson', 5, TIMESTAMPTZ '2026-11-19 13:00:00+00', '/pts/v2/payments', 400, 'sale',          'mit-5', 19.99, 'USD', 'INVALID_REQUEST', 'recurring', 'merchant', '7', NULL),
-    ('m1', 'journal-m1.ndjson', 6, TIMESTAMPTZ '2026-11-16 23:59:59+00', '/pts/v2/payments', 201, 'sale',          'mit-6', 19.99, 'USD', 'AUTHORIZED', 'recurring', 'merchant', '7',  NULL);
+    ('m1', 'journal-m1.ndjson', 6, TIMESTAMPTZ '2026-11-16 23:59:59+00', '/pts/v2/payments', 201, 'sale',          'mit-6', 19.99, 'USD', 'AUTHORIZED', 'recurring', 'merchant', '7',  NULL),
+    -- Reported for the other member too, apart from m1's mit-1 (same id).
+    ('m2', 'journal-m2.ndjson', 1, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-1', 55.00, 'EUR', 'AUTHORIZED', 'recurring', 'merchant', '7',  NULL);

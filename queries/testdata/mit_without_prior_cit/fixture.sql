@@ -35,4 +35,9 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal.ndjson',  9, TIMESTAMPTZ '2026-11-19 11:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-e', '455555', '5555', 12.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, NULL,           '7',  'cit-x'),
     -- Not reported: an MIT answered 400 (no transaction).
     ('m1', 'journal.ndjson', 10, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments', 400, 'sale',          'mit-f', '466666', '6666', 12.00, 'USD', 'INVALID_REQUEST', 'recurring', 'merchant', false, NULL,      '7',  NULL),
-    ('m2', 'journal.ndjson',  1, TIMESTAMPTZ '2026-09-01 10:00:00+00', '/pts/v2/payments', 201, 'authorization', 'cit-x', '455555', '5555', 12.00, 'USD', 'AUTHORIZED', 'internet',  'customer', true,  NULL,           NULL, NULL);
+    -- The other member stored 455555...5555 (line 1) and charged it as an
+    -- MIT (line 2): not reported, its own CIT came first. Its line 2 has the
+    -- number of m1's mit-a: joined by file and line alone, mit-a would take
+    -- its card, which m1 never stored.
+    ('m2', 'journal.ndjson',  1, TIMESTAMPTZ '2026-09-01 10:00:00+00', '/pts/v2/payments', 201, 'authorization', 'cit-x', '455555', '5555', 12.00, 'USD', 'AUTHORIZED', 'internet',  'customer', true,  NULL,           NULL, NULL),
+    ('m2', 'journal.ndjson',  2, TIMESTAMPTZ '2026-11-19 09:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-x', '455555', '5555', 12.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, NULL,           '7',  'cit-x');
