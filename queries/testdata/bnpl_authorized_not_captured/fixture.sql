@@ -26,4 +26,6 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal-m1.ndjson', 11, TIMESTAMPTZ '2026-11-19 11:00:00+00', '/pts/v2/payments', 201, 'authorization', 'auth-7', NULL, 40.00, 'USD', 'AUTHORIZED', NULL, NULL, 'US'),
     ('m1', 'journal-m1.ndjson', 12, TIMESTAMPTZ '2026-11-16 11:00:00+00', '/pts/v2/payments', 201, 'authorization', 'ap-8', NULL, 40.00, 'USD', 'AUTHORIZED', 'AP_AUTH', 'tok-8', 'US'),
     -- The other member captured an ap-1: it does not capture m1's.
-    ('m2', 'journal-m2.ndjson',  1, TIMESTAMPTZ '2026-11-19 10:00:00+00', '/pts/v2/payments/ap-1/captures', 201, 'capture', 'cap-9', 'ap-1', 150.00, 'USD', 'PENDING', NULL, NULL, NULL);
+    ('m2', 'journal-m2.ndjson',  1, TIMESTAMPTZ '2026-11-19 10:00:00+00', '/pts/v2/payments/ap-1/captures', 201, 'capture', 'cap-9', 'ap-1', 150.00, 'USD', 'PENDING', NULL, NULL, NULL),
+    -- Reported for the other member too, apart from m1's ap-4 (same id).
+    ('m2', 'journal-m2.ndjson',  2, TIMESTAMPTZ '2026-11-19 09:00:00+00', '/pts/v2/payments', 201, 'authorization', 'ap-4', NULL, 25.00, 'USD', 'AUTHORIZED', 'AP_AUTH', 'tok-m2', 'US');

@@ -35,4 +35,6 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal-m1.ndjson', 11, TIMESTAMPTZ '2026-11-18 14:00:00+00', '/pts/v2/payment-references', 201, 'bnpl_session',  'ses-8', 60.00,  'USD', 'PENDING',    'AP_SESSIONS', 'tok-8', 'US'),
     ('m1', 'journal-m1.ndjson', 12, TIMESTAMPTZ '2026-11-18 14:10:00+00', '/pts/v2/payments',           201, 'authorization', 'ap-8',  60.00,  'USD', 'PENDING',    'AP_AUTH',     'tok-8', 'US'),
     -- The other member authorized a tok-1: it does not complete m1's ses-1.
-    ('m2', 'journal-m2.ndjson',  1, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments',           201, 'authorization', 'ap-9',  150.00, 'USD', 'AUTHORIZED', 'AP_AUTH',     'tok-1', 'US');
+    ('m2', 'journal-m2.ndjson',  1, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments',           201, 'authorization', 'ap-9',  150.00, 'USD', 'AUTHORIZED', 'AP_AUTH',     'tok-1', 'US'),
+    -- Reported for the other member too, apart from m1's ses-1 (same id).
+    ('m2', 'journal-m2.ndjson',  2, TIMESTAMPTZ '2026-11-18 09:00:00+00', '/pts/v2/payment-references', 201, 'bnpl_session',  'ses-1', 30.00,  'GBP', 'PENDING',    'AP_SESSIONS', 'tok-m2', 'GB');

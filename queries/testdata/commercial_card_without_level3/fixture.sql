@@ -42,4 +42,6 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     -- member journaled (with the commercial card below): m1's capture has
     -- no card of its own.
     ('m1', 'journal-m1.ndjson', 11, TIMESTAMPTZ '2026-11-19 13:00:00+00', '/pts/v2/payments/auth-m2/captures', 201, 'capture', 'cap-11', 'auth-m2', NULL, NULL, 90.00, 'USD', NULL, NULL),
-    ('m2', 'journal-m2.ndjson',  1, TIMESTAMPTZ '2026-11-18 09:00:00+00', '/pts/v2/payments', 201, 'authorization', 'auth-m2', NULL, '555501', '0009', 90.00, 'USD', NULL, NULL);
+    ('m2', 'journal-m2.ndjson',  1, TIMESTAMPTZ '2026-11-18 09:00:00+00', '/pts/v2/payments', 201, 'authorization', 'auth-m2', NULL, '555501', '0009', 90.00, 'USD', NULL, NULL),
+    -- Reported for the other member too, apart from m1's sale-1 (same id).
+    ('m2', 'journal-m2.ndjson',  2, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-1', NULL, '555501', '0009', 45.00, 'EUR', NULL, NULL);

@@ -45,4 +45,6 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal.ndjson', 9, TIMESTAMPTZ '2026-11-19 11:00:00+00', '/pts/v2/payments', 201, 'authorization', 'tok-9', NULL,      NULL,     NULL,   80.00, 'USD', 'AUTHORIZED', NULL, NULL,  NULL, NULL),
     -- Not reported: the other member's own call on the HSA card, with its
     -- amounts. Its line number is that of m1's consumer-card sale-4.
-    ('m2', 'journal.ndjson', 4, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-m2', NULL,    '488888', '0002', 30.00, 'EUR', 'AUTHORIZED', 'HC', 30.00, NULL, 1);
+    ('m2', 'journal.ndjson', 4, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments', 201, 'sale',          'sale-m2', NULL,    '488888', '0002', 30.00, 'EUR', 'AUTHORIZED', 'HC', 30.00, NULL, 1),
+    -- Reported for the other member too, apart from m1's sale-1 (same id).
+    ('m2', 'journal.ndjson', 10, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments', 201, 'sale',         'sale-1', NULL,     '488888', '0002', 15.00, 'USD', 'DECLINED',   NULL, NULL,  NULL, NULL);

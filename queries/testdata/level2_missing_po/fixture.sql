@@ -40,4 +40,6 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     -- journaled (on a purchasing card, at the line number of m1's
     -- consumer-card sale-6): m1's capture has no known card.
     ('m1', 'journal.ndjson', 10, TIMESTAMPTZ '2026-11-19 16:00:00+00', '/pts/v2/payments/auth-m2/captures', 201, 'capture', 'cap-10', 'auth-m2', NULL, NULL, 90.00, 'USD', NULL, NULL),
-    ('m2', 'journal.ndjson',  6, TIMESTAMPTZ '2026-11-18 09:00:00+00', '/pts/v2/payments', 201, 'authorization', 'auth-m2', NULL, '556677', '0009', 90.00, 'USD', NULL, NULL);
+    ('m2', 'journal.ndjson',  6, TIMESTAMPTZ '2026-11-18 09:00:00+00', '/pts/v2/payments', 201, 'authorization', 'auth-m2', NULL, '556677', '0009', 90.00, 'USD', NULL, NULL),
+    -- Reported for the other member too, apart from m1's sale-1 (same id).
+    ('m2', 'journal.ndjson', 12, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-1', NULL, '556677', '0009', 40.00, 'USD', NULL, NULL);
