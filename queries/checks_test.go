@@ -255,7 +255,7 @@ func checkProjection(t *testing.T, db *sql.DB) {
 	}
 	// The dates and the retry policy, by the subscriptions package.
 	rows, err := db.Query(`
-		SELECT sc.merchant_id, sc.subscription_id, sc.period_unit, sc.period_length, coalesce(sc.cycles_total, 0),
+		SELECT sc.merchant_id, sc.subscription_id, coalesce(sc.period_unit, ''), sc.period_length, coalesce(sc.cycles_total, 0),
 		       sc.start_date, sc.cut_off, sc.cycles_due, sc.last_due_date, sc.next_due_date, sc.projection_cut,
 		       sc.retry_limit, epoch(sc.retry_interval), epoch(sc.retry_tolerance), sc.within_12_months,
 		       coalesce(sc.problem, ''),
