@@ -417,7 +417,9 @@ func addJournalLine(chunk *journalChunk, file string, lineNo int, line []byte, t
 	if tooLong {
 		reason = fmt.Sprintf("line longer than %d bytes", maxJournalLine)
 	} else {
-		line = MaskLine(line)
+		// A VARCHAR must be valid UTF-8: a stray byte (a name written in
+		// Latin-1, say) becomes U+FFFD rather than failing the file's load.
+		line = MaskLine(bytes.ToValidUTF8(line, []byte("\uFFFD")))
 		values, err := journalRow(file, lineNo, line, sum, now)
 		if err == nil {
 			chunk.rows.Add(values...)
@@ -584,7 +586,11 @@ func journalRow(file string, lineNo int, line []byte, sum string, now time.Time)
 
 // decodeBody decodes a request or response body: the decoded object (nil
 // for an absent body or a non-object) and the JSON text to store (nil
-// when absent).
+// when absent). A body with \u escapes or control characters is written
+// again from its decoded value: DuckDB refuses some that Go's decoder
+// reads (a lone surrogate, which becomes U+FFFD; a raw control character
+// in a string, which is escaped), and a line DuckDB refuses would fail its
+// whole file's load.
 func decodeBody(raw json.RawMessage) (map[string]any, any, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
@@ -597,5 +603,27 @@ func decodeBody(raw json.RawMessage) (map[string]any, any, error) {
 		return nil, nil, errors.New(jsonErrorText(err))
 	}
 	obj, _ := v.(map[string]any)
-	return obj, string(trimmed), nil
+	if !bytes.Contains(trimmed, []byte(`\u`)) && !hasControl(trimmed) {
+		return obj, string(trimmed), nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, nil, err
+	}
+	// Encoding can join digits that were apart: a character written as an
+	// escape whose hex digits are decimal (\u2028, a control character)
+	// runs into the digits after it. Masking keeps the escape (its four
+	// digits are within the six kept) and the JSON valid.
+	return obj, string(MaskLine(bytes.TrimRight(buf.Bytes(), "\n"))), nil
+}
+
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
