@@ -111,10 +111,10 @@ func TestJournalFacts(t *testing.T) {
 		return out
 	}
 	want := []string{
-		"1|capture|lineItems[0].unitOfMeasure|amountDetails.taxDetails[0].rate=8.00||-|-||||0||||||PENDING||2",
-		"2|sale|||merchant|7|-|recurring|||0||||||AUTHORIZED|12345678901234567890|2",
-		"3|sale||||-|-||30.00|35.00|3|471510|TRM-1||||AUTHORIZED||2",
-		"4|installment_cancel||||-|-||||0|||SBXIA1|12.00|12345678901234567899|ACCEPTED||2",
+		"1|capture|lineItems[0].unitOfMeasure|amountDetails.taxDetails[0].rate=8.00||-|-||||0||||||PENDING||3",
+		"2|sale|||merchant|7|-|recurring|||0||||||AUTHORIZED|12345678901234567890|3",
+		"3|sale||||-|-||30.00|35.00|3|471510|TRM-1||||AUTHORIZED||3",
+		"4|installment_cancel||||-|-||||0|||SBXIA1|12.00|12345678901234567899|ACCEPTED||3",
 	}
 	if got := read(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("journal facts:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -134,6 +134,34 @@ func TestJournalFacts(t *testing.T) {
 	}
 	if n, err := reinspectJournal(ctx, s); err != nil || n != 0 {
 		t.Errorf("a second re-inspection: %d rows, %v; want none", n, err)
+	}
+}
+
+// TestReinspectionMasksOlderImports: rows an older version imported with
+// card data (a card number in the path and so in parent_id, a disguised
+// one and a security code in the body) are masked as they are inspected
+// again.
+func TestReinspectionMasksOlderImports(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	if _, err := ImportJournals(ctx, s, writeJournal(t, journalFixture[:1]), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.conn.ExecContext(ctx, `UPDATE journal SET path = '/pts/v2/payments/4111111111111111/captures',
+		parent_id = '4111111111111111', inspect_version = 2,
+		request = '{"paymentInformation":{"card":{"number":"4111.1111.1111.1111","securityCode":"737"}}}'`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := reinspectJournal(ctx, s); err != nil || n != 1 {
+		t.Fatalf("re-inspection: %d rows, %v", n, err)
+	}
+	var path, parent, req string
+	if err := s.conn.QueryRowContext(ctx, `SELECT path, parent_id, CAST(request AS VARCHAR) FROM journal`).Scan(&path, &parent, &req); err != nil {
+		t.Fatal(err)
+	}
+	if path != "/pts/v2/payments/411111XXXXXX1111/captures" || parent != "411111XXXXXX1111" ||
+		req != `{"paymentInformation":{"card":{"number":"411111XXXXXX1111","securityCode":"REMOVED"}}}` {
+		t.Errorf("after re-inspection: path %s, parent_id %s, request %s", path, parent, req)
 	}
 }
 

@@ -48,13 +48,14 @@ import "bytes"
 // (track 1); everything after the card number becomes REMOVED.
 //
 // The price, measured by TestMaskLineFalsePositives over random ids:
-//   - ids of 22 digits that begin as the sandbox's (a Unix time, 17…) or
-//     the platform's examples (619…, 603…, 641…), or with 61 or 7: none is
-//     masked, as no card network's IIN begins so;
+//   - ids of 22 digits that begin as the sandbox's do (a Unix time, 17…)
+//     or as the spec's examples (603…, 619…, 641…), or with 61 or 7: none
+//     is masked, as no card network's IIN begins so;
 //   - ids of 22 digits beginning 644-649 (Discover's range): about 34%;
 //   - 20 random digits (the sandbox's network transaction ids): about 7%;
-//   - ids of 13-19 digits written alone: one in ten, as they pass the
-//     Luhn check (the rule for any number of that length).
+//   - ids of 13-19 digits written alone pass the Luhn check one time in
+//     ten, and are masked as any number of that length is (12% of 16-digit
+//     ids, counting a shorter card number at their start).
 //
 // Losing part of such an id is preferable to storing a card number; the
 // masking is the same wherever the id appears, so a masked id still joins

@@ -501,9 +501,6 @@ func FuzzMaskPANs(f *testing.F) {
 		if isJSONObject(s) && !json.Valid([]byte(got)) {
 			t.Fatalf("MaskLine(%q) = %q is no longer JSON", s, got)
 		}
-		if again := string(MaskLine([]byte(got))); again != got {
-			t.Fatalf("MaskLine is not stable: %q, then %q", got, again)
-		}
 	})
 }
 
