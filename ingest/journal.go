@@ -270,12 +270,17 @@ type journalWriter struct {
 	s        *Store
 	limits   journalLimits
 	now      time.Time
-	group    []*journalStream // small files read whole, not yet loaded
-	groupOf  map[*journalStream]*journalChunk
-	rows     int
+	group    []smallJournal // read whole, not yet loaded
+	rows     int            // in the group
 	bytes    int
 	out      []JournalImport
 	problems []error
+}
+
+// smallJournal is a file read whole into one chunk.
+type smallJournal struct {
+	st    *journalStream
+	chunk *journalChunk
 }
 
 // take loads one file (or adds it to the group of small files); idle says
@@ -296,10 +301,7 @@ func (w *journalWriter) take(ctx context.Context, st *journalStream, idle bool) 
 			w.problems = append(w.problems, st.err)
 			return
 		}
-		if w.groupOf == nil {
-			w.groupOf = map[*journalStream]*journalChunk{}
-		}
-		w.group, w.groupOf[st] = append(w.group, st), first
+		w.group = append(w.group, smallJournal{st, first})
 		w.rows, w.bytes = w.rows+first.len(), w.bytes+first.bytes
 		if idle || w.rows >= w.limits.groupRows || w.bytes >= w.limits.groupBytes {
 			w.flush(ctx)
@@ -343,18 +345,17 @@ func (w *journalWriter) flush(ctx context.Context) {
 	}
 	all := newJournalChunk()
 	var names []string
-	for _, st := range w.group {
-		c := w.groupOf[st]
-		all.rows.Values = append(all.rows.Values, c.rows.Values...)
-		all.rejects.Values = append(all.rejects.Values, c.rejects.Values...)
-		names = append(names, st.imp.File)
+	for _, f := range w.group {
+		all.rows.Values = append(all.rows.Values, f.chunk.rows.Values...)
+		all.rejects.Values = append(all.rejects.Values, f.chunk.rejects.Values...)
+		names = append(names, f.st.imp.File)
 	}
 	err := w.s.Transact(ctx, func(tx *Tx) error {
 		if err := w.loadChunk(ctx, tx, strings.Join(names, ", "), all); err != nil {
 			return err
 		}
-		for _, st := range w.group {
-			if err := w.loadMeta(ctx, tx, st); err != nil {
+		for _, f := range w.group {
+			if err := w.loadMeta(ctx, tx, f.st); err != nil {
 				return err
 			}
 		}
@@ -363,11 +364,11 @@ func (w *journalWriter) flush(ctx context.Context) {
 	if err != nil {
 		w.problems = append(w.problems, fmt.Errorf("journal %s: load: %w", strings.Join(names, ", "), err))
 	} else {
-		for _, st := range w.group {
-			w.out = append(w.out, st.imp)
+		for _, f := range w.group {
+			w.out = append(w.out, f.st.imp)
 		}
 	}
-	w.group, w.groupOf, w.rows, w.bytes = nil, nil, 0, 0
+	w.group, w.rows, w.bytes = nil, 0, 0
 }
 
 func (w *journalWriter) loadChunk(ctx context.Context, tx *Tx, file string, c *journalChunk) error {
