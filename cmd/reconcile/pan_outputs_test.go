@@ -180,7 +180,13 @@ func TestNoCardDataInAnyOutput(t *testing.T) {
 		{"snapshot", func(t *testing.T) string {
 			return allText(t, openReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb")))
 		}},
-		{"parquet", func(t *testing.T) string { return parquetText(t, conn, filepath.Join(day, "parquet")) }},
+		{"parquet", func(t *testing.T) string {
+			var b strings.Builder
+			for _, text := range parquetTexts(t, conn, filepath.Join(day, "parquet")) {
+				b.WriteString(text)
+			}
+			return b.String()
+		}},
 		{"workbook", func(t *testing.T) string { return workbookText(t, filepath.Join(day, "reconcile-2026-11-20.xlsx")) }},
 		{"csv journal", csv("SELECT * FROM journal")},
 		{"csv journal_rejects", csv("SELECT * FROM journal_rejects")},
@@ -252,47 +258,55 @@ func normalForms(text string) []string {
 	return out
 }
 
-// allText is every value of every text column of every table and view,
-// one per line.
-func allText(t *testing.T, db *sql.DB) string {
+// textColumn is every value of one text column, one per line.
+type textColumn struct{ name, text string }
+
+// textColumns reads every text column of every table and view.
+func textColumns(t *testing.T, db *sql.DB) []textColumn {
 	t.Helper()
 	rows, err := db.Query(`SELECT table_name, column_name FROM information_schema.columns
-		WHERE table_schema = 'main' AND data_type IN ('VARCHAR', 'JSON')`)
+		WHERE table_schema = 'main' AND data_type IN ('VARCHAR', 'JSON') ORDER BY ALL`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	type col struct{ table, column string }
-	var cols []col
+	var out []textColumn
+	var tables, columns []string
 	for rows.Next() {
-		var c col
-		if err := rows.Scan(&c.table, &c.column); err != nil {
+		var table, column string
+		if err := rows.Scan(&table, &column); err != nil {
 			t.Fatal(err)
 		}
-		cols = append(cols, c)
+		tables, columns = append(tables, table), append(columns, column)
 	}
 	rows.Close()
-	var b strings.Builder
-	for _, c := range cols {
+	for i := range tables {
 		var all sql.NullString
-		q := fmt.Sprintf(`SELECT string_agg(CAST("%s" AS VARCHAR), chr(10)) FROM "%s"`, c.column, c.table)
+		q := fmt.Sprintf(`SELECT string_agg(CAST("%s" AS VARCHAR), chr(10)) FROM "%s"`, columns[i], tables[i])
 		if err := db.QueryRow(q).Scan(&all); err != nil {
-			t.Fatalf("%s.%s: %v", c.table, c.column, err)
+			t.Fatalf("%s.%s: %v", tables[i], columns[i], err)
 		}
-		b.WriteString(all.String + "\n")
+		out = append(out, textColumn{tables[i] + "." + columns[i], all.String})
+	}
+	return out
+}
+
+// allText is every value of every text column of every table and view.
+func allText(t *testing.T, db *sql.DB) string {
+	var b strings.Builder
+	for _, c := range textColumns(t, db) {
+		b.WriteString(c.text + "\n")
 	}
 	return b.String()
 }
 
-// parquetText is every value of every Parquet file under dir.
-func parquetText(t *testing.T, db *sql.DB, dir string) string {
+// parquetTexts is every value of each Parquet file under dir, by file.
+func parquetTexts(t *testing.T, db *sql.DB, dir string) map[string]string {
 	t.Helper()
-	var b strings.Builder
-	files := 0
+	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || !strings.HasSuffix(p, ".parquet") {
 			return err
 		}
-		files++
 		rows, err := db.Query(fmt.Sprintf(`SELECT CAST(COLUMNS(*) AS VARCHAR) FROM read_parquet('%s')`, p))
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
@@ -304,6 +318,7 @@ func parquetText(t *testing.T, db *sql.DB, dir string) string {
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
+		var b strings.Builder
 		for rows.Next() {
 			if err := rows.Scan(ptrs...); err != nil {
 				return err
@@ -312,12 +327,13 @@ func parquetText(t *testing.T, db *sql.DB, dir string) string {
 				b.WriteString(v.String + "\n")
 			}
 		}
+		out[p] = b.String()
 		return rows.Err()
 	})
-	if err != nil || files < 10 {
-		t.Fatalf("%d parquet files read under %s: %v", files, dir, err)
+	if err != nil || len(out) < 10 {
+		t.Fatalf("%d parquet files read under %s: %v", len(out), dir, err)
 	}
-	return b.String()
+	return out
 }
 
 // workbookText is every cell of every sheet of the workbook.
