@@ -77,7 +77,7 @@ const removed = "REMOVED"
 func MaskLine(line []byte) []byte {
 	v := view{text: line}
 	for depth := 0; ; depth++ {
-		for _, pass := range []func([]byte, view) ([]byte, bool){maskPANs, removeSecrets} {
+		for _, pass := range []func([]byte, view) ([]byte, bool){maskPANs, removeSecrets, removeTracks} {
 			if out, changed := pass(line, v); changed {
 				line = out
 				v = decodedView(line, depth)
@@ -506,30 +506,16 @@ var secretNames = []string{
 	"track1", "track2", "cvv2", "cvc2", "track", "cvv", "cvc", "cid",
 }
 
-// removeSecrets removes the security codes and track data of v (a view of
-// line) from line. Field names are looked for before each colon and equals
-// sign; track data after each masked card number.
+// removeSecrets removes the security codes and track data fields of v (a
+// view of line) from line: names are looked for before each colon and
+// equals sign.
 func removeSecrets(line []byte, v view) ([]byte, bool) {
 	w := newRewriter(line)
 	t := v.text
-	tracks := bytes.Contains(t, []byte("XXX"))
 	var delimiters nextOf
 	for i := 0; i < len(t); i++ {
-		if !tracks {
-			if i = delimiters.index(t, i, ':', '='); i < 0 {
-				break
-			}
-		}
-		c := t[i]
-		if tracks && (c == '=' || c == 'D' || c == '^') {
-			if start, end := trackTail(t, i); end > start {
-				w.remove(v, start, end, stringContents)
-				i = end - 1
-				continue
-			}
-		}
-		if c != ':' && c != '=' {
-			continue
+		if i = delimiters.index(t, i, ':', '='); i < 0 {
+			break
 		}
 		nameAt, nameEnd := secretNameBefore(t, i)
 		if nameAt < 0 {
@@ -542,6 +528,30 @@ func removeSecrets(line []byte, v view) ([]byte, bool) {
 			w.remove(v, start, end, kind)
 			i = end - 1
 		}
+	}
+	return w.result()
+}
+
+// removeTracks removes the track data that follows the masked card numbers
+// of v (a view of line) from line.
+func removeTracks(line []byte, v view) ([]byte, bool) {
+	w := newRewriter(line)
+	t := v.text
+	for i := 0; ; {
+		j := bytes.Index(t[i:], []byte("XXX"))
+		if j < 0 {
+			break
+		}
+		k := i + j
+		for k < len(t) && t[k] == 'X' {
+			k++
+		}
+		k = min(k+4, len(t)) // past the last four digits, at a track's separator
+		if start, end := trackTail(t, k); end > start {
+			w.remove(v, start, end, stringContents)
+			k = end
+		}
+		i = k
 	}
 	return w.result()
 }
@@ -561,13 +571,25 @@ func secretNameBefore(t []byte, i int) (int, int) {
 			end--
 		}
 	}
-	for _, name := range secretNames {
+	if end == 0 {
+		return -1, -1
+	}
+	for _, name := range secretNamesByLast[t[end-1]|0x20] {
 		if at := nameEndingAt(t, end, name); at >= 0 {
 			return at, end
 		}
 	}
 	return -1, -1
 }
+
+// secretNamesByLast lists the secret names by their last character, so
+// that most keys are passed over on their last character alone.
+var secretNamesByLast = func() (by [256][]string) {
+	for _, n := range secretNames {
+		by[n[len(n)-1]] = append(by[n[len(n)-1]], n)
+	}
+	return by
+}()
 
 // nameEndingAt is where name (any case, _ and - between its letters
 // ignored) starts when it ends at t[end] and starts a word (nameStart); -1
@@ -794,7 +816,7 @@ func underCard(t []byte, p int) bool {
 // a second ^ and what follows. It returns the range to remove, empty when
 // t[i] follows no masked card number or starts no track data.
 func trackTail(t []byte, i int) (start, end int) {
-	if !endsMaskedPAN(t, i) {
+	if i == len(t) || t[i] != '=' && t[i] != 'D' && t[i] != '^' || !endsMaskedPAN(t, i) {
 		return 0, 0
 	}
 	start, end = i+1, i+1
