@@ -54,7 +54,7 @@ type journalLimits struct {
 	loaded func(file string, rows int)
 }
 
-var defaultJournalLimits = journalLimits{chunkRows: 5_000, chunkBytes: 4 << 20, groupRows: maxRowsPerLoad, groupBytes: 16 << 20}
+var defaultJournalLimits = journalLimits{chunkRows: 2_000, chunkBytes: 4 << 20, groupRows: maxRowsPerLoad, groupBytes: 16 << 20}
 
 // ImportJournals imports every file matching glob. A file whose content (by
 // SHA-256) was already imported is skipped, whatever its name. Files are
