@@ -45,7 +45,10 @@ type JournalImport struct {
 // chunkBytes bytes of line text, and small files (one chunk) are loaded
 // several to a transaction up to groupRows rows and groupBytes bytes. Two
 // readers each hold a chunk being filled and one waiting, and the writer
-// two chunks or one group.
+// two chunks or one group: with the defaults, about 31 MiB of live heap
+// for a file of 20,000 lines as for one of 80,000
+// (BenchmarkImportJournalMemory; the whole file was held before, 60 and
+// 235 MiB).
 type journalLimits struct {
 	chunkRows, chunkBytes int
 	groupRows, groupBytes int

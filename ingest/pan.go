@@ -61,8 +61,16 @@ import "bytes"
 // masking is the same wherever the id appears, so a masked id still joins
 // with itself (a capture with its authorization, say).
 //
-// Cost: a line with no escape is scanned once for numbers and once for
-// field names, in place; nothing is allocated unless something is masked.
+// Not recognised, by design: a card number glued after other digits
+// ("12344111…": its start is not a group's), one joined by four separators
+// or more, one glued to other digits whose network is not in the table
+// (Maestro, Mir, RuPay: their IINs cover most ids beginning 5 and 6), and
+// escapes more than maxDecodeDepth levels deep.
+//
+// Cost: a line without escapes is scanned in place for numbers, for field
+// names before each colon and equals sign, and for track data after each
+// masked card number; nothing is allocated unless something is masked
+// (TestMaskLineDoesNotAllocate; BenchmarkMaskLine).
 
 // maxDecodeDepth is how many times over a line is decoded: enough for a
 // URL-encoded query inside a JSON string inside a JSON string.
