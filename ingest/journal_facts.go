@@ -15,10 +15,18 @@ import (
 // call. Rows imported by an older version (NULL: before the column existed)
 // are inspected again from their stored request and response
 // (reinspectJournal), so that a check added later sees the calls of files
-// imported earlier, which are never imported twice. Version 3 reads the
-// amounts of refunds and credits answered in the names of the platform's
-// SDK models (refundAmountDetails, creditAmountDetails).
-const journalInspectVersion = 3
+// imported earlier, which are never imported twice.
+//
+// Version 3 reads the amounts of refunds and credits answered in the names
+// of the platform's SDK models (refundAmountDetails, creditAmountDetails).
+// Version 4 masks card data with MaskLine: rows imported before it may
+// hold card numbers in their path (and so parent_id) and in disguises the
+// earlier masking missed, and security codes, so their path and bodies
+// are masked again as they are inspected.
+const journalInspectVersion = 4
+
+// reinspectRows is how many rows reinspectJournal takes at a time.
+const reinspectRows = 5_000
 
 // journalFactColumns are the journal columns derived from a call's request
 // and response by level3audit.Inspect, in the order journalFacts returns
@@ -37,9 +45,10 @@ var journalFactColumns = []string{
 	"inspect_version",
 }
 
-// journalFacts inspects one call (its bodies already masked) into the
-// values of journalFactColumns. An amount that is not a decimal amount is an
-// error: the line is rejected with it, as a bad totalAmount always was.
+// journalFacts inspects one call (its card data already masked) into the
+// values of journalFactColumns. An amount that is not a decimal amount is
+// NULL and the error names it: an imported line is rejected with it, as a
+// bad totalAmount always was.
 func journalFacts(method, path string, req, resp map[string]any) ([]any, error) {
 	call := level3audit.Inspect(method, path, req, resp)
 	var c converter
@@ -75,9 +84,6 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 		count = int32(n)
 	}
 	refund := c.amount("processingInformation.refundOptions.refundAmount", call.RefundAmount)
-	if c.err != nil {
-		return nil, c.err
-	}
 	a := call.Areas
 	return []any{
 		string(call.Kind), text(call.TransactionID), text(call.ParentID), text(call.CardBIN), text(call.CardLast4),
@@ -91,24 +97,36 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 		text(a.InstallmentID), text(a.PlanID), text(a.RefNetworkTransactionID), text(a.RefAuthorizationCode), refund,
 		text(a.PaymentSolution), a.WalletData, text(a.TerminalID),
 		int32(journalInspectVersion),
-	}, nil
+	}, c.err
 }
 
 // reinspectJournal derives the facts again for journal rows an older
-// version imported, from their stored (masked) request and response. A row
-// whose facts no longer convert keeps its old values; only its version
-// moves on, so it is not read again on every run. It returns the number of
-// rows inspected.
+// version imported, from their stored path and bodies, masked again
+// first; reinspectRows at a time, so that memory stays bounded however
+// many rows an upgrade finds. An amount that no longer converts becomes
+// NULL. It returns the number of rows inspected.
 func reinspectJournal(ctx context.Context, s *Store) (int, error) {
+	total := 0
+	for {
+		n, err := reinspectSome(ctx, s)
+		total += n
+		if err != nil || n < reinspectRows {
+			return total, err
+		}
+	}
+}
+
+// reinspectSome inspects again up to reinspectRows rows of an older version.
+func reinspectSome(ctx context.Context, s *Store) (int, error) {
 	rows, err := s.conn.QueryContext(ctx, `SELECT merchant_id, file, line, method, path,
 		CAST(request AS VARCHAR), CAST(response AS VARCHAR)
-		FROM journal WHERE inspect_version IS DISTINCT FROM ?`, journalInspectVersion)
+		FROM journal WHERE inspect_version IS DISTINCT FROM ? LIMIT ?`, journalInspectVersion, reinspectRows)
 	if err != nil {
 		return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 	}
 	keyCols := []string{"merchant_id", "file", "line"}
-	facts := &Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), journalFactColumns...)}
-	stale := &Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), "inspect_version")}
+	again := &Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), "path", "request", "response")}
+	again.Columns = append(again.Columns, journalFactColumns...)
 	for rows.Next() {
 		var mid, file string
 		var line int32
@@ -117,44 +135,44 @@ func reinspectJournal(ctx context.Context, s *Store) (int, error) {
 			rows.Close()
 			return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 		}
-		values, err := journalFacts(method.String, path.String, decodeObject(req.String), decodeObject(resp.String))
-		if err != nil {
-			stale.Add(mid, file, line, int32(journalInspectVersion))
-			continue
-		}
-		facts.Add(append([]any{mid, file, line}, values...)...)
+		path.String, req.String, resp.String = maskText(path.String), maskText(req.String), maskText(resp.String)
+		facts, _ := journalFacts(method.String, path.String, decodeObject(req.String), decodeObject(resp.String))
+		values := []any{mid, file, line, nullString(path), nullString(req), nullString(resp)}
+		again.Add(append(values, facts...)...)
 	}
 	if err := rows.Close(); err != nil {
 		return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 	}
-	if len(facts.Values)+len(stale.Values) == 0 {
+	if len(again.Values) == 0 {
 		return 0, nil
 	}
 	err = s.Transact(ctx, func(tx *Tx) error {
-		for _, r := range []*Rows{facts, stale} {
-			if len(r.Values) == 0 {
-				continue
-			}
-			stage, err := tx.stage(ctx, r)
-			if err != nil {
-				return err
-			}
-			var set []string
-			for _, c := range r.Columns[len(keyCols):] {
-				set = append(set, fmt.Sprintf("%s = s.%s", c, c))
-			}
-			q := fmt.Sprintf(`UPDATE journal t SET %s FROM %s s
-				WHERE t.merchant_id = s.merchant_id AND t.file = s.file AND t.line = s.line`, strings.Join(set, ", "), stage)
-			if _, err := tx.Exec(ctx, q); err != nil {
-				return fmt.Errorf("update journal facts: %w", err)
-			}
+		stage, err := tx.stage(ctx, again)
+		if err != nil {
+			return err
+		}
+		var set []string
+		for _, c := range again.Columns[len(keyCols):] {
+			set = append(set, fmt.Sprintf("%s = s.%s", c, c))
+		}
+		q := fmt.Sprintf(`UPDATE journal t SET %s FROM %s s
+			WHERE t.merchant_id = s.merchant_id AND t.file = s.file AND t.line = s.line`, strings.Join(set, ", "), stage)
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("update journal facts: %w", err)
 		}
 		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("inspect journal rows again: %w", err)
 	}
-	return len(facts.Values) + len(stale.Values), nil
+	return len(again.Values), nil
+}
+
+func nullString(s sql.NullString) any {
+	if !s.Valid {
+		return nil
+	}
+	return s.String
 }
 
 // decodeObject reads a stored JSON body; anything but an object is nil.

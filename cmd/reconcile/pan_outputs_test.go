@@ -1,0 +1,358 @@
+package main
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/reconcile/reconcile/sandbox"
+)
+
+// plantedCard is card data a careless merchant's journal carries, as it
+// is written in a journal line.
+type plantedCard struct {
+	pan  string // the card number, digits only
+	line string // the journal line carrying it
+}
+
+// testCardNumber is a Luhn-valid card number: prefix, then the digits of
+// n, then zeros, then the check digit, length digits in all.
+func testCardNumber(prefix string, n, length int) string {
+	b := []byte(prefix + strconv.Itoa(n))
+	for len(b) < length-1 {
+		b = append(b, '0')
+	}
+	for d := byte('0'); d <= '9'; d++ {
+		if luhnValid(append(b, d)) {
+			return string(append(b, d))
+		}
+	}
+	panic("no check digit")
+}
+
+// Planted security codes and track data, distinctive enough to be looked
+// for: the codes next to their field names, the track's cardholder name
+// and discretionary data anywhere.
+var (
+	plantedCodes = map[string]string{"securityCode": "7391", "cvv": "8462", "CVC2": "5173", "cid": "2948", "cardVerificationValue": "6035", "cvv2": "4817"}
+	plantedTrack = []string{"QUIXOTE", "ZEBULON", "8675309"}
+)
+
+// plantedCards writes one journal line per disguise of a card number and
+// per place in a line, each with its own card number.
+func plantedCards(mid string) []plantedCard {
+	head := `{"time":"2026-11-20T15:00:00Z","merchantId":"` + mid + `","method":"POST",`
+	resp := `,"status":201,"response":{"id":"17950000000000990%05d","status":"AUTHORIZED"}}`
+	var out []plantedCard
+	add := func(pan, line string) {
+		out = append(out, plantedCard{pan: pan, line: line})
+	}
+	group := func(pan, sep string) string {
+		var parts []string
+		for i := 0; i < len(pan); i += 4 {
+			parts = append(parts, pan[i:min(i+4, len(pan))])
+		}
+		return strings.Join(parts, sep)
+	}
+	n := 0
+	next := func(prefix string, length int) string { n++; return testCardNumber(prefix, 700+n, length) }
+	call := func(path, request string) string {
+		return head + `"path":"` + path + `","request":` + request + fmt.Sprintf(resp, n)
+	}
+
+	p := next("4", 16)
+	add(p, call("/pts/v2/payments/"+p+"/captures", `{}`))
+	p = next("51", 16)
+	add(p, call("/pts/v2/payments/"+group(p, "%20")+"/refunds", `{}`))
+	p = next("37", 15)
+	add(p, call("/pts/v2/payments?card="+group(p, "+")+"&x=1", `{}`))
+	for _, sep := range []string{"  ", ".", "/", "_", "-", " - ", `\t`, `\/`, "%2D", "+"} {
+		p = next("4", 16)
+		add(p, call("/pts/v2/payments", `{"paymentInformation":{"card":{"number":"`+group(p, sep)+`"}}}`))
+	}
+	p = next("6011", 16)
+	var esc strings.Builder
+	for _, c := range p {
+		fmt.Fprintf(&esc, `\u%04x`, c)
+	}
+	add(p, call("/pts/v2/payments", `{"paymentInformation":{"card":{"number":"`+esc.String()+`"}}}`))
+	p = next("35", 16)
+	var enc strings.Builder
+	for _, c := range p {
+		fmt.Fprintf(&enc, "%%%02X", c)
+	}
+	add(p, call("/pts/v2/payments?pan="+enc.String(), `{}`))
+	p = next("4", 16)
+	add(p, call("/pts/v2/payments", `{"paymentInformation":{"card":{"number":"`+p+`1229"}}}`)) // glued to the expiry
+	p = next("55", 16)
+	add(p, call("/pts/v2/payments", `{"paymentInformation":{"card":{"number":"`+p+`1229737"}}}`)) // and the code
+	p = next("62", 19)
+	add(p, call("/pts/v2/payments", `{"body":"{\"card\":\"`+group(p, " ")+`\"}"}`)) // JSON inside a JSON string
+	p = next("36", 14)
+	add(p, call("/pts/v2/payments", `{"`+p+`":"key"}`))
+	p = next("4", 13)
+	add(p, call("/pts/v2/payments", `{"n":`+p+`}`)) // a JSON number
+	p = next("2221", 16)
+	add(p, head+`"path":"/pts/v2/payments","request":{},"status":201,"response":{"id":"17950000000000990099","card":{"suffix":"`+group(p, " ")+`"}}}`)
+	p = next("4", 16)
+	add(p, call("/pts/v2/payments", `{"note":"%B`+p+`^QUIXOTE/ZEBULON^25121018675309000000?"}`)) // track 1
+	p = next("4", 16)
+	add(p, call("/pts/v2/payments", `{"emv":";`+p+`=25121018675309?"}`)) // track 2
+	p = next("4", 16)
+	add(p, call("/pts/v2/payments", `{"pointOfSaleInformation":{"trackData":";`+p+`=25121018675309?"},"paymentInformation":{"card":{"track":"%B`+p+`^QUIXOTE/ZEBULON^2512101?"}}}`))
+	p = next("4", 16)
+	add(p, call("/pts/v2/payments?cvv=8462", `{"paymentInformation":{"card":{"number":"`+p+`","securityCode":"7391","CVC2":5173,"cid":"2948"}},"x":"{\"cardVerificationValue\":\"6035\"}","y":"cvv2%3D4817"}`))
+	p = next("4", 16)
+	add(p, head+`"path":"/pts/v2/payments","request":{"paymentInformation":{"card":{"number":"`+group(p, "-")+`","securityCode":"7391"`) // truncated: rejected
+	p = next("4", 16)
+	add(p, `{"merchantId":"","path":"/pts/v2/payments/`+p+`","status":201}`) // no merchant: rejected
+	return out
+}
+
+// TestNoCardDataInAnyOutput runs the CLI on the sandbox with an extra
+// journal that carries card numbers in every disguise, security codes and
+// track data, and reads back every output: none of it survives anywhere.
+func TestNoCardDataInAnyOutput(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	planted := plantedCards(f.srv.Members()[0])
+	var lines []string
+	for _, c := range planted {
+		lines = append(lines, c.line)
+	}
+	if err := os.WriteFile(filepath.Join(f.journals, "journal-planted.ndjson"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+	metricsFile := filepath.Join(work, "reconcile.prom")
+	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--metrics-file", metricsFile, "--log-level", "debug")...)
+	if code != exitOK {
+		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	day := filepath.Join(out, "2026-11-20")
+	conn := openReadOnly(t, db)
+
+	// The planted lines were read: loaded or rejected, the codes replaced.
+	var loaded, rejected int
+	if err := conn.QueryRow(`SELECT (SELECT count(*) FROM journal WHERE file LIKE '%planted%'),
+		(SELECT count(*) FROM journal_rejects WHERE file LIKE '%planted%')`).Scan(&loaded, &rejected); err != nil {
+		t.Fatal(err)
+	}
+	if loaded+rejected != len(planted) || rejected != 2 {
+		t.Fatalf("planted journal: %d lines loaded and %d rejected, want %d and 2", loaded, rejected, len(planted)-2)
+	}
+	var kept string
+	if err := conn.QueryRow(`SELECT json_extract_string(request, '$.paymentInformation.card.securityCode') AS code
+		FROM journal WHERE file LIKE '%planted%' AND code IS NOT NULL`).Scan(&kept); err != nil || kept != "REMOVED" {
+		t.Errorf("a planted security code is stored as %q (%v), want REMOVED", kept, err)
+	}
+
+	csv := func(query string) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			code, out, errOut := runCLI(t, nil, "sql", "--db", db, "--format", "csv", query)
+			if code != exitOK || out == "" {
+				t.Fatalf("sql %q exited %d: %s", query, code, errOut)
+			}
+			return out
+		}
+	}
+	file := func(path string) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+	}
+	outputs := []struct {
+		name string
+		text func(t *testing.T) string
+	}{
+		{"working database", func(t *testing.T) string { return allText(t, conn) }},
+		{"snapshot", func(t *testing.T) string {
+			return allText(t, openReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb")))
+		}},
+		{"parquet", func(t *testing.T) string {
+			var b strings.Builder
+			for _, text := range parquetTexts(t, conn, filepath.Join(day, "parquet")) {
+				b.WriteString(text)
+			}
+			return b.String()
+		}},
+		{"workbook", func(t *testing.T) string { return workbookText(t, filepath.Join(day, "reconcile-2026-11-20.xlsx")) }},
+		{"csv journal", csv("SELECT * FROM journal")},
+		{"csv journal_rejects", csv("SELECT * FROM journal_rejects")},
+		{"csv findings", csv("SELECT * FROM findings")},
+		{"stdout and logs", func(*testing.T) string { return stdout + "\n" + stderr }},
+		{"metrics file", file(metricsFile)},
+		{"manifest", file(filepath.Join(day, "manifest.json"))},
+	}
+	codes := map[string]*regexp.Regexp{}
+	for name, code := range plantedCodes {
+		codes[name] = regexp.MustCompile(`(?i)` + name + `\W{0,12}` + code)
+	}
+	for _, o := range outputs {
+		t.Run(o.name, func(t *testing.T) {
+			text := o.text(t)
+			if len(text) < 100 {
+				t.Fatalf("only %d bytes read: the check would prove nothing", len(text))
+			}
+			forms := normalForms(text)
+			for _, c := range planted {
+				for _, form := range forms {
+					if strings.Contains(form, c.pan) {
+						t.Errorf("card %s… of line %.120q survives", c.pan[:6], c.line)
+						break
+					}
+				}
+			}
+			for name, re := range codes {
+				if m := re.FindString(forms[0]); m != "" {
+					t.Errorf("the planted %s survives: %q", name, m)
+				}
+			}
+			for _, s := range plantedTrack {
+				if strings.Contains(text, s) {
+					t.Errorf("track data %q survives", s)
+				}
+			}
+		})
+	}
+}
+
+// normalForms are the readings of text a consumer could make, each with
+// every separator a card number may be written with taken out: as
+// written, then undoing %XX and JSON escapes (\uXXXX, \/, \t, \\, \")
+// once, twice and three times.
+func normalForms(text string) []string {
+	escape := regexp.MustCompile(`%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[/t\\"]`)
+	decode := func(s string) string {
+		return escape.ReplaceAllStringFunc(s, func(m string) string {
+			switch {
+			case m[0] == '%':
+				b, _ := strconv.ParseUint(m[1:], 16, 8)
+				return string([]byte{byte(b)})
+			case m[1] == 'u':
+				r, _ := strconv.ParseUint(m[2:], 16, 32)
+				return string(rune(r))
+			case m[1] == 't':
+				return "\t"
+			}
+			return m[1:]
+		})
+	}
+	strip := strings.NewReplacer(" ", "", "\t", "", "-", "", "+", "", ".", "", "/", "", "_", "")
+	var out []string
+	for range 4 {
+		out = append(out, strip.Replace(text))
+		text = decode(text)
+	}
+	return out
+}
+
+// textColumn is every value of one text column, one per line.
+type textColumn struct{ name, text string }
+
+// textColumns reads every text column of every table and view.
+func textColumns(t *testing.T, db *sql.DB) []textColumn {
+	t.Helper()
+	rows, err := db.Query(`SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = 'main' AND data_type IN ('VARCHAR', 'JSON') ORDER BY ALL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []textColumn
+	var tables, columns []string
+	for rows.Next() {
+		var table, column string
+		if err := rows.Scan(&table, &column); err != nil {
+			t.Fatal(err)
+		}
+		tables, columns = append(tables, table), append(columns, column)
+	}
+	rows.Close()
+	for i := range tables {
+		var all sql.NullString
+		q := fmt.Sprintf(`SELECT string_agg(CAST("%s" AS VARCHAR), chr(10)) FROM "%s"`, columns[i], tables[i])
+		if err := db.QueryRow(q).Scan(&all); err != nil {
+			t.Fatalf("%s.%s: %v", tables[i], columns[i], err)
+		}
+		out = append(out, textColumn{tables[i] + "." + columns[i], all.String})
+	}
+	return out
+}
+
+// allText is every value of every text column of every table and view.
+func allText(t *testing.T, db *sql.DB) string {
+	var b strings.Builder
+	for _, c := range textColumns(t, db) {
+		b.WriteString(c.text + "\n")
+	}
+	return b.String()
+}
+
+// parquetTexts is every value of each Parquet file under dir, by file.
+func parquetTexts(t *testing.T, db *sql.DB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(p, ".parquet") {
+			return err
+		}
+		rows, err := db.Query(fmt.Sprintf(`SELECT CAST(COLUMNS(*) AS VARCHAR) FROM read_parquet('%s')`, p))
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		var b strings.Builder
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				return err
+			}
+			for _, v := range vals {
+				b.WriteString(v.String + "\n")
+			}
+		}
+		out[p] = b.String()
+		return rows.Err()
+	})
+	if err != nil || len(out) < 10 {
+		t.Fatalf("%d parquet files read under %s: %v", len(out), dir, err)
+	}
+	return out
+}
+
+// workbookText is every cell of every sheet of the workbook.
+func workbookText(t *testing.T, path string) string {
+	t.Helper()
+	wb, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	var b strings.Builder
+	for _, sheet := range wb.GetSheetList() {
+		rows, err := wb.GetRows(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			b.WriteString(strings.Join(r, "\n") + "\n")
+		}
+	}
+	return b.String()
+}
