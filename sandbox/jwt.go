@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"crypto"
-	"crypto/rand"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"

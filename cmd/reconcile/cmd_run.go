@@ -12,8 +12,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
