@@ -176,9 +176,21 @@ CREATE TABLE IF NOT EXISTS interchange_at_risk (
 -- reversal follow from the paths; cancels and partial refunds made through
 -- the plan (POST /fin/v1/plan-acceptance/cancel, with or without a
 -- refundAmount) name the plan's installmentInformation.id. Every event
--- answered 2xx.
+-- answered 2xx, and each call once: a journal may hold the same call twice
+-- (a replayed file, a call logged twice), and a capture or a refund counted
+-- twice would double its amount. A call is its response id (the earliest
+-- line kept, as the checks keep one row per response id); lines without
+-- one cannot be told apart and each stays an event.
 CREATE OR REPLACE VIEW installment_events AS
-WITH accepted AS (
+WITH calls AS (
+    SELECT * FROM journal
+    WHERE call_kind IN ('capture', 'refund', 'reversal', 'installment_cancel') AND status BETWEEN 200 AND 299
+    QUALIFY row_number() OVER (
+        PARTITION BY merchant_id, call_kind, transaction_id,
+                     CASE WHEN transaction_id IS NULL THEN file END, CASE WHEN transaction_id IS NULL THEN line END
+        ORDER BY time, file, line) = 1
+),
+accepted AS (
     SELECT s.merchant_id, s.installment_id, s.plan_id, s.time AS accepted_at,
            s.ref_network_transaction_id, s.ref_authorization_code
     FROM journal s
@@ -198,8 +210,8 @@ plans AS (
 captures AS (
     SELECT p.merchant_id, p.installment_id, c.transaction_id, c.time, c.amount
     FROM plans p
-    JOIN journal c ON c.merchant_id = p.merchant_id AND c.parent_id = p.authorization_id
-    WHERE c.call_kind = 'capture' AND c.status BETWEEN 200 AND 299 AND c.transaction_id IS NOT NULL
+    JOIN calls c ON c.merchant_id = p.merchant_id AND c.parent_id = p.authorization_id
+    WHERE c.call_kind = 'capture' AND c.transaction_id IS NOT NULL
 ),
 events AS (
     SELECT merchant_id, installment_id, 'capture' AS event, transaction_id AS event_id, time AS event_time, amount AS event_amount
@@ -207,19 +219,19 @@ events AS (
     UNION ALL
     SELECT c.merchant_id, c.installment_id, 'refund', r.transaction_id, r.time, r.amount
     FROM captures c
-    JOIN journal r ON r.merchant_id = c.merchant_id AND r.parent_id = c.transaction_id
-    WHERE r.call_kind = 'refund' AND r.status BETWEEN 200 AND 299
+    JOIN calls r ON r.merchant_id = c.merchant_id AND r.parent_id = c.transaction_id
+    WHERE r.call_kind = 'refund'
     UNION ALL
     SELECT p.merchant_id, p.installment_id, 'reversal', v.transaction_id, v.time, v.amount
     FROM plans p
-    JOIN journal v ON v.merchant_id = p.merchant_id AND v.parent_id = p.authorization_id
-    WHERE v.call_kind = 'reversal' AND v.status BETWEEN 200 AND 299
+    JOIN calls v ON v.merchant_id = p.merchant_id AND v.parent_id = p.authorization_id
+    WHERE v.call_kind = 'reversal'
     UNION ALL
     SELECT p.merchant_id, p.installment_id, CASE WHEN k.refund_amount IS NULL THEN 'cancel' ELSE 'plan_refund' END,
            k.transaction_id, k.time, k.refund_amount
     FROM plans p
-    JOIN journal k ON k.merchant_id = p.merchant_id AND k.installment_id = p.installment_id
-    WHERE k.call_kind = 'installment_cancel' AND k.status BETWEEN 200 AND 299
+    JOIN calls k ON k.merchant_id = p.merchant_id AND k.installment_id = p.installment_id
+    WHERE k.call_kind = 'installment_cancel'
 )
 SELECT p.merchant_id, p.installment_id, p.plan_id, p.accepted_at, p.authorization_id, p.amount, p.currency,
        e.event, e.event_id, e.event_time, e.event_amount

@@ -193,7 +193,7 @@ func mitFindings(m *member, mit *call, cutoff time.Time, add func(kind, entity s
 	if prev == "" {
 		add(KindMITMissingPreviousTransaction, mit.respID, mit.amount, mit.currency)
 	}
-	var cit, named *call
+	var cit, last *call
 	for _, c := range m.calls {
 		if !c.time.Before(mit.time) {
 			continue
@@ -201,22 +201,38 @@ func mitFindings(m *member, mit *call, cutoff time.Time, add func(kind, entity s
 		if c.storesCredential() && sameCard(c.card, mit.card) && (cit == nil || c.time.After(cit.time)) {
 			cit = c
 		}
-		if prev != "" && (c.respID == prev || c.answeredNTI() == prev) && (named == nil || c.time.After(named.time)) {
-			named = c
+		if ofCredential(c, mit, prev) && c.succeeded() && (last == nil || c.time.After(last.time)) {
+			last = c
 		}
 	}
 	if cit == nil {
 		add(KindMITWithoutPriorCIT, mit.respID, mit.amount, mit.currency)
 	}
-	if strings.EqualFold(x.commerce, "recurring") {
-		previous := named
-		if previous == nil {
-			previous = cit
-		}
-		if previous != nil && previous.time.Before(mit.time.AddDate(-1, 0, 0)) {
-			add(KindRecurringIntervalOverYear, mit.respID, mit.amount, mit.currency)
-		}
+	if strings.EqualFold(x.commerce, "recurring") && last != nil && last.time.Before(mit.time.AddDate(-1, 0, 0)) {
+		add(KindRecurringIntervalOverYear, mit.respID, mit.amount, mit.currency)
 	}
+}
+
+// ofCredential: c is a transaction of the credential mit uses, which names
+// prev as its previousTransactionId ("" for none): the call prev names (by
+// response id or network transaction id), another MIT naming prev (the
+// same chain: most networks want the original CIT's id on every MIT), or a
+// CIT or MIT on the same card.
+func ofCredential(c, mit *call, prev string) bool {
+	if prev != "" && (c.respID == prev || c.answeredNTI() == prev) {
+		return true
+	}
+	if (c.kind != callAuth && c.kind != callSale) || c.initiator() == "" {
+		return false
+	}
+	return prev != "" && c.initiator() == "merchant" && c.x.previous() == prev || sameCard(c.card, mit.card)
+}
+
+// succeeded: the call's answer is neither DECLINED nor FAILED (every
+// journaled call of the sandbox is answered 201).
+func (c *call) succeeded() bool {
+	s := c.status()
+	return s != "DECLINED" && s != "FAILED"
 }
 
 // installmentFindings: the installment kinds, per selected plan, over the

@@ -201,7 +201,11 @@ func areasThroughHTTP(t *testing.T, c *tclient, mid string, w0, w1 time.Time, tr
 			if prev == "" {
 				flag(KindMITMissingPreviousTransaction, l.id, l.amount())
 			}
-			var cit, named *line
+			// cit: the latest earlier CIT that stored the card; last: the
+			// latest earlier successful transaction of the credential (the
+			// call prev names, an MIT naming prev too, a CIT or MIT on the
+			// same card).
+			var cit, last *line
 			for i := range lines {
 				p := &lines[i]
 				if !p.time.Before(l.time) {
@@ -210,18 +214,19 @@ func areasThroughHTTP(t *testing.T, c *tclient, mid string, w0, w1 time.Time, tr
 				if p.storesCredential() && cardOf(*p) == cardOf(l) {
 					cit = p
 				}
-				if prev != "" && (p.id == prev || p.resp("processorInformation", "networkTransactionId") == prev) {
-					named = p
+				named := prev != "" && (p.id == prev || p.resp("processorInformation", "networkTransactionId") == prev)
+				chain := prev != "" && p.authOrSale() && p.initiator() == "merchant" && p.mit("previousTransactionId") == prev
+				card := p.authOrSale() && p.initiator() != "" && cardOf(*p) == cardOf(l)
+				st := p.resp("status")
+				if (named || chain || card) && p.Status/100 == 2 && st != "DECLINED" && st != "FAILED" {
+					last = p
 				}
 			}
 			if cit == nil {
 				flag(KindMITWithoutPriorCIT, l.id, l.amount())
 			}
-			if named == nil {
-				named = cit
-			}
-			if strings.EqualFold(l.req("processingInformation", "commerceIndicator"), "recurring") && named != nil &&
-				named.time.Before(l.time.AddDate(-1, 0, 0)) {
+			if strings.EqualFold(l.req("processingInformation", "commerceIndicator"), "recurring") && last != nil &&
+				last.time.Before(l.time.AddDate(-1, 0, 0)) {
 				flag(KindRecurringIntervalOverYear, l.id, l.amount())
 			}
 		}

@@ -172,12 +172,30 @@ func billingFindings(m *member, w0, w1 time.Time, add func(kind, entity string, 
 		byTime(processed)
 		gap := false
 		if n := len(processed); n >= 2 {
-			gap = processed[n-1].date.After(addMonths(processed[n-2].date, 12))
+			gap = processed[n-1].date.After(twelveMonthsAfter(processed[n-2].date, sub.start.Day()))
 		}
 		if !withinAYear(t.unit, t.length) || gap {
 			add(KindIntervalExceeds12Months, sub.id, t.amount, t.currency)
 		}
 	}
+}
+
+// twelveMonthsAfter is when a payment made at t is 12 months old, as the
+// schedule counts months (addMonths): the same day of the month 12 months
+// on, clamped to the month's end. A payment on the last day of a month
+// shorter than startDay, the day of the month its subscription started on,
+// is on a day the schedule clamped and stands for startDay: a yearly
+// subscription started on 29 February bills on 28 February 2023 and 29
+// February 2024, 12 months apart, where addMonths(t, 12) would say 28
+// February 2024.
+func twelveMonthsAfter(t time.Time, startDay int) time.Time {
+	if t.AddDate(0, 0, 1).Day() != 1 || startDay <= t.Day() {
+		return addMonths(t, 12)
+	}
+	y, m, _ := t.Date()
+	first := time.Date(y, m+12, 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+	last := first.AddDate(0, 1, -1).Day()
+	return first.AddDate(0, 0, min(startDay, last)-1)
 }
 
 // Legs and classes of the three-way match (docs/billing.md).

@@ -183,7 +183,7 @@ func billingThroughHTTP(t *testing.T, c *tclient, mid string, w0, w1 time.Time, 
 		}
 		if status != subCancelled && status != subCompleted {
 			processed = sorted(processed)
-			gap := len(processed) >= 2 && processed[len(processed)-1].at.After(addMonths(processed[len(processed)-2].at, 12))
+			gap := len(processed) >= 2 && processed[len(processed)-1].at.After(twelveMonthsAfter(processed[len(processed)-2].at, start.Day()))
 			if !withinAYear(unit, length) || gap {
 				add(KindIntervalExceeds12Months, sub.ID, amount, cur)
 			}
@@ -356,5 +356,31 @@ func TestBillingPlantingRates(t *testing.T) {
 	}
 	if legacy < 40 || legacy > 80 {
 		t.Errorf("%d legacy plans over 300 members, want about 60 (20%%)", legacy)
+	}
+}
+
+// TestTwelveMonthsAfter pins the month ends and leap days of
+// interval_exceeds_12_months's "12 months after the payment before": the
+// schedule's clamp, and the start's day for a payment on a clamped month
+// end (docs/billing.md).
+func TestTwelveMonthsAfter(t *testing.T) {
+	day := func(s string) time.Time { return mustTime(t, s+"T10:30:00Z") }
+	for _, c := range []struct {
+		payment  string
+		startDay int
+		want     string
+	}{
+		{"2023-02-28", 29, "2024-02-29"}, // started 29 February: the common year's payment stands for the 29th
+		{"2024-02-29", 29, "2025-02-28"}, // from the leap day: February 2025 has no 29th
+		{"2023-02-28", 28, "2024-02-28"}, // started on the 28th: no clamp, no leap day
+		{"2023-02-28", 31, "2024-02-29"}, // monthly from 31 January
+		{"2023-04-30", 31, "2024-04-30"},
+		{"2023-02-27", 31, "2024-02-27"}, // not a month end: a retry or a late payment keeps its day
+		{"2023-01-31", 31, "2024-01-31"},
+		{"2023-06-15", 31, "2024-06-15"},
+	} {
+		if got := twelveMonthsAfter(day(c.payment), c.startDay); !got.Equal(day(c.want)) {
+			t.Errorf("twelveMonthsAfter(%s, start day %d) = %s, want %s at 10:30", c.payment, c.startDay, got, c.want)
+		}
 	}
 }

@@ -6,7 +6,10 @@
 -- provider and the order never completed. The age is the DuckDB variable
 -- bnpl_session_age (reconcile run --bnpl-session-age), 24 hours when unset,
 -- so sessions of the last day before the cut-off are not judged yet.
--- Entity: the session id; amount: the session's amount.
+-- Entity: the session id; amount: the session's amount; detail: the
+-- session's age_hours at the cut-off, in whole hours elapsed (rounded
+-- down, like a person's age: 24 for a session 24 hours and 1 second old,
+-- which the default age reports).
 -- Action: follow up with the customer or release the order; a session left
 -- pending holds stock and a basket nobody will pay.
 SELECT
@@ -14,8 +17,11 @@ SELECT
     s.transaction_id AS entity_id,
     s.amount,
     s.currency,
-    json_object('time', s.time, 'country', s.country, 'age_hours',
-                date_diff('hour', s.time, getvariable('window_end')), 'file', s.file, 'line', s.line) AS detail
+    -- (Microseconds, in integers: date_diff('hour') would count the hour
+    -- boundaries crossed, 25 for 24 hours and 1 second.)
+    json_object('time', s.time, 'country', s.country,
+                'age_hours', (epoch_us(getvariable('window_end')) - epoch_us(s.time)) // 3600000000,
+                'file', s.file, 'line', s.line) AS detail
 FROM journal s
 WHERE s.call_kind = 'bnpl_session'
   AND s.status BETWEEN 200 AND 299

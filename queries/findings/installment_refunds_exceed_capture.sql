@@ -2,11 +2,13 @@
 -- captured: the refunds of its authorization's captures plus the partial
 -- refunds made through the plan (cancel with a refundAmount), against the
 -- captures of the authorization, all answered 2xx in the merchants'
--- journals up to the run's cut-off (view installment_events). The spec:
--- multiple partial refunds cannot exceed the captured amount; the platform
--- checks each way of refunding on its own, not the two together. Reported
--- when the latest refund is inside the window. Entity: the plan acceptance
--- id; amount: the excess (refunded minus captured); detail: both sums.
+-- journals up to the run's cut-off (view installment_events, which counts
+-- each call once by its response id, however often the journals hold it:
+-- a replayed file, a call logged twice). The spec: multiple partial
+-- refunds cannot exceed the captured amount; the platform checks each way
+-- of refunding on its own, not the two together. Reported when the latest
+-- refund is inside the window. Entity: the plan acceptance id; amount: the
+-- excess (refunded minus captured); detail: both sums.
 -- Action: recover the excess from the customer or the provider and
 -- reconcile the plan's refunds with finance; refund through one channel
 -- only.

@@ -1,14 +1,22 @@
 -- A recurring merchant-initiated transaction (an authorization or sale sent
 -- with initiator type merchant and commerceIndicator recurring, answered
--- 2xx) in the window made more than one year after the previous transaction
--- of its credential. The previous transaction is the merchant's journaled
--- call its previousTransactionId names (by response id or network
--- transaction id; the latest such call before it), else the latest earlier
--- CIT that stored the same card (as in mit_without_prior_cit). The spec
--- allows at most one year between credentialed recurring payments. The
--- platform checks only a previousTransactionId it is given, so a lapse
--- behind a token goes through. Entity: the MIT's response id; amount: its
--- amount; detail: the previous transaction and the interval in days.
+-- 2xx) in the window made more than one year after the latest earlier
+-- successful transaction of its credential (answered 2xx, not DECLINED or
+-- FAILED). The credential's transactions are the call its
+-- previousTransactionId names (by response id or network transaction id),
+-- the other MITs naming the same previousTransactionId (the same chain),
+-- and the CITs and MITs (authorizations and sales with an initiator type)
+-- on the same card (same BIN and last four). Most networks want the
+-- original CIT's id on every MIT ("Original transaction ID; for one network
+-- the last successful transaction ID"), so a monthly subscription names a
+-- CIT that grows older than a year while its credential is used every
+-- month: the chain and the card say when it was last used. The spec allows
+-- at most one year between credentialed recurring payments. The platform
+-- checks only a previousTransactionId it is given, so a lapse behind a
+-- token goes through. Entity: the MIT's response id; amount: its amount;
+-- detail: the previous transaction, how it belongs to the credential
+-- (previousTransactionId, same previousTransactionId, same card) and the
+-- interval in calendar days.
 -- Action: the customer's consent has lapsed: take a new customer-initiated
 -- payment that stores the card before billing it again.
 WITH mits AS (
@@ -22,26 +30,35 @@ WITH mits AS (
       AND lower(j.commerce_indicator) = 'recurring'
       AND j.time >= getvariable('window_start') AND j.time < getvariable('window_end')
 ),
-named AS (
-    SELECT m.merchant_id, m.transaction_id, max(p.time) AS time, arg_max(p.transaction_id, p.time) AS id
-    FROM mits m
-    JOIN journal p ON p.merchant_id = m.merchant_id
-     AND (p.transaction_id = m.previous_transaction_id OR p.network_transaction_id = m.previous_transaction_id)
-     AND p.time < m.time
-    GROUP BY ALL
+succeeded AS (
+    SELECT * FROM journal
+    WHERE status BETWEEN 200 AND 299 AND coalesce(response_status, '') NOT IN ('DECLINED', 'FAILED')
 ),
-stored AS (
-    SELECT m.merchant_id, m.transaction_id, max(j.time) AS time, arg_max(j.transaction_id, j.time) AS id
+credential AS (
+    -- Each earlier transaction of the MIT's credential, with how it belongs
+    -- to it (rank: the first wins when one call belongs several ways).
+    SELECT m.merchant_id, m.transaction_id, p.time, p.transaction_id AS id, 1 AS rank, 'previousTransactionId' AS via
+    FROM mits m
+    JOIN succeeded p ON p.merchant_id = m.merchant_id AND p.transaction_id = m.previous_transaction_id AND p.time < m.time
+    UNION ALL
+    SELECT m.merchant_id, m.transaction_id, p.time, p.transaction_id, 1, 'previousTransactionId'
+    FROM mits m
+    JOIN succeeded p ON p.merchant_id = m.merchant_id AND p.network_transaction_id = m.previous_transaction_id AND p.time < m.time
+    UNION ALL
+    SELECT m.merchant_id, m.transaction_id, p.time, p.transaction_id, 2, 'same previousTransactionId'
+    FROM mits m
+    JOIN succeeded p ON p.merchant_id = m.merchant_id AND p.previous_transaction_id = m.previous_transaction_id AND p.time < m.time
+    WHERE p.call_kind IN ('authorization', 'sale') AND p.initiator_type = 'merchant'
+    UNION ALL
+    SELECT m.merchant_id, m.transaction_id, p.time, p.transaction_id, 3, 'same card'
     FROM mits m
     JOIN journal_cards c ON c.merchant_id = m.merchant_id AND c.card_bin = m.bin AND c.card_last4 = m.last4
-    JOIN journal j ON j.merchant_id = c.merchant_id AND j.file = c.file AND j.line = c.line
-    WHERE j.call_kind IN ('authorization', 'sale')
-      AND j.status BETWEEN 200 AND 299
-      AND j.initiator_type = 'customer'
-      AND (j.credential_stored OR list_contains(string_split(coalesce(j.action_list, ''), ','), 'TOKEN_CREATE'))
-      AND coalesce(j.response_status, '') NOT IN ('DECLINED', 'FAILED')
-      AND j.time < m.time
-    GROUP BY ALL
+    JOIN succeeded p ON p.merchant_id = c.merchant_id AND p.file = c.file AND p.line = c.line AND p.time < m.time
+    WHERE p.call_kind IN ('authorization', 'sale') AND p.initiator_type IN ('customer', 'merchant')
+),
+previous AS (
+    SELECT * FROM credential
+    QUALIFY row_number() OVER (PARTITION BY merchant_id, transaction_id ORDER BY time DESC, rank, id) = 1
 )
 SELECT
     m.merchant_id,
@@ -49,12 +66,10 @@ SELECT
     m.amount,
     m.currency,
     json_object('time', m.time, 'previous_transaction_id', m.previous_transaction_id,
-                'previous_id', coalesce(n.id, s.id), 'previous_time', coalesce(n.time, s.time),
-                'previous_from', CASE WHEN n.time IS NOT NULL THEN 'previousTransactionId' ELSE 'stored credential' END,
-                'days', date_diff('day', coalesce(n.time, s.time), m.time),
+                'previous_id', p.id, 'previous_time', p.time, 'previous_from', p.via,
+                'days', date_diff('day', p.time, m.time),
                 'file', m.file, 'line', m.line) AS detail
 FROM mits m
-LEFT JOIN named n ON n.merchant_id = m.merchant_id AND n.transaction_id = m.transaction_id
-LEFT JOIN stored s ON s.merchant_id = m.merchant_id AND s.transaction_id = m.transaction_id
-WHERE coalesce(n.time, s.time) < m.time - INTERVAL 1 YEAR
+JOIN previous p ON p.merchant_id = m.merchant_id AND p.transaction_id = m.transaction_id
+WHERE p.time < m.time - INTERVAL 1 YEAR
 QUALIFY row_number() OVER (PARTITION BY m.merchant_id, m.transaction_id ORDER BY m.time, m.file, m.line) = 1

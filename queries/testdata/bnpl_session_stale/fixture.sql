@@ -3,15 +3,15 @@
 -- session age (bnpl_session_age, 24 hours when unset, as here) at the
 -- cut-off (window_end), whose token no authorization of the member
 -- answered AUTHORIZED or PENDING carried (as preApprovalToken) before the
--- cut-off.
+-- cut-off. detail.age_hours: whole hours elapsed at the cut-off, rounded
+-- down.
 SET VARIABLE window_start = TIMESTAMPTZ '2026-11-17 00:00:00+00'; -- business date 2026-11-20, lookback 3 days
 SET VARIABLE window_end   = TIMESTAMPTZ '2026-11-21 00:00:00+00'; -- the cut-off: sessions before 2026-11-20 00:00 are judged
 
 INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, transaction_id, amount, currency, response_status, action_list, session_token, country) VALUES
-    -- Reported ses-1: a second over 24 hours old, never authorized.
-    -- BUG: detail.age_hours says 25 for an age of 24 hours and 1 second:
-    -- date_diff('hour', ...) counts hour boundaries crossed, not hours
-    -- elapsed (date_sub would say 24).
+    -- Reported ses-1: a second over 24 hours old, never authorized; its
+    -- age_hours is 24, the whole hours elapsed (not 25, the hour
+    -- boundaries crossed).
     ('m1', 'journal-m1.ndjson',  1, TIMESTAMPTZ '2026-11-19 23:59:59+00', '/pts/v2/payment-references', 201, 'bnpl_session',  'ses-1', 150.00, 'USD', 'PENDING',    'AP_SESSIONS', 'tok-1', 'US'),
     -- Not reported ses-2: authorized five minutes later with its token.
     ('m1', 'journal-m1.ndjson',  2, TIMESTAMPTZ '2026-11-18 10:00:00+00', '/pts/v2/payment-references', 201, 'bnpl_session',  'ses-2', 150.00, 'USD', 'PENDING',    'AP_SESSIONS', 'tok-2', 'US'),
@@ -34,6 +34,8 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     -- still deciding): the customer came back.
     ('m1', 'journal-m1.ndjson', 11, TIMESTAMPTZ '2026-11-18 14:00:00+00', '/pts/v2/payment-references', 201, 'bnpl_session',  'ses-8', 60.00,  'USD', 'PENDING',    'AP_SESSIONS', 'tok-8', 'US'),
     ('m1', 'journal-m1.ndjson', 12, TIMESTAMPTZ '2026-11-18 14:10:00+00', '/pts/v2/payments',           201, 'authorization', 'ap-8',  60.00,  'USD', 'PENDING',    'AP_AUTH',     'tok-8', 'US'),
+    -- Reported ses-9: a second short of 72 hours old: age_hours 71.
+    ('m1', 'journal-m1.ndjson', 13, TIMESTAMPTZ '2026-11-18 00:00:01+00', '/pts/v2/payment-references', 201, 'bnpl_session',  'ses-9', 45.00,  'USD', 'PENDING',    'AP_SESSIONS', 'tok-9', 'US'),
     -- The other member authorized a tok-1: it does not complete m1's ses-1.
     ('m2', 'journal-m2.ndjson',  1, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments',           201, 'authorization', 'ap-9',  150.00, 'USD', 'AUTHORIZED', 'AP_AUTH',     'tok-1', 'US'),
     -- Reported for the other member too, apart from m1's ses-1 (same id).

@@ -3,7 +3,8 @@
 -- the plan: installment_cancel with a refundAmount) add up to more than
 -- its captures, all answered 2xx before the cut-off; reported when the
 -- latest refund is in the window. Amount: the excess. The plan's events
--- come from the view installment_events.
+-- come from the view installment_events, each call once (by response id)
+-- however often the journals hold it.
 SET VARIABLE window_start = TIMESTAMPTZ '2026-11-17 00:00:00+00'; -- business date 2026-11-20, lookback 3 days
 SET VARIABLE window_end   = TIMESTAMPTZ '2026-11-21 00:00:00+00'; -- the cut-off
 
@@ -29,18 +30,30 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal-m1.ndjson', 13, TIMESTAMPTZ '2026-11-02 10:00:00+00', '/pts/v2/payments/auth-c/captures', 201, 'capture',                'cap-c',  'auth-c', 100.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
     ('m1', 'journal-m1.ndjson', 14, TIMESTAMPTZ '2026-11-10 10:00:00+00', '/pts/v2/captures/cap-c/refunds',   201, 'refund',                 'ref-c',  'cap-c',   60.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
     ('m1', 'journal-m1.ndjson', 15, TIMESTAMPTZ '2026-11-12 10:00:00+00', '/fin/v1/plan-acceptance/cancel',   201, 'installment_cancel',     'can-c',  NULL,     NULL,   NULL,  'ACCEPTED',   NULL,     'inst-c', 'plan-3m', 'ntid-c',  50.00),
-    -- BUG: inst-d below must not be reported (one refund of 60.00 against
-    -- 100.00 captured), but the check reports it with an excess of 20.00
-    -- (refunded_captures 120.00): its refund is journaled twice (the same
-    -- call, response id ref-d, in a replayed file), and the view
-    -- installment_events makes every journal line an event, where the
-    -- other checks keep one row per response id. Left out of want.csv;
-    -- uncomment these rows to see it.
-    -- ('m1', 'journal-m1.ndjson', 16, TIMESTAMPTZ '2026-11-10 12:00:00+00', '/pts/v2/payments',                 201, 'authorization',          'auth-d', NULL,     100.00, 'USD', 'AUTHORIZED', 'ntid-d', NULL,     NULL,      NULL,     NULL),
-    -- ('m1', 'journal-m1.ndjson', 17, TIMESTAMPTZ '2026-11-10 12:05:00+00', '/fin/v1/plan-acceptance',          201, 'installment_acceptance', 'acc-d',  NULL,     NULL,   NULL,  'ACCEPTED',   NULL,     'inst-d', 'plan-3m', 'ntid-d', NULL),
-    -- ('m1', 'journal-m1.ndjson', 18, TIMESTAMPTZ '2026-11-11 12:00:00+00', '/pts/v2/payments/auth-d/captures', 201, 'capture',                'cap-d',  'auth-d', 100.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
-    -- ('m1', 'journal-m1.ndjson', 19, TIMESTAMPTZ '2026-11-18 12:00:00+00', '/pts/v2/captures/cap-d/refunds',   201, 'refund',                 'ref-d',  'cap-d',   60.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
-    -- ('m1', 'replay-m1.ndjson',   4, TIMESTAMPTZ '2026-11-18 12:00:00+00', '/pts/v2/captures/cap-d/refunds',   201, 'refund',                 'ref-d',  'cap-d',   60.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
+    -- Not reported inst-d: one refund of 60.00 against 100.00 captured,
+    -- journaled twice (the same call, response id ref-d, again in a
+    -- replayed file): a call counts once, by its response id.
+    ('m1', 'journal-m1.ndjson', 16, TIMESTAMPTZ '2026-11-10 12:00:00+00', '/pts/v2/payments',                 201, 'authorization',          'auth-d', NULL,     100.00, 'USD', 'AUTHORIZED', 'ntid-d', NULL,     NULL,      NULL,     NULL),
+    ('m1', 'journal-m1.ndjson', 17, TIMESTAMPTZ '2026-11-10 12:05:00+00', '/fin/v1/plan-acceptance',          201, 'installment_acceptance', 'acc-d',  NULL,     NULL,   NULL,  'ACCEPTED',   NULL,     'inst-d', 'plan-3m', 'ntid-d', NULL),
+    ('m1', 'journal-m1.ndjson', 18, TIMESTAMPTZ '2026-11-11 12:00:00+00', '/pts/v2/payments/auth-d/captures', 201, 'capture',                'cap-d',  'auth-d', 100.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
+    ('m1', 'journal-m1.ndjson', 19, TIMESTAMPTZ '2026-11-18 12:00:00+00', '/pts/v2/captures/cap-d/refunds',   201, 'refund',                 'ref-d',  'cap-d',   60.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
+    ('m1', 'replay-m1.ndjson',   4, TIMESTAMPTZ '2026-11-18 12:00:00+00', '/pts/v2/captures/cap-d/refunds',   201, 'refund',                 'ref-d',  'cap-d',   60.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
+    -- Reported inst-e: captured 100.00 (journaled twice, cap-e, counted
+    -- once), refunded twice 30.00 on the capture (two calls, ref-e1 and
+    -- ref-e2, the same amount at the same time: two refunds) and 60.00
+    -- through the plan: 20.00 too much. Counting cap-e twice would make
+    -- the captures 200.00 and hide it.
+    ('m1', 'journal-m1.ndjson', 20, TIMESTAMPTZ '2026-11-10 13:00:00+00', '/pts/v2/payments',                 201, 'authorization',          'auth-e', NULL,     100.00, 'USD', 'AUTHORIZED', 'ntid-e', NULL,     NULL,      NULL,     NULL),
+    ('m1', 'journal-m1.ndjson', 21, TIMESTAMPTZ '2026-11-10 13:05:00+00', '/fin/v1/plan-acceptance',          201, 'installment_acceptance', 'acc-e',  NULL,     NULL,   NULL,  'ACCEPTED',   NULL,     'inst-e', 'plan-3m', 'ntid-e', NULL),
+    ('m1', 'journal-m1.ndjson', 22, TIMESTAMPTZ '2026-11-11 13:00:00+00', '/pts/v2/payments/auth-e/captures', 201, 'capture',                'cap-e',  'auth-e', 100.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
+    ('m1', 'replay-m1.ndjson',   8, TIMESTAMPTZ '2026-11-11 13:00:00+00', '/pts/v2/payments/auth-e/captures', 201, 'capture',                'cap-e',  'auth-e', 100.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
+    ('m1', 'journal-m1.ndjson', 23, TIMESTAMPTZ '2026-11-18 13:00:00+00', '/pts/v2/captures/cap-e/refunds',   201, 'refund',                 'ref-e1', 'cap-e',   30.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
+    ('m1', 'journal-m1.ndjson', 24, TIMESTAMPTZ '2026-11-18 13:00:00+00', '/pts/v2/captures/cap-e/refunds',   201, 'refund',                 'ref-e2', 'cap-e',   30.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL),
+    ('m1', 'journal-m1.ndjson', 25, TIMESTAMPTZ '2026-11-19 13:00:00+00', '/fin/v1/plan-acceptance/cancel',   201, 'installment_cancel',     'can-e',  NULL,     NULL,   NULL,  'ACCEPTED',   NULL,     'inst-e', 'plan-3m', 'ntid-e',  60.00),
     -- The other member refunded 10.00 through an inst-b of its own: added
     -- to m1's inst-b, if the check forgot merchant_id, it would exceed.
-    ('m2', 'journal-m2.ndjson',  1, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/fin/v1/plan-acceptance/cancel',   201, 'installment_cancel',     'can-9',  NULL,     NULL,   NULL,  'ACCEPTED',   NULL,     'inst-b', 'plan-3m', 'ntid-9',  10.00);
+    ('m2', 'journal-m2.ndjson',  1, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/fin/v1/plan-acceptance/cancel',   201, 'installment_cancel',     'can-9',  NULL,     NULL,   NULL,  'ACCEPTED',   NULL,     'inst-b', 'plan-3m', 'ntid-9',  10.00),
+    -- The other member's refund with m1's response id ref-a, journaled
+    -- earlier: if a call were told apart without merchant_id, it would
+    -- stand for m1's ref-a and inst-a would lose that refund.
+    ('m2', 'journal-m2.ndjson',  2, TIMESTAMPTZ '2026-11-17 12:00:00+00', '/pts/v2/captures/cap-9/refunds',   201, 'refund',                 'ref-a',  'cap-9',   60.00, 'USD', 'PENDING',    NULL,     NULL,     NULL,      NULL,     NULL);
