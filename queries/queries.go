@@ -13,6 +13,7 @@ import (
 )
 
 //go:embed schema.sql migrations.sql payments.sql comments.sql interchange_at_risk.sql findings/*.sql billing.sql billing/*.sql
+//go:embed reports/*.sql cli/*.sql
 var files embed.FS
 
 // Schema returns the idempotent DDL of the working database: the tables

@@ -239,12 +239,18 @@ func GroupWorkbookName(date, groupID string) string {
 	return "reconcile-" + date + "-group-" + safe + ".xlsx"
 }
 
+// The statements the publish step runs besides the sheets' and datasets'
+// (queries/reports/publish.sql), each taking $1 = run ID.
+var (
+	runGroupsSQL       = queries.Must("reports/publish.sql", "RunGroups")
+	findingsByStateSQL = queries.Must("reports/publish.sql", "FindingsByState")
+	previousRunSQL     = queries.Must("reports/publish.sql", "PreviousRun")
+)
+
 // runGroups lists the groups the run listed that hold at least one of its
 // members.
 func runGroups(ctx context.Context, q outputs.Querier, runID string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT gm.group_id FROM group_members gm
-		JOIN run_members rm ON rm.run_id = gm.run_id AND rm.merchant_id = gm.merchant_id
-		WHERE gm.run_id = ? ORDER BY 1`, runID)
+	rows, err := q.QueryContext(ctx, runGroupsSQL, runID)
 	if err != nil {
 		return nil, fmt.Errorf("list the run's groups: %w", err)
 	}
@@ -270,7 +276,7 @@ func findingsByState(ctx context.Context, q outputs.Querier, runID string) (map[
 			out[s][k] = 0
 		}
 	}
-	rows, err := q.QueryContext(ctx, `SELECT state, kind, count(*) FROM findings WHERE run_id = ? GROUP BY ALL`, runID)
+	rows, err := q.QueryContext(ctx, findingsByStateSQL, runID)
 	if err != nil {
 		return nil, fmt.Errorf("count findings: %w", err)
 	}
@@ -291,7 +297,7 @@ func findingsByState(ctx context.Context, q outputs.Querier, runID string) (map[
 }
 
 func previousRun(ctx context.Context, q outputs.Querier, runID string) (string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT coalesce(previous_run, '') FROM runs WHERE run_id = ?`, runID)
+	rows, err := q.QueryContext(ctx, previousRunSQL, runID)
 	if err != nil {
 		return "", fmt.Errorf("previous run of %s: %w", runID, err)
 	}
