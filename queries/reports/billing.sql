@@ -2,8 +2,9 @@
 -- docs/billing.md): Ageing, Metrics, Skipped and Three-way match, each by
 -- group and member, reconciled members only. They read the tables the
 -- billing reports (queries/billing/) filled for the run.
--- $1 = run ID, $2 = group ID or NULL (the whole run); the CTEs are those
--- of every statement here (see summary.sql).
+-- $1 = run ID, $2 = group ID or NULL (the whole run); each statement
+-- starts with the CTEs it uses, word for word as in summary.sql, whose
+-- header says what each is.
 
 -- name: Ageing
 -- Ageing: every DELINQUENT or SUSPENDED subscription, by group and member,

@@ -1,7 +1,8 @@
 -- The finding sheets of the finance workbook (reports/catalog.go): one
 -- sheet per finding kind with its findings today, and the Resolved sheet.
--- $1 = run ID, $2 = group ID or NULL (the whole run); the CTEs are those
--- of every statement here (see summary.sql).
+-- $1 = run ID, $2 = group ID or NULL (the whole run); each statement
+-- starts with the CTEs it uses, word for word as in summary.sql, whose
+-- header says what each is.
 
 -- name: KindFindings
 -- One kind's sheet: its findings today (new and still open), each with

@@ -1,11 +1,11 @@
 -- The payments audit's sheets of the finance workbook (reports/payments.go,
 -- docs/payments-audit.md): Interchange at risk, Funding sources, Wallets
 -- and Terminals, each by member, then by group; reconciled members only.
--- $1 = run ID, $2 = group ID or NULL (the whole run); the CTEs are those
--- of every statement here (see summary.sql), and member_list is scope's
--- reconciled members. The per-day views (funding_sources, wallet_mix,
--- terminal_activity) are read for the days of the run's window, which
--- starts and ends at midnight UTC.
+-- $1 = run ID, $2 = group ID or NULL (the whole run); each statement
+-- starts with the CTEs it uses, word for word as in summary.sql, whose
+-- header says what each is. The per-day views (funding_sources,
+-- wallet_mix, terminal_activity) are read for the days of the run's
+-- window, which starts and ends at midnight UTC.
 
 -- name: InterchangeByMember
 -- The estimated interchange at risk on commercial-card calls that lost

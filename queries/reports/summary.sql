@@ -2,10 +2,11 @@
 -- bottom: the run's facts, then its tables, the whole run's first and the
 -- same per group after.
 --
--- Every statement of queries/reports/ takes $1 = the run ID and $2 = the
--- group ID of a group's workbook, or NULL for the whole run's. To run one
--- in `reconcile sql`, write the run ID (e.g. '2026-11-20') for
--- $1 and NULL or a group ID (e.g. '1001') for $2.
+-- The statements of the sheets (queries/reports/) take $1 = the run ID
+-- and $2 = the group ID of a group's workbook, or NULL for the whole
+-- run's; each block's comment says its parameters. To run one in
+-- `reconcile sql`, write the run ID (e.g. '2026-11-20') for $1 and NULL or
+-- a group ID (e.g. '1001') for $2.
 --
 -- Each statement starts with the CTEs it needs, written the same way in
 -- every statement so that each runs as written (TestReportCTEsAgree keeps
@@ -19,6 +20,7 @@
 --                   in two groups is in both);
 --   run             the run's row of runs;
 --   scoped_findings the run's findings of scope's members, every state;
+--   member_list     scope's reconciled members (status 'ok');
 --   kinds           the finding kinds of $3, numbered in the catalog's
 --                   order (tables list kinds in that order);
 --   groups_of       each member's groups of the run, as '1001, 1002'.
