@@ -1,6 +1,7 @@
-// Package outputs writes what a run publishes: the Excel workbook, the
-// Parquet datasets, the read-only DuckDB snapshot and manifest.json, and it
-// publishes the output folder as a whole.
+// Package outputs is the file writer of what a run publishes: the Excel
+// workbook, the Parquet datasets, the read-only DuckDB snapshot and
+// manifest.json, the output folder as a whole (Staging), and the
+// out/current.duckdb link to the latest snapshot (PointCurrent).
 //
 // Every writer here follows one rule: a reader never sees half a file or half
 // a folder. Files are written under a temporary name in the directory of their
@@ -10,8 +11,9 @@
 // half-written workbook that opens "repaired" in Excel is worse than none.
 //
 // The package knows nothing about reconciliation: which query feeds which
-// sheet or dataset is the report catalog's business (package reports). It
-// talks to DuckDB only through Querier, so the caller chooses the connection.
+// sheet or dataset, and when a run publishes, is the business of package
+// reports, which calls these writers. It talks to DuckDB only through
+// Querier, so the caller chooses the connection.
 package outputs
 
 import (

@@ -1,7 +1,9 @@
 // Package queries holds the SQL of reconcile: the schema of the working
 // DuckDB file and one reconciliation or audit check per finding kind, each in
 // its own .sql file embedded at build time. SQL stays in .sql files so that
-// analysts can read, copy and run exactly what the product runs.
+// analysts can read, copy and run exactly what the product runs. The other
+// statements are named blocks of .sql files (named.go): the workbook's
+// sheets in reports/, reconcile sql --tables in cli/.
 package queries
 
 import (
@@ -13,6 +15,7 @@ import (
 )
 
 //go:embed schema.sql migrations.sql payments.sql comments.sql interchange_at_risk.sql findings/*.sql billing.sql billing/*.sql
+//go:embed reports/*.sql cli/*.sql
 var files embed.FS
 
 // Schema returns the idempotent DDL of the working database: the tables

@@ -1,6 +1,22 @@
-// Package reports is the report catalog: which query feeds which workbook
-// sheet and Parquet dataset, with titles and column types, and the publish
-// step that writes them for a run into out/<business date>/ at once.
+// Package reports decides what a run publishes, and publishes it. Its
+// catalog says which SQL statement feeds which workbook sheet and Parquet
+// dataset, with titles and column types; Publish writes them for a run into
+// out/<business date>/ at once, with the DuckDB snapshot and the manifest,
+// and points out/current.duckdb at the newest snapshot. How a file is
+// written (formats, atomic renames) is package outputs' job.
+//
+// The sheets' SQL is in queries/reports/, one file per sheet or family
+// (summary.sql, findings.sql, billing.sql, payments.sql, legend.sql, and
+// publish.sql for the publish step's own lookups), one named statement per
+// table, taken with queries.Must. Each takes $1 = run ID and $2 = group ID
+// or NULL (the whole run) and starts with the CTEs it needs (scope,
+// member_groups, run, scoped_findings, kinds, groups_of, member_list),
+// written out in full in every statement rather than assembled here: a
+// statement then reads, and runs in `reconcile sql` with the run ID and NULL
+// written for $1 and $2, exactly as the workbook runs it. The copies are
+// kept equal by a test (queries.TestReportCTEsAgree). The Parquet datasets'
+// statements are built here, one line each, because COPY takes no
+// parameters: their run ID and window are written in as literals.
 //
 // The finding kinds come from the check catalog (queries.Checks), never from
 // a list kept here: a new queries/findings/*.sql file gets its sheet, its
@@ -39,36 +55,26 @@ const (
 	LegendSheet   = "Legend"
 )
 
-// The queries of a workbook take $1 = run ID and $2 = group ID or NULL.
-// scopeCTE is the members the workbook covers: the run's members, or those
-// of one group as listed by this run (group_members.run_id), so a group
-// the run was not asked for (--groups) does not show up from an old listing.
-const scopeCTE = `scope AS (
-    SELECT rm.merchant_id, rm.status, rm.error
-    FROM run_members rm
-    WHERE rm.run_id = $1
-      AND ($2::VARCHAR IS NULL OR EXISTS (
-          SELECT 1 FROM group_members gm
-          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
-),
-member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
-    FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
-),
-run AS (SELECT * FROM runs WHERE run_id = $1),
-scoped_findings AS (
-    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
-)`
-
-// kindsCTE numbers the catalog's kinds ($3), so tables list them in its order.
-const kindsCTE = `kinds AS (
-    SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
-)`
-
-// groupsOf lists each member's groups of the run, "1001, 1002".
-const groupsOf = `(SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
-    FROM group_members WHERE run_id = $1 GROUP BY merchant_id)`
+// The statements of the Summary, finding, Resolved and Legend sheets
+// (queries/reports/*.sql). Each takes $1 = run ID and $2 = group ID or
+// NULL (the whole run), and starts with the scope CTEs it needs.
+var (
+	runFactsSQL               = queries.Must("reports/summary.sql", "RunFacts")
+	groupRunFactsSQL          = queries.Must("reports/summary.sql", "GroupRunFacts")
+	findingsByKindSQL         = queries.Must("reports/summary.sql", "FindingsByKind")
+	fundingMixSQL             = queries.Must("reports/summary.sql", "FundingMix")
+	paymentsByStatusSQL       = queries.Must("reports/summary.sql", "PaymentsByStatus")
+	membersByGroupSQL         = queries.Must("reports/summary.sql", "MembersByGroup")
+	paymentsBilledByGroupSQL  = queries.Must("reports/summary.sql", "PaymentsBilledByGroup")
+	findingsByGroupAndKindSQL = queries.Must("reports/summary.sql", "FindingsByGroupAndKind")
+	fundingMixByGroupSQL      = queries.Must("reports/summary.sql", "FundingMixByGroup")
+	failedMembersSQL          = queries.Must("reports/summary.sql", "FailedMembers")
+	kindFindingsSQL           = queries.Must("reports/findings.sql", "KindFindings")
+	resolvedFindingsSQL       = queries.Must("reports/findings.sql", "ResolvedFindings")
+	legendKindsSQL            = queries.Must("reports/legend.sql", "FindingKinds")
+	legendStatesSQL           = queries.Must("reports/legend.sql", "States")
+	legendNotesSQL            = queries.Must("reports/legend.sql", "ReadingNotes")
+)
 
 // findingColumns are the columns of every finding sheet.
 var findingColumns = []outputs.Column{
@@ -94,15 +100,7 @@ func Workbook(run Run, scope Scope) outputs.Workbook {
 		wb.Sheets = append(wb.Sheets, outputs.Sheet{
 			Name: names[c.Kind],
 			Blocks: []outputs.Block{{
-				Query: `WITH ` + scopeCTE + `
-				SELECT f.merchant_id, g.groups, f.entity_id, f.amount, f.currency, f.state,
-				       coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)),
-				       CAST(f.detail AS VARCHAR)
-				FROM scoped_findings f
-				LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
-				LEFT JOIN ` + groupsOf + ` g ON g.merchant_id = f.merchant_id
-				WHERE f.kind = $3 AND f.state IN ('new', 'open')
-				ORDER BY f.merchant_id, f.entity_id`,
+				Query:    kindFindingsSQL,
 				Args:     []any{run.RunID, scope.arg(), c.Kind},
 				Columns:  findingColumns,
 				Overflow: "parquet/findings/date=" + date + "/kind=" + c.Kind,
@@ -180,11 +178,9 @@ func workbookTitle(run Run, scope Scope) string {
 func summarySheet(run Run, scope Scope) outputs.Sheet {
 	// The whole run shows how many groups it covered; a group's workbook
 	// shows the group.
-	groupColumn := outputs.Column{Header: "Groups", Type: outputs.Count}
-	groupValue := `(SELECT count(DISTINCT group_id) FROM member_groups)`
+	groupColumn, recordQuery := outputs.Column{Header: "Groups", Type: outputs.Count}, runFactsSQL
 	if scope.GroupID != "" {
-		groupColumn = outputs.Column{Header: "Group", Type: outputs.Text}
-		groupValue = `(SELECT group_id || coalesce(' ' || name, '') FROM groups WHERE group_id = $2)`
+		groupColumn, recordQuery = outputs.Column{Header: "Group", Type: outputs.Text}, groupRunFactsSQL
 	}
 	args := []any{run.RunID, scope.arg()}
 	kinds := queries.Kinds()
@@ -207,32 +203,13 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		{Header: "Problems", Type: outputs.Text},
 		{Header: "Run ID", Type: outputs.Text},
 	}
-	recordQuery := `WITH ` + scopeCTE + `
-	SELECT r.business_date, ` + groupValue + `, r.status, $3::VARCHAR,
-	       (SELECT count(*) FROM scope),
-	       (SELECT count(*) FROM scope WHERE status = 'ok'),
-	       (SELECT count(*) FROM scope WHERE status = 'failed'),
-	       (SELECT count(*) FROM scoped_findings WHERE state IN ('new', 'open')),
-	       (SELECT count(*) FROM scoped_findings WHERE state = 'new'),
-	       (SELECT count(*) FROM scoped_findings WHERE state = 'open'),
-	       (SELECT count(*) FROM scoped_findings WHERE state = 'resolved'),
-	       (SELECT business_date FROM runs WHERE run_id = r.previous_run),
-	       r.window_start, r.window_end, r.finished_at, r.error, r.run_id
-	FROM run r`
 	blocks := []outputs.Block{
 		{Title: workbookTitle(run, scope), Record: true, Query: recordQuery,
 			Args: []any{run.RunID, scope.arg(), SourceLabel(run.Source)}, Columns: record},
 		{
 			Title: "Findings by kind",
-			Query: `WITH ` + scopeCTE + `, ` + kindsCTE + `
-			SELECT k.kind,
-			       count(f.kind) FILTER (WHERE f.state IN ('new', 'open')),
-			       count(f.kind) FILTER (WHERE f.state = 'new'),
-			       count(f.kind) FILTER (WHERE f.state = 'open'),
-			       count(f.kind) FILTER (WHERE f.state = 'resolved')
-			FROM kinds k LEFT JOIN scoped_findings f ON f.kind = k.kind
-			GROUP BY k.kind, k.ord ORDER BY k.ord`,
-			Args: []any{run.RunID, scope.arg(), kinds},
+			Query: findingsByKindSQL,
+			Args:  []any{run.RunID, scope.arg(), kinds},
 			Columns: []outputs.Column{
 				{Header: "Kind", Type: outputs.Text, Width: 32}, {Header: "Findings", Type: outputs.Count},
 				{Header: "New today", Type: outputs.Count}, {Header: "Still open", Type: outputs.Count},
@@ -240,40 +217,23 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		},
 		{
 			Title: "Funding mix (transactions in the window)",
-			Query: `WITH ` + scopeCTE + `
-			SELECT coalesce(b.funding_source, '(unknown)') AS funding, count(*) AS n,
-			       count(*) / sum(count(*)) OVER () AS share
-			FROM transactions t
-			JOIN scope s ON s.merchant_id = t.merchant_id AND s.status = 'ok'
-			LEFT JOIN bin_attributes b ON b.bin = t.card_bin
-			WHERE t.submit_time >= (SELECT window_start FROM run) AND t.submit_time < (SELECT window_end FROM run)
-			GROUP BY 1 ORDER BY n DESC, funding`,
-			Args: args,
+			Query: fundingMixSQL,
+			Args:  args,
 			Columns: []outputs.Column{
 				{Header: "Funding source", Type: outputs.Text}, {Header: "Transactions", Type: outputs.Count},
 				{Header: "Share", Type: outputs.Percent}},
 		},
 		{
 			Title: "Subscription payments by status (dated in the window)",
-			Query: `WITH ` + scopeCTE + `
-			SELECT coalesce(p.status, '(none)') AS status, count(*) AS n
-			FROM subscription_payments p
-			JOIN scope s ON s.merchant_id = p.merchant_id AND s.status = 'ok'
-			WHERE p.payment_date >= (SELECT window_start FROM run) AND p.payment_date < (SELECT window_end FROM run)
-			GROUP BY 1 ORDER BY n DESC, status`,
-			Args: args,
+			Query: paymentsByStatusSQL,
+			Args:  args,
 			Columns: []outputs.Column{
 				{Header: "Status", Type: outputs.Text}, {Header: "Payments", Type: outputs.Count}},
 		},
 		{
 			Title: "Members by group",
-			Query: `WITH ` + scopeCTE + `
-			SELECT mg.group_id, any_value(g.name), count(*),
-			       count(*) FILTER (WHERE mg.status = 'ok'),
-			       count(*) FILTER (WHERE mg.status = 'failed')
-			FROM member_groups mg LEFT JOIN groups g ON g.group_id = mg.group_id
-			GROUP BY mg.group_id ORDER BY mg.group_id`,
-			Args: args,
+			Query: membersByGroupSQL,
+			Args:  args,
 			Columns: []outputs.Column{
 				{Header: "Group", Type: outputs.Text}, {Header: "Name", Type: outputs.Text, Width: 24},
 				{Header: "Members", Type: outputs.Count}, {Header: "Reconciled", Type: outputs.Count},
@@ -281,35 +241,16 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		},
 		{
 			Title: "Payments billed by group (PAID, dated in the window)",
-			Query: `WITH ` + scopeCTE + `
-			SELECT mg.group_id, count(*),
-			       sum(p.billing_amount + coalesce(p.setup_fee, 0) + coalesce(p.surcharge_amount, 0)), p.currency
-			FROM member_groups mg
-			JOIN subscription_payments p ON p.merchant_id = mg.merchant_id
-			WHERE mg.status = 'ok' AND p.status = 'PAID'
-			  AND p.payment_date >= (SELECT window_start FROM run) AND p.payment_date < (SELECT window_end FROM run)
-			GROUP BY mg.group_id, p.currency ORDER BY mg.group_id, p.currency`,
-			Args: args,
+			Query: paymentsBilledByGroupSQL,
+			Args:  args,
 			Columns: []outputs.Column{
 				{Header: "Group", Type: outputs.Text}, {Header: "Payments", Type: outputs.Count},
 				{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 4, Width: 16}, {Header: "Currency", Type: outputs.Text, Width: 9}},
 		},
 		{
 			Title: "Findings by group and kind",
-			Query: `WITH ` + scopeCTE + `, ` + kindsCTE + `
-			SELECT mg.group_id, f.kind,
-			       count(*) FILTER (WHERE f.state IN ('new', 'open')),
-			       count(*) FILTER (WHERE f.state = 'new'),
-			       count(*) FILTER (WHERE f.state = 'open'),
-			       count(*) FILTER (WHERE f.state = 'resolved'),
-			       sum(f.amount) FILTER (WHERE f.state IN ('new', 'open')),
-			       f.currency
-			FROM member_groups mg
-			JOIN findings f ON f.run_id = $1 AND f.merchant_id = mg.merchant_id
-			JOIN kinds k ON k.kind = f.kind
-			GROUP BY mg.group_id, f.kind, k.ord, f.currency
-			ORDER BY mg.group_id, k.ord, f.currency NULLS FIRST`,
-			Args: []any{run.RunID, scope.arg(), kinds},
+			Query: findingsByGroupAndKindSQL,
+			Args:  []any{run.RunID, scope.arg(), kinds},
 			Columns: []outputs.Column{
 				{Header: "Group", Type: outputs.Text}, {Header: "Kind", Type: outputs.Text, Width: 32},
 				{Header: "Findings", Type: outputs.Count}, {Header: "New today", Type: outputs.Count},
@@ -318,15 +259,8 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		},
 		{
 			Title: "Funding mix by group (transactions in the window)",
-			Query: `WITH ` + scopeCTE + `
-			SELECT mg.group_id, coalesce(b.funding_source, '(unknown)') AS funding, count(*), sum(t.amount), t.currency
-			FROM member_groups mg
-			JOIN transactions t ON t.merchant_id = mg.merchant_id
-			LEFT JOIN bin_attributes b ON b.bin = t.card_bin
-			WHERE mg.status = 'ok'
-			  AND t.submit_time >= (SELECT window_start FROM run) AND t.submit_time < (SELECT window_end FROM run)
-			GROUP BY mg.group_id, funding, t.currency ORDER BY mg.group_id, funding, t.currency`,
-			Args: args,
+			Query: fundingMixByGroupSQL,
+			Args:  args,
 			Columns: []outputs.Column{
 				{Header: "Group", Type: outputs.Text}, {Header: "Funding source", Type: outputs.Text},
 				{Header: "Transactions", Type: outputs.Count},
@@ -334,11 +268,8 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		},
 		{
 			Title: "Failed members",
-			Query: `WITH ` + scopeCTE + `
-			SELECT s.merchant_id, s.error, g.groups
-			FROM scope s LEFT JOIN ` + groupsOf + ` g ON g.merchant_id = s.merchant_id
-			WHERE s.status = 'failed' ORDER BY s.merchant_id`,
-			Args: args,
+			Query: failedMembersSQL,
+			Args:  args,
 			// The error wraps in the second column rather than widening a
 			// column every other table of the sheet shares.
 			Columns: []outputs.Column{
@@ -358,17 +289,8 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 
 func resolvedSheet(run Run, scope Scope) outputs.Sheet {
 	return outputs.Sheet{Name: ResolvedSheet, Blocks: []outputs.Block{{
-		Query: `WITH ` + scopeCTE + `, ` + kindsCTE + `
-		SELECT f.kind, f.merchant_id, g.groups, f.entity_id, f.amount, f.currency,
-		       coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)),
-		       CAST(f.detail AS VARCHAR)
-		FROM scoped_findings f
-		LEFT JOIN kinds k ON k.kind = f.kind
-		LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
-		LEFT JOIN ` + groupsOf + ` g ON g.merchant_id = f.merchant_id
-		WHERE f.state = 'resolved'
-		ORDER BY k.ord, f.kind, f.merchant_id, f.entity_id`,
-		Args: []any{run.RunID, scope.arg(), queries.Kinds()},
+		Query: resolvedFindingsSQL,
+		Args:  []any{run.RunID, scope.arg(), queries.Kinds()},
 		Columns: []outputs.Column{
 			{Header: "Kind", Type: outputs.Text, Width: 30},
 			{Header: "Merchant ID", Type: outputs.Text},
@@ -414,31 +336,20 @@ func legendSheet(run Run, scope Scope, checks []queries.Check, names map[string]
 	return outputs.Sheet{Name: LegendSheet, Blocks: []outputs.Block{
 		{
 			Title: "Finding kinds",
-			Query: `WITH ` + scopeCTE + `,
-			k AS (SELECT unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS sheet,
-			             unnest($5::VARCHAR[]) AS descr, unnest($6::VARCHAR[]) AS action,
-			             generate_subscripts($3::VARCHAR[], 1) AS ord)
-			SELECT k.kind, k.descr, k.action, count(f.kind), k.sheet
-			FROM k LEFT JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open')
-			GROUP BY k.kind, k.descr, k.action, k.sheet, k.ord ORDER BY k.ord`,
-			Args: []any{run.RunID, scope.arg(), kinds, sheets, descs, actions},
+			Query: legendKindsSQL,
+			Args:  []any{run.RunID, scope.arg(), kinds, sheets, descs, actions},
 			Columns: []outputs.Column{
 				wrap("Kind", 30), wrap("What it means", 70), wrap("What to do about it", 50),
 				{Header: "Findings", Type: outputs.Count, Width: 10}, wrap("Sheet", 30)},
 		},
 		{
-			Title: "States",
-			Query: `SELECT * FROM (VALUES
-				('new', 'Reported today, not by the previous run.'),
-				('open', 'Reported by the previous run too: still to be dealt with. "First seen" says since when.'),
-				('resolved', 'Reported by the previous run, not today (listed on the Resolved sheet). Only for members reconciled today: a failed member''s findings are neither reported nor resolved.')
-			) AS s(state, meaning)`,
+			Title:   "States",
+			Query:   legendStatesSQL,
 			Columns: []outputs.Column{wrap("State", 30), wrap("Meaning", 70)},
 		},
 		{
-			Title: "Reading this workbook",
-			Query: `SELECT topic, note FROM (SELECT unnest($1::VARCHAR[]) AS topic, unnest($2::VARCHAR[]) AS note,
-			               generate_subscripts($1::VARCHAR[], 1) AS ord) ORDER BY ord`,
+			Title:   "Reading this workbook",
+			Query:   legendNotesSQL,
 			Args:    []any{topics, notes},
 			Columns: []outputs.Column{wrap("Topic", 30), wrap("Note", 70)},
 		},

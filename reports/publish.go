@@ -74,7 +74,10 @@ type Published struct {
 	// group ID.
 	GroupWorkbooks map[string]string
 	Snapshot       string
-	Manifest       string
+	// Current is out/current.duckdb, the link to the latest business
+	// date's snapshot: this one, unless a later date is published already.
+	Current  string
+	Manifest string
 	// Findings counts the run's findings per state ("new", "open",
 	// "resolved") and kind, every kind of the catalog present.
 	Findings    map[string]map[string]int64
@@ -87,7 +90,9 @@ var FindingStates = []string{"new", "open", "resolved"}
 // Publish writes the run's workbook(s), Parquet datasets, DuckDB snapshot
 // and manifest into a staging folder beside outRoot/<business date>, then
 // swaps it in at once: a reader sees the previous complete output or the new
-// one, never a half-written folder.
+// one, never a half-written folder. Last it points outRoot/current.duckdb
+// at the new snapshot (outputs.PointCurrent), unless a later business date
+// is published already.
 //
 // Layout of the folder:
 //
@@ -97,6 +102,9 @@ var FindingStates = []string{"new", "open", "resolved"}
 //	parquet/findings/date=<date>/kind=<kind>/data_0.parquet
 //	reconcile-<date>.duckdb               read-only snapshot
 //	manifest.json                         last, with every file's SHA-256
+//
+// and beside the date folders, outRoot/current.duckdb, the link to the
+// latest snapshot.
 //
 // The date=<date> level makes out/*/parquet/<table> one Hive-partitioned
 // dataset across days (a later shard=<i> level would go under it).
@@ -200,6 +208,10 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 	}
 	ok = true
 	final := st.Final()
+	link, err := outputs.PointCurrent(outRoot, filepath.Join(final, snapshot))
+	if err != nil {
+		return nil, fmt.Errorf("published %s, but %w", final, err)
+	}
 	for id, name := range groupBooks {
 		groupBooks[id] = filepath.Join(final, name)
 	}
@@ -208,6 +220,7 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		Workbook:       filepath.Join(final, workbook),
 		GroupWorkbooks: groupBooks,
 		Snapshot:       filepath.Join(final, snapshot),
+		Current:        link,
 		Manifest:       filepath.Join(final, outputs.ManifestName),
 		Findings:       findings,
 		PreviousRun:    prev,
@@ -239,12 +252,18 @@ func GroupWorkbookName(date, groupID string) string {
 	return "reconcile-" + date + "-group-" + safe + ".xlsx"
 }
 
+// The statements the publish step runs besides the sheets' and datasets'
+// (queries/reports/publish.sql), each taking $1 = run ID.
+var (
+	runGroupsSQL       = queries.Must("reports/publish.sql", "RunGroups")
+	findingsByStateSQL = queries.Must("reports/publish.sql", "FindingsByState")
+	previousRunSQL     = queries.Must("reports/publish.sql", "PreviousRun")
+)
+
 // runGroups lists the groups the run listed that hold at least one of its
 // members.
 func runGroups(ctx context.Context, q outputs.Querier, runID string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT gm.group_id FROM group_members gm
-		JOIN run_members rm ON rm.run_id = gm.run_id AND rm.merchant_id = gm.merchant_id
-		WHERE gm.run_id = ? ORDER BY 1`, runID)
+	rows, err := q.QueryContext(ctx, runGroupsSQL, runID)
 	if err != nil {
 		return nil, fmt.Errorf("list the run's groups: %w", err)
 	}
@@ -270,7 +289,7 @@ func findingsByState(ctx context.Context, q outputs.Querier, runID string) (map[
 			out[s][k] = 0
 		}
 	}
-	rows, err := q.QueryContext(ctx, `SELECT state, kind, count(*) FROM findings WHERE run_id = ? GROUP BY ALL`, runID)
+	rows, err := q.QueryContext(ctx, findingsByStateSQL, runID)
 	if err != nil {
 		return nil, fmt.Errorf("count findings: %w", err)
 	}
@@ -291,7 +310,7 @@ func findingsByState(ctx context.Context, q outputs.Querier, runID string) (map[
 }
 
 func previousRun(ctx context.Context, q outputs.Querier, runID string) (string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT coalesce(previous_run, '') FROM runs WHERE run_id = ?`, runID)
+	rows, err := q.QueryContext(ctx, previousRunSQL, runID)
 	if err != nil {
 		return "", fmt.Errorf("previous run of %s: %w", runID, err)
 	}

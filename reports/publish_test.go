@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/reconcile/reconcile/outputs"
 )
 
 func TestPublishLayout(t *testing.T) {
@@ -36,6 +38,12 @@ func TestPublishLayout(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(day, p)); err != nil {
 			t.Errorf("output %s: %v", p, err)
 		}
+	}
+	// The one publish step also moves out/current.duckdb to the new snapshot.
+	if target, err := os.Readlink(filepath.Join(out, outputs.CurrentName)); err != nil ||
+		pub.Current != filepath.Join(out, outputs.CurrentName) || filepath.Join(out, target) != pub.Snapshot {
+		t.Errorf("current link %s -> %q (%v), want it at %s pointing to %s", pub.Current, target, err,
+			filepath.Join(out, outputs.CurrentName), pub.Snapshot)
 	}
 	if _, err := os.Stat(filepath.Join(day, "reconcile-2026-11-20-group-1003.xlsx")); err == nil {
 		t.Error("a workbook for group 1003, which this run did not list")

@@ -314,10 +314,6 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return err
 	}
 	o.hooks.published(pub)
-	current, err := pointCurrent(o.out, pub.Snapshot)
-	if err != nil {
-		return err
-	}
 	stages := make([]any, 0, 2*len(res.Stages))
 	for _, st := range res.Stages {
 		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
@@ -326,7 +322,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		"rows", res.Rows, slog.Group("stages", stages...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
-	printSummary(e, res, pub, current, o.db, runSource(o))
+	printSummary(e, res, pub, o.db, runSource(o))
 	if res.Status != "ok" {
 		var parts []string
 		if n := len(res.Failed); n > 0 {
@@ -340,7 +336,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	return nil
 }
 
-func printSummary(e env, res *ingest.Result, pub *reports.Published, current, db, source string) {
+func printSummary(e env, res *ingest.Result, pub *reports.Published, db, source string) {
 	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries; source: %s\n",
 		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries, reports.SourceLabel(source))
 	for _, f := range res.Failed {
@@ -355,7 +351,7 @@ func printSummary(e env, res *ingest.Result, pub *reports.Published, current, db
 		fmt.Fprintf(e.stdout, "  %-32s %d\n", k, res.Findings[k])
 	}
 	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s (also %s)\ndatabase: %s\n",
-		pub.Workbook, pub.Manifest, pub.Snapshot, current, db)
+		pub.Workbook, pub.Manifest, pub.Snapshot, pub.Current, db)
 	printPublishedExtras(e.stdout, pub)
 }
 

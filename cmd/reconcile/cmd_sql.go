@@ -15,6 +15,8 @@ import (
 	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/reconcile/reconcile/queries"
 )
 
 const sqlExamples = `  reconcile sql --tables                          # tables and views, with what each holds
@@ -131,20 +133,18 @@ func isIdentifier(s string) bool {
 	return s != ""
 }
 
-// listTablesSQL lists the file's tables and views with their comments.
-const listTablesSQL = `SELECT name, type, description FROM (
-    SELECT table_name AS name, 'table' AS type, coalesce(comment, '') AS description
-    FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
-    UNION ALL
-    SELECT view_name, 'view', coalesce(comment, '')
-    FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
-) ORDER BY type, name`
+// The statements of --tables (queries/cli/sql.sql): the file's tables and
+// views, and one's columns, with the comment every one of them carries.
+var (
+	listTablesSQL  = queries.Must("cli/sql.sql", "Tables")
+	columnCountSQL = queries.Must("cli/sql.sql", "ColumnCount")
+	columnsSQL     = queries.Must("cli/sql.sql", "Columns")
+)
 
 // describeTable lists the columns of one table or view with their comments.
 func describeTable(ctx context.Context, conn *readOnlyDB, path, table string, out resultWriter) error {
 	var n int
-	rows, err := conn.query(ctx, `SELECT count(*) FROM duckdb_columns()
-		WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?`, table)
+	rows, err := conn.query(ctx, columnCountSQL, table)
 	if err == nil {
 		for rows.Next() {
 			err = rows.Scan(&n)
@@ -157,11 +157,7 @@ func describeTable(ctx context.Context, conn *readOnlyDB, path, table string, ou
 	if n == 0 {
 		return fmt.Errorf("sql: no table or view %q in %s (reconcile sql --tables lists them)", table, path)
 	}
-	return runSQL(ctx, conn, `SELECT column_name AS "column", data_type AS type,
-		CASE WHEN is_nullable THEN '' ELSE 'not null' END AS "null", coalesce(comment, '') AS description
-		FROM duckdb_columns()
-		WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?
-		ORDER BY column_index`, out, table)
+	return runSQL(ctx, conn, columnsSQL, out, table)
 }
 
 func readQueryFile(path string, stdin io.Reader) ([]byte, error) {

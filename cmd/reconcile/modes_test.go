@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/reconcile/reconcile/outputs"
 )
 
 // TestPublishedFilesFollowTheUmask runs reconcile under umask 027 (in a
@@ -51,7 +53,7 @@ func TestPublishedFilesFollowTheUmask(t *testing.T) {
 	if files < 10 || dirs < 5 {
 		t.Errorf("only %d files and %d folders published: the test checked too little", files, dirs)
 	}
-	for p, want := range map[string]os.FileMode{out: 0o750, filepath.Join(out, currentName): 0o640} {
+	for p, want := range map[string]os.FileMode{out: 0o750, filepath.Join(out, outputs.CurrentName): 0o640} {
 		if info, err := os.Stat(p); err != nil || info.Mode().Perm() != want {
 			t.Errorf("%s: %v, %v; want mode %v", p, info.Mode().Perm(), err, want)
 		}

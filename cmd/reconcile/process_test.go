@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/sandbox"
 )
 
@@ -184,9 +185,9 @@ func TestOneWriter(t *testing.T) {
 	}
 	// reconcile sql first: DuckDB refuses to open a file in one process
 	// with two configurations, and openReadOnly's stays open.
-	code, stdout, stderr := runCLI(t, nil, "sql", "--db", filepath.Join(out, currentName), "--format", "csv", "SELECT count(*) AS n FROM findings")
+	code, stdout, stderr := runCLI(t, nil, "sql", "--db", filepath.Join(out, outputs.CurrentName), "--format", "csv", "SELECT count(*) AS n FROM findings")
 	var n int
-	snap := openReadOnly(t, filepath.Join(out, currentName))
+	snap := openReadOnly(t, filepath.Join(out, outputs.CurrentName))
 	if err := snap.QueryRow(`SELECT count(*) FROM findings`).Scan(&n); err != nil || n == 0 {
 		t.Errorf("the published snapshot while a run writes: %d findings, %v", n, err)
 	}

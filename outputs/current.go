@@ -1,4 +1,4 @@
-package main
+package outputs
 
 import (
 	"errors"
@@ -7,28 +7,27 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/reconcile/reconcile/outputs"
 )
 
-// currentName is the stable path, under the output folder, of the latest
+// CurrentName is the stable path, under the output folder, of the latest
 // published DuckDB snapshot: analysts and BI tools point at out/current.duckdb
 // and always read the newest business date, read-only, while the next run
 // writes its own working file.
-const currentName = "current.duckdb"
+const CurrentName = "current.duckdb"
 
-// pointCurrent makes outRoot/current.duckdb a symbolic link to snapshot
+// PointCurrent makes outRoot/current.duckdb a symbolic link to snapshot
 // (a path inside outRoot), unless it already points at a later business
 // date: re-running an old date does not move "current" back in time. The
 // link is replaced by renaming a new link over it, so a reader sees the old
 // target or the new one, never none. A link left by a crash between the
-// two steps is removed by a later publish (outputs.NewStaging).
-func pointCurrent(outRoot, snapshot string) (string, error) {
+// two steps is removed by a later publish (NewStaging). It returns the
+// link's path.
+func PointCurrent(outRoot, snapshot string) (string, error) {
 	rel, err := filepath.Rel(outRoot, snapshot)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return "", fmt.Errorf("snapshot %s is not under %s", snapshot, outRoot)
 	}
-	link := filepath.Join(outRoot, currentName)
+	link := filepath.Join(outRoot, CurrentName)
 	if old, err := os.Readlink(link); err == nil && dateOf(old) > dateOf(rel) {
 		return link, nil
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrInvalid) {
@@ -36,7 +35,7 @@ func pointCurrent(outRoot, snapshot string) (string, error) {
 	}
 	// A temp name of its own: two runs writing the same output folder never
 	// replace each other's half-made link.
-	tmp := outputs.TempName(outRoot, currentName)
+	tmp := TempName(outRoot, CurrentName)
 	if err := os.Symlink(rel, tmp); err != nil {
 		return "", fmt.Errorf("link %s: %w", link, err)
 	}

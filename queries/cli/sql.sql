@@ -1,0 +1,28 @@
+-- What `reconcile sql --tables` runs (cmd/reconcile/cmd_sql.go) on the
+-- file it opens read-only: the description of every table, view and
+-- column is its DuckDB COMMENT (queries/comments.sql).
+
+-- name: Tables
+-- The file's tables and views, with what each holds. No parameters.
+SELECT name, type, description FROM (
+    SELECT table_name AS name, 'table' AS type, coalesce(comment, '') AS description
+    FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
+    UNION ALL
+    SELECT view_name, 'view', coalesce(comment, '')
+    FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
+) ORDER BY type, name
+
+-- name: ColumnCount
+-- How many columns the table or view has: 0 when there is none of that
+-- name. $1 = the table or view.
+SELECT count(*) FROM duckdb_columns()
+WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1
+
+-- name: Columns
+-- The columns of one table or view, in order, with their type, whether
+-- they may be null, and what each means. $1 = the table or view.
+SELECT column_name AS "column", data_type AS type,
+       CASE WHEN is_nullable THEN '' ELSE 'not null' END AS "null", coalesce(comment, '') AS description
+FROM duckdb_columns()
+WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1
+ORDER BY column_index

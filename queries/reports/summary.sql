@@ -1,0 +1,283 @@
+-- The Summary sheet of the finance workbook (reports/catalog.go), top to
+-- bottom: the run's facts, then its tables, the whole run's first and the
+-- same per group after.
+--
+-- The statements of the sheets (queries/reports/) take $1 = the run ID
+-- and $2 = the group ID of a group's workbook, or NULL for the whole
+-- run's; each block's comment says its parameters. To run one in
+-- `reconcile sql`, write the run ID (e.g. '2026-11-20') for $1 and NULL or
+-- a group ID (e.g. '1001') for $2.
+--
+-- Each statement starts with the CTEs it needs, written the same way in
+-- every statement so that each runs as written (TestReportCTEsAgree keeps
+-- the copies equal):
+--   scope           the members the workbook covers: the run's members,
+--                   or those of group $2 as listed by this run
+--                   (group_members.run_id), so a group the run was not
+--                   asked for (--groups) does not show up from an old
+--                   listing;
+--   member_groups   scope's members once per group of the run (a member
+--                   in two groups is in both);
+--   run             the run's row of runs;
+--   scoped_findings the run's findings of scope's members, every state;
+--   member_list     scope's reconciled members (status 'ok');
+--   kinds           the finding kinds of $3, numbered in the catalog's
+--                   order (tables list kinds in that order);
+--   groups_of       each member's groups of the run, as '1001, 1002'.
+
+-- name: RunFacts
+-- The run at a glance, one row, for the whole run's workbook: its date,
+-- the number of groups it covered, status, data source, members, findings
+-- by state, previous run, window, finish time, problems and run ID.
+-- $1 = run ID, $2 = NULL, $3 = the data source's label.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+member_groups AS (
+    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
+    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+),
+run AS (SELECT * FROM runs WHERE run_id = $1),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+)
+SELECT r.business_date, (SELECT count(DISTINCT group_id) FROM member_groups), r.status, $3::VARCHAR,
+       (SELECT count(*) FROM scope),
+       (SELECT count(*) FROM scope WHERE status = 'ok'),
+       (SELECT count(*) FROM scope WHERE status = 'failed'),
+       (SELECT count(*) FROM scoped_findings WHERE state IN ('new', 'open')),
+       (SELECT count(*) FROM scoped_findings WHERE state = 'new'),
+       (SELECT count(*) FROM scoped_findings WHERE state = 'open'),
+       (SELECT count(*) FROM scoped_findings WHERE state = 'resolved'),
+       (SELECT business_date FROM runs WHERE run_id = r.previous_run),
+       r.window_start, r.window_end, r.finished_at, r.error, r.run_id
+FROM run r
+
+-- name: GroupRunFacts
+-- RunFacts for a group's workbook: the second column is the group, its ID
+-- and name, instead of the number of groups.
+-- $1 = run ID, $2 = group ID, $3 = the data source's label.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+run AS (SELECT * FROM runs WHERE run_id = $1),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+)
+SELECT r.business_date, (SELECT group_id || coalesce(' ' || name, '') FROM groups WHERE group_id = $2), r.status, $3::VARCHAR,
+       (SELECT count(*) FROM scope),
+       (SELECT count(*) FROM scope WHERE status = 'ok'),
+       (SELECT count(*) FROM scope WHERE status = 'failed'),
+       (SELECT count(*) FROM scoped_findings WHERE state IN ('new', 'open')),
+       (SELECT count(*) FROM scoped_findings WHERE state = 'new'),
+       (SELECT count(*) FROM scoped_findings WHERE state = 'open'),
+       (SELECT count(*) FROM scoped_findings WHERE state = 'resolved'),
+       (SELECT business_date FROM runs WHERE run_id = r.previous_run),
+       r.window_start, r.window_end, r.finished_at, r.error, r.run_id
+FROM run r
+
+-- name: FindingsByKind
+-- Findings by kind: per kind of the catalog (every kind, zero or not),
+-- its findings today (new and open), new, still open, and resolved.
+-- $1 = run ID, $2 = group ID or NULL, $3 = the catalog's kinds, in order.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+),
+kinds AS (
+    SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
+)
+SELECT k.kind,
+       count(f.kind) FILTER (WHERE f.state IN ('new', 'open')),
+       count(f.kind) FILTER (WHERE f.state = 'new'),
+       count(f.kind) FILTER (WHERE f.state = 'open'),
+       count(f.kind) FILTER (WHERE f.state = 'resolved')
+FROM kinds k LEFT JOIN scoped_findings f ON f.kind = k.kind
+GROUP BY k.kind, k.ord ORDER BY k.ord
+
+-- name: FundingMix
+-- Funding mix: the transactions submitted in the window by the funding
+-- source of their card's BIN ('(unknown)' when the lookup did not
+-- resolve), with each one's share; reconciled members only.
+-- $1 = run ID, $2 = group ID or NULL.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+run AS (SELECT * FROM runs WHERE run_id = $1)
+SELECT coalesce(b.funding_source, '(unknown)') AS funding, count(*) AS n,
+       count(*) / sum(count(*)) OVER () AS share
+FROM transactions t
+JOIN scope s ON s.merchant_id = t.merchant_id AND s.status = 'ok'
+LEFT JOIN bin_attributes b ON b.bin = t.card_bin
+WHERE t.submit_time >= (SELECT window_start FROM run) AND t.submit_time < (SELECT window_end FROM run)
+GROUP BY 1 ORDER BY n DESC, funding
+
+-- name: PaymentsByStatus
+-- Subscription payments dated in the window, by status; reconciled
+-- members only.
+-- $1 = run ID, $2 = group ID or NULL.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+run AS (SELECT * FROM runs WHERE run_id = $1)
+SELECT coalesce(p.status, '(none)') AS status, count(*) AS n
+FROM subscription_payments p
+JOIN scope s ON s.merchant_id = p.merchant_id AND s.status = 'ok'
+WHERE p.payment_date >= (SELECT window_start FROM run) AND p.payment_date < (SELECT window_end FROM run)
+GROUP BY 1 ORDER BY n DESC, status
+
+-- name: MembersByGroup
+-- Members by group: each group's name, members, reconciled and failed.
+-- $1 = run ID, $2 = group ID or NULL.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+member_groups AS (
+    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
+    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+)
+SELECT mg.group_id, any_value(g.name), count(*),
+       count(*) FILTER (WHERE mg.status = 'ok'),
+       count(*) FILTER (WHERE mg.status = 'failed')
+FROM member_groups mg LEFT JOIN groups g ON g.group_id = mg.group_id
+GROUP BY mg.group_id ORDER BY mg.group_id
+
+-- name: PaymentsBilledByGroup
+-- Payments billed by group: subscription payments PAID and dated in the
+-- window, billing amount + setup fee + surcharge, per group and currency
+-- (never added across currencies); reconciled members only.
+-- $1 = run ID, $2 = group ID or NULL.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+member_groups AS (
+    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
+    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+),
+run AS (SELECT * FROM runs WHERE run_id = $1)
+SELECT mg.group_id, count(*),
+       sum(p.billing_amount + coalesce(p.setup_fee, 0) + coalesce(p.surcharge_amount, 0)), p.currency
+FROM member_groups mg
+JOIN subscription_payments p ON p.merchant_id = mg.merchant_id
+WHERE mg.status = 'ok' AND p.status = 'PAID'
+  AND p.payment_date >= (SELECT window_start FROM run) AND p.payment_date < (SELECT window_end FROM run)
+GROUP BY mg.group_id, p.currency ORDER BY mg.group_id, p.currency
+
+-- name: FindingsByGroupAndKind
+-- Findings by group and kind: per group, kind (the catalog's order) and
+-- currency, the findings today, new, still open, resolved, and the amount
+-- of today's.
+-- $1 = run ID, $2 = group ID or NULL, $3 = the catalog's kinds, in order.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+member_groups AS (
+    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
+    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+),
+kinds AS (
+    SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
+)
+SELECT mg.group_id, f.kind,
+       count(*) FILTER (WHERE f.state IN ('new', 'open')),
+       count(*) FILTER (WHERE f.state = 'new'),
+       count(*) FILTER (WHERE f.state = 'open'),
+       count(*) FILTER (WHERE f.state = 'resolved'),
+       sum(f.amount) FILTER (WHERE f.state IN ('new', 'open')),
+       f.currency
+FROM member_groups mg
+JOIN findings f ON f.run_id = $1 AND f.merchant_id = mg.merchant_id
+JOIN kinds k ON k.kind = f.kind
+GROUP BY mg.group_id, f.kind, k.ord, f.currency
+ORDER BY mg.group_id, k.ord, f.currency NULLS FIRST
+
+-- name: FundingMixByGroup
+-- Funding mix by group: the window's transactions per group, funding
+-- source and currency, with their amount; reconciled members only.
+-- $1 = run ID, $2 = group ID or NULL.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+member_groups AS (
+    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
+    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+),
+run AS (SELECT * FROM runs WHERE run_id = $1)
+SELECT mg.group_id, coalesce(b.funding_source, '(unknown)') AS funding, count(*), sum(t.amount), t.currency
+FROM member_groups mg
+JOIN transactions t ON t.merchant_id = mg.merchant_id
+LEFT JOIN bin_attributes b ON b.bin = t.card_bin
+WHERE mg.status = 'ok'
+  AND t.submit_time >= (SELECT window_start FROM run) AND t.submit_time < (SELECT window_end FROM run)
+GROUP BY mg.group_id, funding, t.currency ORDER BY mg.group_id, funding, t.currency
+
+-- name: FailedMembers
+-- The members that failed, with the error and their groups.
+-- $1 = run ID, $2 = group ID or NULL.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+groups_of AS (
+    SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
+    FROM group_members WHERE run_id = $1 GROUP BY merchant_id
+)
+SELECT s.merchant_id, s.error, g.groups
+FROM scope s LEFT JOIN groups_of g ON g.merchant_id = s.merchant_id
+WHERE s.status = 'failed' ORDER BY s.merchant_id
