@@ -9,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/reconcile/reconcile/level3audit"
+	"github.com/reconcile/reconcile/store"
 )
 
-// journalInspectVersion is the version of what journalFacts derives from a
+// JournalInspectVersion is the version of what journalFacts derives from a
 // call. Rows imported by an older version (NULL: before the column existed)
 // are inspected again from their stored request and response
-// (reinspectJournal), so that a check added later sees the calls of files
+// (ReinspectJournal), so that a check added later sees the calls of files
 // imported earlier, which are never imported twice.
 //
 // Version 3 reads the amounts of refunds and credits answered in the names
@@ -23,9 +24,9 @@ import (
 // hold card numbers in their path (and so parent_id) and in disguises the
 // earlier masking missed, and security codes, so their path and bodies
 // are masked again as they are inspected.
-const journalInspectVersion = 4
+const JournalInspectVersion = 4
 
-// reinspectRows is how many rows reinspectJournal takes at a time.
+// reinspectRows is how many rows ReinspectJournal takes at a time.
 const reinspectRows = 5_000
 
 // journalFactColumns are the journal columns derived from a call's request
@@ -96,16 +97,16 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 		text(a.PaymentType), text(a.SessionToken), text(a.Country),
 		text(a.InstallmentID), text(a.PlanID), text(a.RefNetworkTransactionID), text(a.RefAuthorizationCode), refund,
 		text(a.PaymentSolution), a.WalletData, text(a.TerminalID),
-		int32(journalInspectVersion),
+		int32(JournalInspectVersion),
 	}, c.err
 }
 
-// reinspectJournal derives the facts again for journal rows an older
+// ReinspectJournal derives the facts again for journal rows an older
 // version imported, from their stored path and bodies, masked again
 // first; reinspectRows at a time, so that memory stays bounded however
 // many rows an upgrade finds. An amount that no longer converts becomes
 // NULL. It returns the number of rows inspected.
-func reinspectJournal(ctx context.Context, s *Store) (int, error) {
+func ReinspectJournal(ctx context.Context, s *store.Store) (int, error) {
 	total := 0
 	for {
 		n, err := reinspectSome(ctx, s)
@@ -117,15 +118,15 @@ func reinspectJournal(ctx context.Context, s *Store) (int, error) {
 }
 
 // reinspectSome inspects again up to reinspectRows rows of an older version.
-func reinspectSome(ctx context.Context, s *Store) (int, error) {
-	rows, err := s.conn.QueryContext(ctx, `SELECT merchant_id, file, line, method, path,
+func reinspectSome(ctx context.Context, s *store.Store) (int, error) {
+	rows, err := s.Conn().QueryContext(ctx, `SELECT merchant_id, file, line, method, path,
 		CAST(request AS VARCHAR), CAST(response AS VARCHAR)
-		FROM journal WHERE inspect_version IS DISTINCT FROM ? LIMIT ?`, journalInspectVersion, reinspectRows)
+		FROM journal WHERE inspect_version IS DISTINCT FROM ? LIMIT ?`, JournalInspectVersion, reinspectRows)
 	if err != nil {
 		return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 	}
 	keyCols := []string{"merchant_id", "file", "line"}
-	again := &Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), "path", "request", "response")}
+	again := &store.Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), "path", "request", "response")}
 	again.Columns = append(again.Columns, journalFactColumns...)
 	for rows.Next() {
 		var mid, file string
@@ -146,8 +147,8 @@ func reinspectSome(ctx context.Context, s *Store) (int, error) {
 	if len(again.Values) == 0 {
 		return 0, nil
 	}
-	err = s.Transact(ctx, func(tx *Tx) error {
-		stage, err := tx.stage(ctx, again)
+	err = s.Transact(ctx, func(tx *store.Tx) error {
+		stage, err := tx.Stage(ctx, again)
 		if err != nil {
 			return err
 		}

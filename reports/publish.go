@@ -14,16 +14,14 @@ import (
 
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
-
-// Window is a run's half-open time range.
-type Window struct{ Start, End time.Time }
 
 // Run is what the publish step needs to know of a run.
 type Run struct {
 	RunID        string
 	BusinessDate time.Time
-	Window       Window
+	Window       store.Window
 	StartedAt    time.Time
 	FinishedAt   time.Time
 	Status       string

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
 )
@@ -17,20 +17,20 @@ import (
 // and the metrics file. Its methods do nothing on a nil *runHooks, so runRun
 // calls them unconditionally.
 type runHooks struct {
-	onProgress func(ingest.Progress)
+	onProgress func(pipeline.Progress)
 	onDone     func() // the run's data is published: stop drawing progress
-	res        *ingest.Result
+	res        *pipeline.Result
 	pub        *reports.Published
 }
 
-func (h *runHooks) progressFunc() func(ingest.Progress) {
+func (h *runHooks) progressFunc() func(pipeline.Progress) {
 	if h == nil {
 		return nil
 	}
 	return h.onProgress
 }
 
-func (h *runHooks) ingested(r *ingest.Result) {
+func (h *runHooks) ingested(r *pipeline.Result) {
 	if h != nil {
 		h.res = r
 	}

@@ -1,4 +1,4 @@
-package ingest
+package checks
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
 
 // computeFindings replaces the run's findings with the result of every check
@@ -30,16 +31,16 @@ import (
 // runs.previous_run for reports ("resolved since ..."), and the kinds'
 // descriptions and actions to finding_kinds, before the checks run.
 //
-// The checks run a slice of members per transaction (slices.go). A run
+// The checks run a slice of members per transaction (store.ForEachSlice). A run
 // that stops midway leaves its findings incomplete; its re-run computes
 // them again from the start.
 //
 // It returns the run's findings per kind, new and open together.
-func (s *Store) computeFindings(ctx context.Context, runID string, businessDate time.Time, w Window) (map[string]int64, error) {
+func computeFindings(ctx context.Context, s *store.Store, runID string, businessDate time.Time, w store.Window) (map[string]int64, error) {
 	counts := map[string]int64{}
 	checks := queries.Checks()
-	err := s.Transact(ctx, func(tx *Tx) error {
-		if err := setWindow(ctx, tx, w); err != nil {
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		if err := store.SetWindow(ctx, tx, w); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM findings WHERE run_id = ?`, runID); err != nil {
@@ -72,7 +73,7 @@ func (s *Store) computeFindings(ctx context.Context, runID string, businessDate 
 		kinds[i] = c.Kind
 		counts[c.Kind] = 0
 	}
-	err = s.forEachSlice(ctx, runID, func(tx *Tx, sl memberSlice) error {
+	err = s.ForEachSlice(ctx, runID, func(tx *store.Tx, sl store.Slice) error {
 		for _, c := range checks {
 			n, err := insertFindings(ctx, tx, runID, businessDate, c, sl)
 			if err != nil {
@@ -85,7 +86,7 @@ func (s *Store) computeFindings(ctx context.Context, runID string, businessDate 
 	if err != nil {
 		return nil, err
 	}
-	err = s.Transact(ctx, func(tx *Tx) error {
+	err = s.Transact(ctx, func(tx *store.Tx) error {
 		// Kinds no longer in the catalog are not "resolved": nobody looked.
 		_, err := tx.Exec(ctx, `INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
 		                            amount, currency, detail, first_seen_run, state)
@@ -110,7 +111,7 @@ func (s *Store) computeFindings(ctx context.Context, runID string, businessDate 
 // run's findings, each with the run it was first seen in and whether the
 // member's previous findings had it. The history is read for the slice's
 // members only ($4..$5), so that its cost too stays the size of a slice.
-func insertFindings(ctx context.Context, tx *Tx, runID string, businessDate time.Time, c queries.Check, sl memberSlice) (int64, error) {
+func insertFindings(ctx context.Context, tx *store.Tx, runID string, businessDate time.Time, c queries.Check, sl store.Slice) (int64, error) {
 	q := `INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
 	                            amount, currency, detail, first_seen_run, state)
 	SELECT $1, $2, $3, f.merchant_id, f.entity_id, g.group_id, f.amount, f.currency, f.detail,
@@ -129,9 +130,9 @@ func insertFindings(ctx context.Context, tx *Tx, runID string, businessDate time
 	           WHERE kind = $3 AND merchant_id BETWEEN $4 AND $5) p
 	       ON p.merchant_id = f.merchant_id AND p.entity_id = f.entity_id
 	QUALIFY row_number() OVER (PARTITION BY f.merchant_id, f.entity_id ORDER BY f.entity_id) = 1`
-	res, err := tx.Exec(ctx, q, runID, businessDate, c.Kind, sl.lo, sl.hi)
+	res, err := tx.Exec(ctx, q, runID, businessDate, c.Kind, sl.Lo, sl.Hi)
 	if err != nil {
-		return 0, fmt.Errorf("check %s (members %s..%s): %w", c.Kind, sl.lo, sl.hi, err)
+		return 0, fmt.Errorf("check %s (members %s..%s): %w", c.Kind, sl.Lo, sl.Hi, err)
 	}
 	n, _ := res.RowsAffected()
 	return n, nil
@@ -155,7 +156,7 @@ WHERE p.state IN ('new', 'open')`
 
 // previousRun is the run a run's findings are compared with, or "" for the
 // first run of its shard.
-func previousRun(ctx context.Context, tx *Tx, runID string, businessDate time.Time) (string, error) {
+func previousRun(ctx context.Context, tx *store.Tx, runID string, businessDate time.Time) (string, error) {
 	var prev string
 	err := tx.QueryRow(ctx, `SELECT run_id FROM runs
 		WHERE business_date < ? AND status IN ('ok', 'partial')
@@ -173,7 +174,7 @@ func previousRun(ctx context.Context, tx *Tx, runID string, businessDate time.Ti
 
 // writeFindingKinds replaces finding_kinds with the catalog's kinds, so SQL
 // users see the kinds of the code that wrote the findings.
-func writeFindingKinds(ctx context.Context, tx *Tx, checks []queries.Check) error {
+func writeFindingKinds(ctx context.Context, tx *store.Tx, checks []queries.Check) error {
 	if _, err := tx.Exec(ctx, `DELETE FROM finding_kinds`); err != nil {
 		return fmt.Errorf("clear finding_kinds: %w", err)
 	}
@@ -181,18 +182,6 @@ func writeFindingKinds(ctx context.Context, tx *Tx, checks []queries.Check) erro
 		if _, err := tx.Exec(ctx, `INSERT INTO finding_kinds (kind, position, description, action) VALUES (?, ?, ?, ?)`,
 			c.Kind, i+1, c.Description, c.Action); err != nil {
 			return fmt.Errorf("record finding kind %s: %w", c.Kind, err)
-		}
-	}
-	return nil
-}
-
-// setWindow sets the DuckDB variables the checks read, so that the same SQL
-// runs unchanged in `reconcile sql` after `SET VARIABLE`.
-func setWindow(ctx context.Context, tx *Tx, w Window) error {
-	for name, t := range map[string]time.Time{"window_start": w.Start, "window_end": w.End} {
-		stmt := fmt.Sprintf("SET VARIABLE %s = TIMESTAMPTZ '%s'", name, t.UTC().Format("2006-01-02 15:04:05+00"))
-		if _, err := tx.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("set %s: %w", name, err)
 		}
 	}
 	return nil

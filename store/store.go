@@ -1,4 +1,15 @@
-package ingest
+// Package store owns the working DuckDB file: opening it (and refusing a
+// DuckDB file another program made), its schema and the migrations of an
+// older file (queries/schema.sql, queries/migrations.sql), the one writer
+// connection and the read pool beside it, transactions (Transact), bulk
+// loads (Rows, Upsert, Replace: staged through the DuckDB Appender), the
+// memory limit, the run's time window (Window, SetWindow) and the slices
+// of members that the checks and billing reports run over (ForEachSlice).
+//
+// It knows tables and statements, not what a run does with them: every
+// stage of a run (ingest, checks, pipeline) and the reports build on it,
+// and it imports none of them.
+package store
 
 import (
 	"context"
@@ -22,7 +33,6 @@ import (
 type Store struct {
 	db     *sql.DB   // a pool for reads that run beside the writer
 	conn   *sql.Conn // the writer
-	path   string
 	staged map[string]string
 	// sliceRows is how many records the checks and billing reports take
 	// at a time (slices.go), sized by the memory limit.
@@ -56,7 +66,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to %s: %w", path, err)
 	}
-	s := &Store{db: db, conn: conn, path: path, staged: map[string]string{}}
+	s := &Store{db: db, conn: conn, staged: map[string]string{}}
 
 	// In one transaction: a process killed while creating a new file's
 	// tables leaves none of them, never a part that checkOwnDatabase would
@@ -181,12 +191,14 @@ func (s *Store) sizeSlices(ctx context.Context) error {
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// Path is the database file.
-func (s *Store) Path() string { return s.path }
-
 // Conn is the store's single connection; reads that must see the store's
 // uncommitted temp tables or settings go through it.
 func (s *Store) Conn() *sql.Conn { return s.conn }
+
+// ReadPool is a pool of connections for reads that run beside the writer
+// (a member's pull reads what an earlier run stored while the writer loads
+// other members). It sees only committed data.
+func (s *Store) ReadPool() *sql.DB { return s.db }
 
 // Close checkpoints and closes the database.
 func (s *Store) Close() error {
@@ -258,7 +270,7 @@ type Rows struct {
 // Add appends a row; values follow Columns.
 func (r *Rows) Add(values ...any) {
 	if len(values) != len(r.Columns) {
-		panic(fmt.Sprintf("ingest: %d values for %d columns of %s", len(values), len(r.Columns), r.Table))
+		panic(fmt.Sprintf("store: %d values for %d columns of %s", len(values), len(r.Columns), r.Table))
 	}
 	r.Values = append(r.Values, values)
 }
@@ -280,7 +292,7 @@ type Replace struct {
 // Appender) into a temporary staging table, then moved with set-based
 // statements; never row by row.
 func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replace *Replace) error {
-	stage, err := tx.stage(ctx, rows)
+	stage, err := tx.Stage(ctx, rows)
 	if err != nil {
 		return err
 	}
@@ -316,14 +328,15 @@ func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replace *Rep
 	return nil
 }
 
-// stage fills the temporary staging table of rows.Table with rows and
-// returns its name. In the staging table, JSON columns are VARCHAR: the
+// Stage fills the temporary staging table of rows.Table with rows and
+// returns its name, for a set-based statement that reads them (Upsert's,
+// or an UPDATE ... FROM the staging table). In the staging table, JSON columns are VARCHAR: the
 // Appender is given JSON text as a string, and DuckDB's own cast checks and
 // stores it when the rows move to the real table. (Given to a JSON column,
 // the Appender would marshal the value again in Go: a string would become a
 // JSON string literal, and raw JSON would be re-validated and compacted at
 // a third of the load's time.)
-func (tx *Tx) stage(ctx context.Context, rows *Rows) (string, error) {
+func (tx *Tx) Stage(ctx context.Context, rows *Rows) (string, error) {
 	stage := "stage_" + rows.Table
 	sel, ok := tx.staged[stage]
 	if !ok {
