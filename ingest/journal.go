@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -72,7 +73,7 @@ var defaultJournalLimits = journalLimits{chunkRows: 2_000, chunkBytes: 4 << 20, 
 // Only regular files are journals. A named pipe, a device or a file that
 // cannot be read is reported in the returned error and the other files
 // still load; directories are passed over. Card data is masked from each
-// line before anything reads it (MaskLine). Reading stops within a line of
+// line before anything reads it (cardmask.MaskLine). Reading stops within a line of
 // ctx being cancelled.
 func ImportJournals(ctx context.Context, s *store.Store, glob string, now time.Time) ([]JournalImport, error) {
 	return importJournals(ctx, s, glob, now, defaultJournalLimits)
@@ -425,7 +426,7 @@ func addJournalLine(chunk *journalChunk, file string, lineNo int, line []byte, t
 	} else {
 		// A VARCHAR must be valid UTF-8: a stray byte (a name written in
 		// Latin-1, say) becomes U+FFFD rather than failing the file's load.
-		line = MaskLine(bytes.ToValidUTF8(line, []byte("\uFFFD")))
+		line = cardmask.MaskLine(bytes.ToValidUTF8(line, []byte("\uFFFD")))
 		values, err := journalRow(file, lineNo, line, sum, now)
 		if err == nil {
 			chunk.rows.Add(values...)
@@ -446,7 +447,7 @@ func newRejectRows() *store.Rows {
 // quoting can write a character as an escape whose digits join a number,
 // so it is masked again.
 func rejectReason(err error) string {
-	return maskText(strings.ToValidUTF8(err.Error(), "\uFFFD"))
+	return cardmask.MaskText(strings.ToValidUTF8(err.Error(), "\uFFFD"))
 }
 
 // rejectText is what journal_rejects keeps of a bad line (card data masked
@@ -463,7 +464,7 @@ func rejectText(line []byte) string {
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
 			cut--
 		}
-		text = maskText(text[:cut])
+		text = cardmask.MaskText(text[:cut])
 	}
 	return text
 }
@@ -622,7 +623,7 @@ func decodeBody(raw json.RawMessage) (map[string]any, any, error) {
 	// escape whose hex digits are decimal (\u2028, a control character)
 	// runs into the digits after it. Masking keeps the escape (its four
 	// digits are within the six kept) and the JSON valid.
-	return obj, string(MaskLine(bytes.TrimRight(buf.Bytes(), "\n"))), nil
+	return obj, string(cardmask.MaskLine(bytes.TrimRight(buf.Bytes(), "\n"))), nil
 }
 
 func hasControl(b []byte) bool {

@@ -1,14 +1,14 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/reconcile/reconcile/level3audit"
+	"github.com/reconcile/reconcile/calls"
+	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/internal/jsonbody"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -20,7 +20,7 @@ import (
 //
 // Version 3 reads the amounts of refunds and credits answered in the names
 // of the platform's SDK models (refundAmountDetails, creditAmountDetails).
-// Version 4 masks card data with MaskLine: rows imported before it may
+// Version 4 masks card data with cardmask.MaskLine: rows imported before it may
 // hold card numbers in their path (and so parent_id) and in disguises the
 // earlier masking missed, and security codes, so their path and bodies
 // are masked again as they are inspected.
@@ -30,7 +30,7 @@ const JournalInspectVersion = 4
 const reinspectRows = 5_000
 
 // journalFactColumns are the journal columns derived from a call's request
-// and response by level3audit.Inspect, in the order journalFacts returns
+// and response by calls.Inspect, in the order journalFacts returns
 // them.
 var journalFactColumns = []string{
 	"call_kind", "transaction_id", "parent_id", "card_bin", "card_last4", "amount", "currency",
@@ -51,7 +51,7 @@ var journalFactColumns = []string{
 // NULL and the error names it: an imported line is rejected with it, as a
 // bad totalAmount always was.
 func journalFacts(method, path string, req, resp map[string]any) ([]any, error) {
-	call := level3audit.Inspect(method, path, req, resp)
+	call := calls.Inspect(method, path, req, resp)
 	var c converter
 	amount := c.amount("amount", call.TotalAmount)
 	var lineItems any
@@ -136,8 +136,8 @@ func reinspectSome(ctx context.Context, s *store.Store) (int, error) {
 			rows.Close()
 			return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 		}
-		path.String, req.String, resp.String = maskText(path.String), maskText(req.String), maskText(resp.String)
-		facts, _ := journalFacts(method.String, path.String, decodeObject(req.String), decodeObject(resp.String))
+		path.String, req.String, resp.String = cardmask.MaskText(path.String), cardmask.MaskText(req.String), cardmask.MaskText(resp.String)
+		facts, _ := journalFacts(method.String, path.String, jsonbody.Object(req.String), jsonbody.Object(resp.String))
 		values := []any{mid, file, line, nullString(path), nullString(req), nullString(resp)}
 		again.Add(append(values, facts...)...)
 	}
@@ -174,18 +174,4 @@ func nullString(s sql.NullString) any {
 		return nil
 	}
 	return s.String
-}
-
-// decodeObject reads a stored JSON body; anything but an object is nil.
-func decodeObject(s string) map[string]any {
-	if s == "" {
-		return nil
-	}
-	d := json.NewDecoder(bytes.NewReader([]byte(s)))
-	d.UseNumber()
-	var m map[string]any
-	if d.Decode(&m) != nil {
-		return nil
-	}
-	return m
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/cardmask/cardmasktest"
 	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/store/storetest"
 )
@@ -193,7 +195,7 @@ func FuzzParseJournalLine(f *testing.F) {
 		stored := storedText(t, line)
 		chunk := newJournalChunk()
 		if addJournalLine(chunk, "f.ndjson", 1, line, false, "sum", time.Now()) {
-			jl, perr := ParseJournalLine(MaskLine(line))
+			jl, perr := ParseJournalLine(cardmask.MaskLine(line))
 			if perr != nil || strings.TrimSpace(jl.MerchantID) == "" || strings.TrimSpace(jl.Path) == "" || jl.Status == "" {
 				t.Fatalf("accepted %q: %+v, %v", line, jl, perr)
 			}
@@ -202,7 +204,7 @@ func FuzzParseJournalLine(f *testing.F) {
 			}
 		}
 		for _, s := range stored {
-			for _, r := range luhnRuns(s) {
+			for _, r := range cardmasktest.LuhnRuns(s) {
 				longer := false
 				for _, m := range regexp.MustCompile(`\d+`).FindAllString(string(line), -1) {
 					longer = longer || len(m) > 19 && strings.Contains(m, r)
