@@ -37,6 +37,13 @@ type Run struct {
 	BNPLSessionAge time.Duration
 }
 
+// Statements of queries/checks.sql.
+var (
+	clearInterchangeRates  = queries.Must("checks.sql", "ClearInterchangeRates")
+	insertInterchangeRate  = queries.Must("checks.sql", "InsertInterchangeRate")
+	clearInterchangeAtRisk = queries.Must("checks.sql", "ClearInterchangeAtRisk")
+)
+
 // Findings runs the checks with what the payments audit needs around
 // them: the buy-now-pay-later session age and the interchange rate table
 // are put where the SQL reads them, and after the findings the interchange
@@ -55,13 +62,12 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 		rates = DefaultInterchangeRates()
 	}
 	err := s.Transact(ctx, func(tx *store.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM interchange_rates`); err != nil {
+		if _, err := tx.Exec(ctx, clearInterchangeRates); err != nil {
 			return err
 		}
 		for _, rt := range rates.Rates {
-			if _, err := tx.Exec(ctx, `INSERT INTO interchange_rates (network, level2_rate, level3_rate, source, loaded_at)
-				VALUES (?, CAST(? AS DECIMAL(9,6)), CAST(? AS DECIMAL(9,6)), ?, ?)`,
-				rt.Network, strconv.FormatFloat(rt.Level2, 'f', -1, 64), strconv.FormatFloat(rt.Level3, 'f', -1, 64),
+			if _, err := tx.Exec(ctx, insertInterchangeRate, rt.Network,
+				strconv.FormatFloat(rt.Level2, 'f', -1, 64), strconv.FormatFloat(rt.Level3, 'f', -1, 64),
 				rates.Source, run.Started); err != nil {
 				return err
 			}
@@ -76,7 +82,7 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 		return nil, err
 	}
 	err = s.Transact(ctx, func(tx *store.Tx) error {
-		_, err := tx.Exec(ctx, `DELETE FROM interchange_at_risk WHERE run_id = ?`, run.ID)
+		_, err := tx.Exec(ctx, clearInterchangeAtRisk, run.ID)
 		return err
 	})
 	if err == nil {

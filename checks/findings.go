@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/reconcile/reconcile/queries"
@@ -43,7 +44,7 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 		if err := store.SetWindow(ctx, tx, w); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM findings WHERE run_id = ?`, runID); err != nil {
+		if _, err := tx.Exec(ctx, clearFindings, runID); err != nil {
 			return fmt.Errorf("clear findings of run %s: %w", runID, err)
 		}
 		prev, err := previousRun(ctx, tx, runID, businessDate)
@@ -54,7 +55,7 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 		if prev != "" {
 			prevArg = prev
 		}
-		if _, err := tx.Exec(ctx, `UPDATE runs SET previous_run = ? WHERE run_id = ?`, prevArg, runID); err != nil {
+		if _, err := tx.Exec(ctx, recordPreviousRun, prevArg, runID); err != nil {
 			return fmt.Errorf("record previous run of %s: %w", runID, err)
 		}
 		if _, err := tx.Exec(ctx, previousFindings, runID, businessDate); err != nil {
@@ -88,17 +89,7 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 	}
 	err = s.Transact(ctx, func(tx *store.Tx) error {
 		// Kinds no longer in the catalog are not "resolved": nobody looked.
-		_, err := tx.Exec(ctx, `INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
-		                            amount, currency, detail, first_seen_run, state)
-			SELECT $1, $2, p.kind, p.merchant_id, p.entity_id, p.group_id, p.amount, p.currency, p.detail,
-			       p.first_seen_run, 'resolved'
-			FROM previous_findings p
-			JOIN run_members rm ON rm.run_id = $1 AND rm.merchant_id = p.merchant_id AND rm.status = 'ok'
-			WHERE list_contains($3::VARCHAR[], p.kind)
-			  AND NOT EXISTS (SELECT 1 FROM findings c
-			                  WHERE c.run_id = $1 AND c.kind = p.kind
-			                    AND c.merchant_id = p.merchant_id AND c.entity_id = p.entity_id)`,
-			runID, businessDate, kinds)
+		_, err := tx.Exec(ctx, insertResolvedFindings, runID, businessDate, kinds)
 		if err != nil {
 			return fmt.Errorf("resolved findings of run %s: %w", runID, err)
 		}
@@ -112,24 +103,7 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 // member's previous findings had it. The history is read for the slice's
 // members only ($4..$5), so that its cost too stays the size of a slice.
 func insertFindings(ctx context.Context, tx *store.Tx, runID string, businessDate time.Time, c queries.Check, sl store.Slice) (int64, error) {
-	q := `INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
-	                            amount, currency, detail, first_seen_run, state)
-	SELECT $1, $2, $3, f.merchant_id, f.entity_id, g.group_id, f.amount, f.currency, f.detail,
-	       coalesce(seen.first_seen_run, $1),
-	       CASE WHEN p.entity_id IS NULL THEN 'new' ELSE 'open' END
-	FROM (` + c.SQL + `
-	) f
-	JOIN run_members rm ON rm.run_id = $1 AND rm.merchant_id = f.merchant_id AND rm.status = 'ok'
-	LEFT JOIN (SELECT merchant_id, min(group_id) AS group_id FROM group_members GROUP BY merchant_id) g
-	       ON g.merchant_id = f.merchant_id
-	LEFT JOIN (SELECT merchant_id, entity_id, min(first_seen_run) AS first_seen_run
-	           FROM findings WHERE kind = $3 AND business_date < $2 AND merchant_id BETWEEN $4 AND $5
-	           GROUP BY ALL) seen
-	       ON seen.merchant_id = f.merchant_id AND seen.entity_id = f.entity_id
-	LEFT JOIN (SELECT DISTINCT merchant_id, entity_id FROM previous_findings
-	           WHERE kind = $3 AND merchant_id BETWEEN $4 AND $5) p
-	       ON p.merchant_id = f.merchant_id AND p.entity_id = f.entity_id
-	QUALIFY row_number() OVER (PARTITION BY f.merchant_id, f.entity_id ORDER BY f.entity_id) = 1`
+	q := insertFindingsHead + c.SQL + insertFindingsTail
 	res, err := tx.Exec(ctx, q, runID, businessDate, c.Kind, sl.Lo, sl.Hi)
 	if err != nil {
 		return 0, fmt.Errorf("check %s (members %s..%s): %w", c.Kind, sl.Lo, sl.Hi, err)
@@ -138,31 +112,37 @@ func insertFindings(ctx context.Context, tx *store.Tx, runID string, businessDat
 	return n, nil
 }
 
-// previousFindings collects, into a temp table of the store's connection,
-// each member's findings from the latest earlier run of the shard that
-// reconciled it. $1 is the run, $2 its business date.
-const previousFindings = `CREATE OR REPLACE TEMP TABLE previous_findings AS
-WITH last_ok AS (
-    SELECT pm.merchant_id, arg_max(pr.run_id, pr.business_date) AS run_id
-    FROM run_members pm
-    JOIN runs pr ON pr.run_id = pm.run_id
-    WHERE pm.status = 'ok' AND pr.business_date < $2 AND pr.status IN ('ok', 'partial')
-      AND coalesce(pr.shard, '0/1') = coalesce((SELECT shard FROM runs WHERE run_id = $1), '0/1')
-    GROUP BY pm.merchant_id
+// Statements of queries/checks.sql.
+var (
+	clearFindings          = queries.Must("checks.sql", "ClearFindings")
+	previousRunOf          = queries.Must("checks.sql", "PreviousRun")
+	recordPreviousRun      = queries.Must("checks.sql", "RecordPreviousRun")
+	previousFindings       = queries.Must("checks.sql", "PreviousFindings")
+	clearFindingKinds      = queries.Must("checks.sql", "ClearFindingKinds")
+	insertFindingKind      = queries.Must("checks.sql", "InsertFindingKind")
+	insertResolvedFindings = queries.Must("checks.sql", "InsertResolvedFindings")
+
+	// insertFindingsHead and insertFindingsTail are InsertFindings before
+	// and after the line where a check's query goes.
+	insertFindingsHead, insertFindingsTail = aroundCheck(queries.Must("checks.sql", "InsertFindings"))
 )
-SELECT p.* FROM findings p
-JOIN last_ok l ON l.merchant_id = p.merchant_id AND l.run_id = p.run_id
-WHERE p.state IN ('new', 'open')`
+
+// checkPlace is the line of InsertFindings that a check's query replaces.
+const checkPlace = "    -- the check's query"
+
+func aroundCheck(stmt string) (head, tail string) {
+	head, tail, ok := strings.Cut(stmt, checkPlace)
+	if !ok {
+		panic(fmt.Sprintf("queries/checks.sql: InsertFindings has no line %q for the check", checkPlace))
+	}
+	return head, tail
+}
 
 // previousRun is the run a run's findings are compared with, or "" for the
 // first run of its shard.
 func previousRun(ctx context.Context, tx *store.Tx, runID string, businessDate time.Time) (string, error) {
 	var prev string
-	err := tx.QueryRow(ctx, `SELECT run_id FROM runs
-		WHERE business_date < ? AND status IN ('ok', 'partial')
-		  AND coalesce(shard, '0/1') = coalesce((SELECT shard FROM runs WHERE run_id = ?), '0/1')
-		ORDER BY business_date DESC, run_id DESC
-		LIMIT 1`, businessDate, runID).Scan(&prev)
+	err := tx.QueryRow(ctx, previousRunOf, businessDate, runID).Scan(&prev)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -175,12 +155,11 @@ func previousRun(ctx context.Context, tx *store.Tx, runID string, businessDate t
 // writeFindingKinds replaces finding_kinds with the catalog's kinds, so SQL
 // users see the kinds of the code that wrote the findings.
 func writeFindingKinds(ctx context.Context, tx *store.Tx, checks []queries.Check) error {
-	if _, err := tx.Exec(ctx, `DELETE FROM finding_kinds`); err != nil {
+	if _, err := tx.Exec(ctx, clearFindingKinds); err != nil {
 		return fmt.Errorf("clear finding_kinds: %w", err)
 	}
 	for i, c := range checks {
-		if _, err := tx.Exec(ctx, `INSERT INTO finding_kinds (kind, position, description, action) VALUES (?, ?, ?, ?)`,
-			c.Kind, i+1, c.Description, c.Action); err != nil {
+		if _, err := tx.Exec(ctx, insertFindingKind, c.Kind, i+1, c.Description, c.Action); err != nil {
 			return fmt.Errorf("record finding kind %s: %w", c.Kind, err)
 		}
 	}

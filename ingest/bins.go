@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -41,39 +42,11 @@ type binLookups struct {
 	now    time.Time
 }
 
-// binsToLookUp lists the BINs carried by the run's in-window transactions and
-// journal calls that need a lookup: never looked up, looked up longer ago than
-// the refresh age, or still MULTIPLE while a token that might resolve them is
-// at hand. Each comes with a member that carries it, to act for.
-const binsToLookUp = `
-WITH seen AS (
-    SELECT card_bin AS bin, merchant_id FROM transactions
-    WHERE card_bin IS NOT NULL AND submit_time >= ? AND submit_time < ?
-      AND merchant_id IN (SELECT merchant_id FROM run_members WHERE run_id = ? AND status = 'ok')
-    UNION ALL
-    SELECT card_bin AS bin, merchant_id FROM journal
-    WHERE card_bin IS NOT NULL AND time >= ? AND time < ?
+// Statements of queries/ingest.sql.
+var (
+	binsToLookUp = queries.Must("ingest.sql", "BINsToLookUp")
+	tokensForBIN = queries.Must("ingest.sql", "TokensForBIN")
 )
-SELECT s.bin, min(s.merchant_id)
-FROM seen s
-LEFT JOIN bin_attributes b ON b.bin = s.bin
-WHERE regexp_full_match(s.bin, '[0-9]{6}')
-  AND (b.bin IS NULL
-       OR b.looked_up_at < ?
-       OR (b.lookup_status = 'MULTIPLE' AND EXISTS (
-             SELECT 1 FROM transactions t
-             WHERE t.card_bin = s.bin AND (t.customer_id IS NOT NULL OR t.instrument_identifier_id IS NOT NULL))))
-GROUP BY s.bin
-ORDER BY s.bin`
-
-// tokensForBIN lists up to three tokens carried by transactions on a BIN,
-// with the member that owns each (tokens are the merchant's own).
-const tokensForBIN = `
-SELECT DISTINCT merchant_id, customer_id, instrument_identifier_id
-FROM transactions
-WHERE card_bin = ? AND (customer_id IS NOT NULL OR instrument_identifier_id IS NOT NULL)
-ORDER BY merchant_id, customer_id, instrument_identifier_id
-LIMIT 3`
 
 // binOutcome is one BIN's lookup, ready to store.
 type binOutcome struct {
@@ -89,8 +62,7 @@ func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []err
 	refreshBefore := r.now.Add(-r.opts.RefreshAge)
 	type todo struct{ bin, merchantID string }
 	var work []todo
-	rows, err := r.store.Conn().QueryContext(ctx, binsToLookUp,
-		r.window.Start, r.window.End, r.runID, r.window.Start, r.window.End, refreshBefore)
+	rows, err := r.store.Conn().QueryContext(ctx, binsToLookUp, r.window.Start, r.window.End, r.runID, refreshBefore)
 	if err != nil {
 		return 0, nil, fmt.Errorf("list BINs to look up: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -398,9 +399,11 @@ func (w *journalWriter) loadMeta(ctx context.Context, tx *store.Tx, st *journalS
 	return tx.Upsert(ctx, meta, []string{"sha256"}, nil)
 }
 
+var importedJournalFiles = queries.Must("ingest.sql", "ImportedJournals")
+
 // importedJournals is the set of file contents (SHA-256) already imported.
 func importedJournals(ctx context.Context, s *store.Store) (map[string]bool, error) {
-	rows, err := s.Conn().QueryContext(ctx, `SELECT sha256 FROM journal_files`)
+	rows, err := s.Conn().QueryContext(ctx, importedJournalFiles)
 	if err != nil {
 		return nil, fmt.Errorf("read imported journal files: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/reconcile/reconcile/calls"
 	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/internal/jsonbody"
+	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -117,11 +118,11 @@ func ReinspectJournal(ctx context.Context, s *store.Store) (int, error) {
 	}
 }
 
+var journalToInspectAgain = queries.Must("ingest.sql", "JournalToInspectAgain")
+
 // reinspectSome inspects again up to reinspectRows rows of an older version.
 func reinspectSome(ctx context.Context, s *store.Store) (int, error) {
-	rows, err := s.Conn().QueryContext(ctx, `SELECT merchant_id, file, line, method, path,
-		CAST(request AS VARCHAR), CAST(response AS VARCHAR)
-		FROM journal WHERE inspect_version IS DISTINCT FROM ? LIMIT ?`, JournalInspectVersion, reinspectRows)
+	rows, err := s.Conn().QueryContext(ctx, journalToInspectAgain, JournalInspectVersion, reinspectRows)
 	if err != nil {
 		return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 	}
@@ -156,8 +157,8 @@ func reinspectSome(ctx context.Context, s *store.Store) (int, error) {
 		for _, c := range again.Columns[len(keyCols):] {
 			set = append(set, fmt.Sprintf("%s = s.%s", c, c))
 		}
-		q := fmt.Sprintf(`UPDATE journal t SET %s FROM %s s
-			WHERE t.merchant_id = s.merchant_id AND t.file = s.file AND t.line = s.line`, strings.Join(set, ", "), stage)
+		q := fmt.Sprintf("UPDATE journal t SET %s FROM %s s WHERE t.merchant_id = s.merchant_id AND t.file = s.file AND t.line = s.line",
+			strings.Join(set, ", "), stage)
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return fmt.Errorf("update journal facts: %w", err)
 		}

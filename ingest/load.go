@@ -10,6 +10,7 @@ import (
 
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
@@ -218,20 +219,12 @@ type storedList struct {
 	pulledAt        any
 }
 
+var storedPaymentLists = queries.Must("ingest.sql", "StoredPaymentLists")
+
 // previousLists reads a member's stored subscriptions and payment-list
 // state. It uses the read pool, beside the writer.
 func previousLists(ctx context.Context, s *store.Store, merchantID string) (map[string]storedList, error) {
-	rows, err := s.ReadPool().QueryContext(ctx, `
-		SELECT s.subscription_id, CAST(s.raw AS VARCHAR), s.status, s.payments_pulled_at,
-		       s.payments_total_count, CAST(s.billing_cycles_to_skip AS VARCHAR), CAST(s.cycles_completed AS VARCHAR),
-		       (SELECT min(p.payment_date) FROM subscription_payments p
-		        WHERE p.merchant_id = s.merchant_id AND p.subscription_id = s.subscription_id
-		          AND p.status IN ('SCHEDULED', 'SCHEDULED_SKIPPED')),
-		       (SELECT max(p.payment_date) FROM subscription_payments p
-		        WHERE p.merchant_id = s.merchant_id AND p.subscription_id = s.subscription_id
-		          AND p.status = 'FAILED')
-		FROM subscriptions s
-		WHERE s.merchant_id = ? AND s.payments_pulled_at IS NOT NULL`, merchantID)
+	rows, err := s.ReadPool().QueryContext(ctx, storedPaymentLists, merchantID)
 	if err != nil {
 		return nil, fmt.Errorf("read stored payment lists of %s: %w", merchantID, err)
 	}

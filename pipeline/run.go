@@ -41,6 +41,7 @@ import (
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/ingest"
 	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -347,26 +348,34 @@ func onlyGroups(ids []string) string {
 	return " of those asked for: " + strings.Join(ids, ", ")
 }
 
+// Statements of queries/pipeline.sql.
+var (
+	runAttempts            = queries.Must("pipeline.sql", "RunAttempts")
+	insertRun              = queries.Must("pipeline.sql", "InsertRun")
+	resetUnfinishedMembers = queries.Must("pipeline.sql", "ResetUnfinishedMembers")
+	resetMembers           = queries.Must("pipeline.sql", "ResetMembers")
+	completedMembers       = queries.Must("pipeline.sql", "CompletedMembers")
+	updateRunEnd           = queries.Must("pipeline.sql", "UpdateRunEnd")
+)
+
 // startRun records the run as running; a re-run of the date counts another
 // attempt and starts the date's member log afresh.
 func (r *runner) startRun(ctx context.Context) error {
 	return r.store.Transact(ctx, func(tx *store.Tx) error {
 		var attempts int
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(attempts), 0) FROM runs WHERE run_id = ?`, r.runID).Scan(&attempts); err != nil {
+		if err := tx.QueryRow(ctx, runAttempts, r.runID).Scan(&attempts); err != nil {
 			return fmt.Errorf("read run %s: %w", r.runID, err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT OR REPLACE INTO runs
-			(run_id, business_date, shard, window_start, window_end, started_at, status, attempts, version)
-			VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
+		if _, err := tx.Exec(ctx, insertRun,
 			r.runID, r.opts.BusinessDate, r.opts.Shard.String(), r.window.Start, r.window.End, r.now,
-			attempts+1, r.opts.Version); err != nil {
+			string(store.RunRunning), attempts+1, r.opts.Version); err != nil {
 			return fmt.Errorf("record run %s: %w", r.runID, err)
 		}
 		// A resumed run keeps the members an earlier attempt completed;
 		// --force starts the date's member log afresh.
-		reset := `DELETE FROM run_members WHERE run_id = ? AND status <> 'ok'`
+		reset := resetUnfinishedMembers
 		if r.opts.Force {
-			reset = `DELETE FROM run_members WHERE run_id = ?`
+			reset = resetMembers
 		}
 		if _, err := tx.Exec(ctx, reset, r.runID); err != nil {
 			return fmt.Errorf("reset members of run %s: %w", r.runID, err)
@@ -409,9 +418,7 @@ func (r *runner) finishRun(ctx context.Context, res *Result, status store.RunSta
 		errAny = fmt.Sprintf("%d problem(s); first: %s", len(res.Problems), res.Problems[0])
 	}
 	err := r.store.Transact(ctx, func(tx *store.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE runs SET finished_at = ?, status = ?, members_total = ?, members_ok = ?,
-			members_failed = ?, members_skipped = ?, requests = ?, retries = ?, findings = ?, error = ?
-			WHERE run_id = ?`,
+		_, err := tx.Exec(ctx, updateRunEnd,
 			res.FinishedAt, string(status), res.Members, res.MembersOK+res.Skipped, len(res.Failed), res.Skipped,
 			res.Requests, res.Retries, total, errAny, r.runID)
 		return err
@@ -430,7 +437,7 @@ func (r *runner) membersToPull(ctx context.Context, members []groups.Member) ([]
 		return members, nil
 	}
 	done := map[string]bool{}
-	rows, err := r.store.Conn().QueryContext(ctx, `SELECT merchant_id FROM run_members WHERE run_id = ? AND status = 'ok'`, r.runID)
+	rows, err := r.store.Conn().QueryContext(ctx, completedMembers, r.runID)
 	if err != nil {
 		return nil, fmt.Errorf("read completed members of run %s: %w", r.runID, err)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-//go:embed schema.sql migrations.sql payments.sql comments.sql interchange_at_risk.sql findings/*.sql billing.sql billing/*.sql
+//go:embed schema.sql migrations.sql payments.sql comments.sql interchange_at_risk.sql findings/*.sql billing.sql billing/*.sql store.sql ingest.sql checks.sql pipeline.sql
 var files embed.FS
 
 // Schema returns the idempotent DDL of the working database: the tables

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/reconcile/reconcile/queries"
 )
 
 // The checks (queries/findings) and the recurring-billing reports
@@ -47,19 +49,14 @@ const rowsPerMiB = 2000
 // Slice is a range of merchant IDs, both ends included.
 type Slice struct{ Lo, Hi string }
 
+var memberSizes = queries.Must("store.sql", "MemberSizes")
+
 // memberSlices cuts the run's reconciled members, in merchant ID order, into
 // ranges of at most maxRows records (payments, transactions and journal
 // lines); a member larger than that is a slice of its own. No members: no
 // slices.
 func memberSlices(ctx context.Context, tx *Tx, runID string, maxRows int64) ([]Slice, error) {
-	rows, err := tx.Query(ctx, `
-		SELECT rm.merchant_id, coalesce(p.n, 0) + coalesce(t.n, 0) + coalesce(j.n, 0)
-		FROM run_members rm
-		LEFT JOIN (SELECT merchant_id, count(*) AS n FROM subscription_payments GROUP BY ALL) p USING (merchant_id)
-		LEFT JOIN (SELECT merchant_id, count(*) AS n FROM transactions GROUP BY ALL) t USING (merchant_id)
-		LEFT JOIN (SELECT merchant_id, count(*) AS n FROM journal GROUP BY ALL) j USING (merchant_id)
-		WHERE rm.run_id = ? AND rm.status = 'ok'
-		ORDER BY rm.merchant_id`, runID)
+	rows, err := tx.Query(ctx, memberSizes, runID)
 	if err != nil {
 		return nil, fmt.Errorf("size the members of run %s: %w", runID, err)
 	}

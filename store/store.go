@@ -86,6 +86,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
+// Statements of queries/store.sql.
+var (
+	tablesAndViews = queries.Must("store.sql", "TablesAndViews")
+	jsonColumns    = queries.Must("store.sql", "JSONColumns")
+)
+
 // runLogTables are tables every reconcile database has held since its first
 // schema: a file holding them is one of ours, whichever version made it.
 var runLogTables = []string{"findings", "run_members", "runs"}
@@ -112,11 +118,7 @@ func checkOwnDatabase(ctx context.Context, path string) error {
 	}
 	db := sql.OpenDB(connector)
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `
-		SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal
-		UNION ALL
-		SELECT schema_name, view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal
-		ORDER BY ALL`)
+	rows, err := db.QueryContext(ctx, tablesAndViews)
 	if err != nil {
 		return fmt.Errorf("open %s: list its tables: %w", path, err)
 	}
@@ -341,8 +343,7 @@ func (tx *Tx) Stage(ctx context.Context, rows *Rows) (string, error) {
 	sel, ok := tx.staged[stage]
 	if !ok {
 		var jsonCols []string
-		q, err := tx.conn.QueryContext(ctx, `SELECT column_name FROM duckdb_columns()
-			WHERE schema_name = 'main' AND table_name = ? AND data_type = 'JSON' ORDER BY column_index`, rows.Table)
+		q, err := tx.conn.QueryContext(ctx, jsonColumns, rows.Table)
 		if err != nil {
 			return "", fmt.Errorf("columns of %s: %w", rows.Table, err)
 		}
