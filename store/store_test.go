@@ -145,3 +145,41 @@ func TestOpenRefusesForeignDatabase(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestOpenMigratesAnOlderFile: a working database an older version made
+// (before the day-over-day columns and the journal facts) is ours, opens,
+// and gets the current columns; its rows stay.
+func TestOpenMigratesAnOlderFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.duckdb")
+	older, err := os.ReadFile(filepath.Join("..", "queries", "testdata", "older-schema-base.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{string(older), `INSERT INTO runs (run_id, business_date, window_start, window_end, started_at, status, attempts)
+		VALUES ('2026-11-19', DATE '2026-11-19', now(), now(), now(), 'ok', 1)`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open an older file: %v", err)
+	}
+	defer s.Close()
+	var runs, cols int
+	if err := s.Conn().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM runs WHERE previous_run IS NULL),
+		(SELECT count(*) FROM duckdb_columns() WHERE table_name = 'journal' AND column_name IN ('inspect_version', 'terminal_id'))`).Scan(&runs, &cols); err != nil {
+		t.Fatal(err)
+	}
+	if runs != 1 || cols != 2 {
+		t.Errorf("after opening: %d runs with the new previous_run column, %d of the journal's new columns; want 1 and 2", runs, cols)
+	}
+}
