@@ -15,18 +15,24 @@
 // not a stage here: it reads only the working database, so a run's outputs
 // can be written again from the file, and the run does not depend on them.
 //
-// No package imports one that comes after it in the flow. From the top:
+// No package imports one that comes after it in the flow. From the top
+// (each imports only what is listed, of reconcile's packages):
 //
-//	cmd/reconcile   pipeline, reports, store, platform, sandbox
-//	pipeline        checks, ingest, groups, store, platform
+//	cmd/reconcile   pipeline, reports, checks (--interchange-rates), groups (--shard),
+//	                store, outputs, platform, sandbox
+//	pipeline        checks, ingest, groups, store, queries, platform
 //	reports         outputs, store, queries
 //	checks          store, queries
-//	ingest          calls, cardmask, subscriptions, groups, store, platform
+//	ingest          calls, cardmask, subscriptions, groups, store, queries, platform
 //	calls           level3audit
-//	groups, subscriptions
-//	                platform
+//	groups          platform
+//	subscriptions   platform
 //	store           queries
-//	outputs, platform, queries, cardmask, level3audit: nothing of the above
+//	outputs, platform, queries, cardmask, level3audit: none of them
+//
+// (calls and level3audit read decoded JSON bodies with internal/jsonbody.)
+// store is below every stage, so the stages share its types (Window,
+// the statuses of the run log) without importing one another.
 package pipeline
 
 import (

@@ -161,16 +161,22 @@ func schemaShape(t *testing.T, db *sql.DB) []string {
 
 // shapeDiff lists the first lines only one of two shapes has.
 func shapeDiff(got, want []string) string {
-	var out []string
+	count := map[string]int{}
 	for _, l := range got {
-		if !slices.Contains(want, l) && len(out) < 5 {
-			out = append(out, "  only the older file: "+l)
-		}
+		count[l]++
 	}
 	for _, l := range want {
-		if !slices.Contains(got, l) && len(out) < 10 {
+		count[l]--
+	}
+	var out []string
+	for _, l := range slices.Concat(got, want) {
+		switch n := count[l]; {
+		case n > 0 && len(out) < 10:
+			out = append(out, "  only the older file: "+l)
+		case n < 0 && len(out) < 10:
 			out = append(out, "  only a new file:     "+l)
 		}
+		count[l] = 0
 	}
 	return strings.Join(out, "\n")
 }

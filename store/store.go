@@ -3,12 +3,18 @@
 // older file (queries/schema.sql, queries/migrations.sql), the one writer
 // connection and the read pool beside it, transactions (Transact), bulk
 // loads (Rows, Upsert, Replace: staged through the DuckDB Appender), the
-// memory limit, the run's time window (Window, SetWindow) and the slices
-// of members that the checks and billing reports run over (ForEachSlice).
+// memory limit, the run's time window (Window, SetWindow), the slices of
+// members that the checks and billing reports run over (ForEachSlice), and
+// the values of the run log's status columns and of findings.state
+// (status.go).
 //
 // It knows tables and statements, not what a run does with them: every
 // stage of a run (ingest, checks, pipeline) and the reports build on it,
-// and it imports none of them.
+// and it imports none of them. That is why the types the stages share live
+// here rather than with the stage that writes them: the window (one type
+// for the checks, which set it as DuckDB variables, and the reports, which
+// print it) and the statuses (written by pipeline, ingest and checks, read
+// by the reports and the command).
 package store
 
 import (

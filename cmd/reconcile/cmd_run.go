@@ -307,7 +307,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		StartedAt:    res.StartedAt,
 		FinishedAt:   res.FinishedAt,
 		Status:       string(res.Status),
-		Members:      map[string]int{"ok": res.MembersOK, "failed": len(res.Failed)},
+		Members:      map[string]int{string(store.MemberOK): res.MembersOK, string(store.MemberFailed): len(res.Failed)},
 		Version:      buildVersion(),
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),

@@ -11,6 +11,7 @@ import (
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
+	"github.com/reconcile/reconcile/store"
 )
 
 // runHooks connect a run to what an operator watches: the progress display
@@ -112,14 +113,15 @@ func printPublishedExtras(w io.Writer, pub *reports.Published) {
 	if pub == nil {
 		return
 	}
-	sum := func(state string) (n int64) {
-		for _, v := range pub.Findings[state] {
+	sum := func(state store.FindingState) (n int64) {
+		for _, v := range pub.Findings[string(state)] {
 			n += v
 		}
 		return n
 	}
 	if pub.PreviousRun != "" {
-		fmt.Fprintf(w, "since %s: %d new, %d still open, %d resolved\n", pub.PreviousRun, sum("new"), sum("open"), sum("resolved"))
+		fmt.Fprintf(w, "since %s: %d new, %d still open, %d resolved\n", pub.PreviousRun,
+			sum(store.FindingNew), sum(store.FindingOpen), sum(store.FindingResolved))
 	}
 	if len(pub.GroupWorkbooks) > 0 {
 		ids := make([]string, 0, len(pub.GroupWorkbooks))

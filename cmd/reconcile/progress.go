@@ -31,7 +31,7 @@ type progressDisplay struct {
 	now    func() time.Time
 	p      pipeline.Progress
 	live   platform.Stats // the run's requests as they happen (attach with platform.WithStats)
-	stage  string         // ingest's stage, or "publish" after it
+	stage  string         // the pipeline's stage, or "publish" after it
 	pulled time.Time      // when the members stage started
 	drawn  bool           // a line is on screen
 	closed bool
