@@ -24,9 +24,9 @@ type PullOptions struct {
 	RunID          string
 	Window         store.Window
 	Now            time.Time     // the run's start: loaded_at of every row
-	Concurrency    int           // members at once; at least 1
+	Concurrency    int           // members at once (at least 1)
 	MemberTimeout  time.Duration // 0: none
-	PaymentLists   int           // payment lists in flight within one member; at least 1
+	PaymentLists   int           // payment lists in flight within one member (at least 1)
 	FullRefresh    bool          // pull every payment list, not only those that may have changed (subscriptions.PullReason)
 	PaymentsMaxAge time.Duration // how long a payment list is trusted without a pull
 	Logger         *slog.Logger
@@ -50,6 +50,7 @@ type MemberResult struct {
 // member's final outcome, in merchant ID order, and an error only when a
 // member's outcome could not be recorded.
 func PullMembers(ctx context.Context, s *store.Store, opts PullOptions, members []groups.Member) ([]MemberResult, error) {
+	opts.Concurrency, opts.PaymentLists = max(opts.Concurrency, 1), max(opts.PaymentLists, 1)
 	r := &puller{store: s, opts: opts, runID: opts.RunID, window: opts.Window, now: opts.Now, log: opts.Logger}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
