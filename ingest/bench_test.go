@@ -1,21 +1,20 @@
-package ingest
+package ingest_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/time/rate"
 
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/pipeline"
+	"github.com/reconcile/reconcile/pipeline/pipelinetest"
 	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/subscriptions"
+	"github.com/reconcile/reconcile/store"
 )
 
 // benchScale is the sandbox scale of the ingest benchmarks;
@@ -32,63 +31,14 @@ func benchScale(b *testing.B, def string) sandbox.Scale {
 	return scale
 }
 
-type benchRun struct {
-	res   *Result
-	store *Store
-	dir   string
-}
-
-// runAgainstSandbox runs one ingest against an in-process sandbox on
-// loopback into a fresh DuckDB file. With opts.JournalGlob set to
-// "sandbox", the run imports the sandbox's journals.
-func runAgainstSandbox(b testing.TB, cfg sandbox.Config, opts Options, limit rate.Limit) benchRun {
-	b.Helper()
-	srv, err := sandbox.New(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	b.Cleanup(hs.Close)
-	secret, _ := platform.NewSecret(sandbox.DefaultSecret)
-	c := srv.Config()
-	clientOpts := []platform.Option{platform.WithConnections(opts.Concurrency * max(opts.PaymentLists, 1))}
-	if limit > 0 {
-		clientOpts = append(clientOpts, platform.WithRateLimiter(rate.NewLimiter(limit, 1)))
-	}
-	client, err := platform.NewClient(hs.URL, platform.Credentials{KeyID: c.KeyID, Secret: secret, PortfolioID: c.OrganizationID}, clientOpts...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	if opts.JournalGlob == "sandbox" {
-		if _, err := srv.WriteJournals(filepath.Join(dir, "journals")); err != nil {
-			b.Fatal(err)
-		}
-		opts.JournalGlob = filepath.Join(dir, "journals", "*.ndjson")
-	}
-	store, err := Open(context.Background(), filepath.Join(dir, "bench.duckdb"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { store.Close() })
-	opts.Client, opts.OrganizationID, opts.BusinessDate = client, c.OrganizationID, c.BusinessDate
-	res, err := Run(context.Background(), store, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(res.Failed) > 0 {
-		b.Fatalf("%d members failed: %v", len(res.Failed), res.Failed[0])
-	}
-	return benchRun{res: res, store: store, dir: dir}
-}
-
-func stage(res *Result, name string) Stage {
+// stage is the named stage of a run (zero if it did not run).
+func stage(res *pipeline.Result, name string) pipeline.Stage {
 	for _, s := range res.Stages {
 		if s.Name == name {
 			return s
 		}
 	}
-	return Stage{}
+	return pipeline.Stage{}
 }
 
 // BenchmarkIngest measures the end-to-end ingest rate (records pulled over
@@ -99,144 +49,16 @@ func stage(res *Result, name string) Stage {
 func BenchmarkIngest(b *testing.B) {
 	scale := benchScale(b, "members=20,subscriptions=100,groups=2")
 	for b.Loop() {
-		run := runAgainstSandbox(b, sandbox.Config{Seed: 7, Scale: scale},
-			Options{Concurrency: 8, PaymentLists: 4}, 0)
-		e2e := float64(run.res.Rows) / stage(run.res, "members").Duration.Seconds()
-		rows, elapsed := loadCeiling(b, run.store, run.dir)
+		run := pipelinetest.Sandbox(b, sandbox.Config{Seed: 7, Scale: scale},
+			pipeline.Options{Concurrency: 8, PaymentLists: 4}, 0)
+		e2e := float64(run.Result.Rows) / stage(run.Result, "members").Duration.Seconds()
+		rows, elapsed := ingest.LoadCeiling(b, run.Store, run.Dir)
 		ceiling := float64(rows) / elapsed.Seconds()
-		b.ReportMetric(float64(run.res.Rows), "records")
+		b.ReportMetric(float64(run.Result.Rows), "records")
 		b.ReportMetric(e2e, "records/s")
 		b.ReportMetric(ceiling, "ceiling_records/s")
 		b.ReportMetric(100*e2e/ceiling, "%_of_ceiling")
 	}
-}
-
-// loadCeiling decodes every stored record of src again (2 goroutines, as
-// MEASURED.md's ceiling) and loads it into a fresh database through the
-// same batches and single writer as a run.
-func loadCeiling(b *testing.B, src *Store, dir string) (int64, time.Duration) {
-	b.Helper()
-	ctx := context.Background()
-	type memberRaw struct {
-		mid               string
-		plans, subs, txns []json.RawMessage
-		payments          map[string][]json.RawMessage
-	}
-	raws := map[string]*memberRaw{}
-	get := func(mid string) *memberRaw {
-		if raws[mid] == nil {
-			raws[mid] = &memberRaw{mid: mid, payments: map[string][]json.RawMessage{}}
-		}
-		return raws[mid]
-	}
-	read := func(q string, f func(mid, sub string, raw json.RawMessage)) {
-		rows, err := src.db.QueryContext(ctx, q)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var mid string
-			var sub sql.NullString
-			var raw string
-			if err := rows.Scan(&mid, &sub, &raw); err != nil {
-				b.Fatal(err)
-			}
-			f(mid, sub.String, json.RawMessage(raw))
-		}
-	}
-	read(`SELECT merchant_id, NULL, CAST(raw AS VARCHAR) FROM plans`, func(m, _ string, r json.RawMessage) { get(m).plans = append(get(m).plans, r) })
-	read(`SELECT merchant_id, NULL, CAST(raw AS VARCHAR) FROM subscriptions`, func(m, _ string, r json.RawMessage) { get(m).subs = append(get(m).subs, r) })
-	read(`SELECT merchant_id, subscription_id, CAST(raw AS VARCHAR) FROM subscription_payments`, func(m, s string, r json.RawMessage) {
-		get(m).payments[s] = append(get(m).payments[s], r)
-	})
-	read(`SELECT merchant_id, NULL, CAST(raw AS VARCHAR) FROM transactions`, func(m, _ string, r json.RawMessage) { get(m).txns = append(get(m).txns, r) })
-
-	dst, err := Open(ctx, filepath.Join(dir, "ceiling.duckdb"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer dst.Close()
-	start := time.Now()
-	batches := make(chan *memberBatch, 16)
-	var g errgroup.Group
-	g.SetLimit(2)
-	var total int64
-	done := make(chan error, 1)
-	go func() {
-		var err error
-		var group []loadJob
-		rows := 0
-		flush := func() {
-			if e := dst.loadMembers(ctx, group); e != nil && err == nil {
-				err = e
-			}
-			group, rows = nil, 0
-		}
-		for batch := range batches {
-			j := loadJob{batch: batch, status: memberStatus{runID: "bench", merchantID: batch.merchantID, status: "ok"}}
-			total += int64(j.rows())
-			group, rows = append(group, j), rows+j.rows()
-			if rows >= maxRowsPerLoad || len(batches) == 0 {
-				flush()
-			}
-		}
-		if len(group) > 0 {
-			flush()
-		}
-		done <- err
-	}()
-	for _, m := range raws {
-		g.Go(func() error {
-			snap := &subscriptions.Snapshot{Payments: map[string]*platform.PaymentList{}}
-			for _, r := range m.plans {
-				p, err := platform.DecodePlan(r)
-				if err != nil {
-					return err
-				}
-				snap.Plans = append(snap.Plans, p)
-			}
-			for _, r := range m.subs {
-				s, err := platform.DecodeSubscription(r)
-				if err != nil {
-					return err
-				}
-				snap.Subscriptions = append(snap.Subscriptions, s)
-				list := &platform.PaymentList{}
-				for _, pr := range m.payments[s.ID] {
-					p, err := platform.DecodePayment(pr)
-					if err != nil {
-						return err
-					}
-					list.Payments = append(list.Payments, p)
-				}
-				snap.Payments[s.ID] = list
-			}
-			batch := newMemberBatch(m.mid)
-			if err := batch.addRecurring(snap, nil, "bench", start); err != nil {
-				return err
-			}
-			for _, r := range m.txns {
-				t, err := platform.DecodeTransaction(r)
-				if err != nil {
-					return err
-				}
-				if err := batch.addTransaction(t, "bench", start); err != nil {
-					return err
-				}
-			}
-			batches <- batch
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		b.Fatal(err)
-	}
-	close(batches)
-	if err := <-done; err != nil {
-		b.Fatal(err)
-	}
-	return total, time.Since(start)
 }
 
 // BenchmarkRateBudget runs against a sandbox answering after 50 ms, under
@@ -251,15 +73,15 @@ func BenchmarkRateBudget(b *testing.B) {
 	}
 	slow := sandbox.Faults{Latency: 50 * time.Millisecond}
 	for b.Loop() {
-		run := runAgainstSandbox(b, sandbox.Config{Seed: 7, Scale: benchScale(b, "members=24,subscriptions=40,groups=2"), Faults: slow},
-			Options{Concurrency: 8, PaymentLists: 4}, rate.Limit(limit))
-		members := stage(run.res, "members")
+		run := pipelinetest.Sandbox(b, sandbox.Config{Seed: 7, Scale: benchScale(b, "members=24,subscriptions=40,groups=2"), Faults: slow},
+			pipeline.Options{Concurrency: 8, PaymentLists: 4}, rate.Limit(limit))
+		members := stage(run.Result, "members")
 		achieved := float64(members.Requests) / members.Duration.Seconds()
 
 		seqScale, _ := sandbox.ParseScale("members=2,subscriptions=20,groups=1")
-		seq := runAgainstSandbox(b, sandbox.Config{Seed: 7, Scale: seqScale, Faults: slow},
-			Options{Concurrency: 1, PaymentLists: 1}, 0)
-		seqMembers := stage(seq.res, "members")
+		seq := pipelinetest.Sandbox(b, sandbox.Config{Seed: 7, Scale: seqScale, Faults: slow},
+			pipeline.Options{Concurrency: 1, PaymentLists: 1}, 0)
+		seqMembers := stage(seq.Result, "members")
 		sequential := float64(seqMembers.Requests) / seqMembers.Duration.Seconds()
 
 		b.ReportMetric(limit, "budget_req/s")
@@ -283,12 +105,12 @@ func BenchmarkImportJournals(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		s, err := Open(context.Background(), filepath.Join(b.TempDir(), "j.duckdb"))
+		s, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "j.duckdb"))
 		if err != nil {
 			b.Fatal(err)
 		}
 		start := time.Now()
-		imports, err := ImportJournals(context.Background(), s, filepath.Join(dir, "j", "*.ndjson"), start)
+		imports, err := ingest.ImportJournals(context.Background(), s, filepath.Join(dir, "j", "*.ndjson"), start)
 		if err != nil {
 			b.Fatal(err)
 		}

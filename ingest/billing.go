@@ -10,7 +10,7 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 
@@ -19,7 +19,7 @@ import (
 // Go, by the subscriptions package's rules, into subscription_schedules and
 // expected_cycles: the month-end, leap-year and retry rules then have one
 // home and their unit tests, and the checks of queries/findings join plain
-// tables. After the checks, computeBilling fills the run's
+// tables. After the checks, the checks package fills the run's
 // recurring-billing tables (status log, recoveries, ageing, metrics,
 // three-way match) from queries/billing.
 
@@ -27,17 +27,17 @@ import (
 // replace.
 type billingRows struct {
 	members   []string
-	schedules *Rows
-	expected  *Rows
+	schedules *store.Rows
+	expected  *store.Rows
 }
 
 func newBillingRows() billingRows {
 	return billingRows{
-		schedules: &Rows{Table: "subscription_schedules", Columns: []string{
+		schedules: &store.Rows{Table: "subscription_schedules", Columns: []string{
 			"merchant_id", "subscription_id", "period_unit", "period_length", "cycles_total", "start_date", "cut_off",
 			"cycles_due", "last_due_date", "next_due_date", "projection_cut", "retry_limit", "retry_interval",
 			"retry_tolerance", "within_12_months", "monthly_amount", "currency", "problem", "run_id", "loaded_at"}},
-		expected: &Rows{Table: "expected_cycles", Columns: []string{
+		expected: &store.Rows{Table: "expected_cycles", Columns: []string{
 			"merchant_id", "subscription_id", "cycle", "due_date", "billing_amount", "setup_fee", "currency",
 			"run_id", "loaded_at"}},
 	}
@@ -57,11 +57,11 @@ func (b *billingRows) merge(o billingRows) {
 
 // upsert replaces every schedule row of the batch's members: a
 // subscription the platform no longer lists loses its projection.
-func (b billingRows) upsert(ctx context.Context, tx *Tx) error {
+func (b billingRows) upsert(ctx context.Context, tx *store.Tx) error {
 	if len(b.members) == 0 {
 		return nil
 	}
-	replace := &Replace{Relation: "SELECT unnest(?::VARCHAR[]) AS merchant_id", On: []string{"merchant_id"}, Args: []any{b.members}}
+	replace := &store.Replace{Relation: "SELECT unnest(?::VARCHAR[]) AS merchant_id", On: []string{"merchant_id"}, Args: []any{b.members}}
 	if err := tx.Upsert(ctx, b.schedules, []string{"merchant_id", "subscription_id"}, replace); err != nil {
 		return err
 	}
@@ -168,35 +168,4 @@ func (r *billingRows) addSubscription(mid string, s platform.Subscription, plan 
 // interval is a duration as a DuckDB INTERVAL for the Appender.
 func interval(d time.Duration) duckdb.Interval {
 	return duckdb.Interval{Micros: d.Microseconds()}
-}
-
-// computeBilling replaces the run's rows of the recurring-billing tables
-// (queries.BillingReports, in order) over the members the run reconciled,
-// a slice of members per transaction (slices.go). It runs after the
-// checks. A run that stops midway leaves them incomplete; its re-run
-// computes them again from the start.
-func (s *Store) computeBilling(ctx context.Context, runID string, businessDate time.Time, w Window) error {
-	reports := queries.BillingReports()
-	err := s.Transact(ctx, func(tx *Tx) error {
-		if err := setWindow(ctx, tx, w); err != nil {
-			return err
-		}
-		for _, r := range reports {
-			if _, err := tx.Exec(ctx, "DELETE FROM "+r.Table+" WHERE run_id = ?", runID); err != nil {
-				return fmt.Errorf("clear %s of run %s: %w", r.Table, runID, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return s.forEachSlice(ctx, runID, func(tx *Tx, sl memberSlice) error {
-		for _, r := range reports {
-			if _, err := tx.Exec(ctx, r.SQL, runID, businessDate); err != nil {
-				return fmt.Errorf("fill %s of run %s (members %s..%s): %w", r.Table, runID, sl.lo, sl.hi, err)
-			}
-		}
-		return nil
-	})
 }

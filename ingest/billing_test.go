@@ -7,11 +7,12 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 
 // col reads a named column of a row of r.
-func col(r *Rows, row []any, name string) any {
+func col(r *store.Rows, row []any, name string) any {
 	for i, c := range r.Columns {
 		if c == name {
 			return row[i]

@@ -4,50 +4,49 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
 
-// BINLookuper looks up card attributes (a *platform.Merchant).
-type BINLookuper interface {
-	LookupBIN(ctx context.Context, q platform.BINQuery) (*platform.BINResult, error)
+// The BIN stage of a run: the card attributes of every BIN the run's
+// transactions and journal calls carry, looked up once and cached in
+// bin_attributes.
+
+// BINOptions configure the BIN stage of a run.
+type BINOptions struct {
+	Client      *platform.Client
+	RunID       string
+	Window      store.Window
+	Now         time.Time     // the run's start: looked_up_at
+	RefreshAge  time.Duration // look a cached BIN up again once it is older than this
+	Concurrency int           // lookups at once
 }
 
-// binsToLookUp lists the BINs carried by the run's in-window transactions and
-// journal calls that need a lookup: never looked up, looked up longer ago than
-// the refresh age, or still MULTIPLE while a token that might resolve them is
-// at hand. Each comes with a member that carries it, to act for.
-const binsToLookUp = `
-WITH seen AS (
-    SELECT card_bin AS bin, merchant_id FROM transactions
-    WHERE card_bin IS NOT NULL AND submit_time >= ? AND submit_time < ?
-      AND merchant_id IN (SELECT merchant_id FROM run_members WHERE run_id = ? AND status = 'ok')
-    UNION ALL
-    SELECT card_bin AS bin, merchant_id FROM journal
-    WHERE card_bin IS NOT NULL AND time >= ? AND time < ?
-)
-SELECT s.bin, min(s.merchant_id)
-FROM seen s
-LEFT JOIN bin_attributes b ON b.bin = s.bin
-WHERE regexp_full_match(s.bin, '[0-9]{6}')
-  AND (b.bin IS NULL
-       OR b.looked_up_at < ?
-       OR (b.lookup_status = 'MULTIPLE' AND EXISTS (
-             SELECT 1 FROM transactions t
-             WHERE t.card_bin = s.bin AND (t.customer_id IS NOT NULL OR t.instrument_identifier_id IS NOT NULL))))
-GROUP BY s.bin
-ORDER BY s.bin`
+// EnrichBINs looks up each distinct BIN once (enrichBINs).
+func EnrichBINs(ctx context.Context, s *store.Store, opts BINOptions) (looked int, failures []error, err error) {
+	r := &binLookups{store: s, opts: opts, runID: opts.RunID, window: opts.Window, now: opts.Now}
+	return r.enrichBINs(ctx)
+}
 
-// tokensForBIN lists up to three tokens carried by transactions on a BIN,
-// with the member that owns each (tokens are the merchant's own).
-const tokensForBIN = `
-SELECT DISTINCT merchant_id, customer_id, instrument_identifier_id
-FROM transactions
-WHERE card_bin = ? AND (customer_id IS NOT NULL OR instrument_identifier_id IS NOT NULL)
-ORDER BY merchant_id, customer_id, instrument_identifier_id
-LIMIT 3`
+// binLookups is one BIN stage in flight.
+type binLookups struct {
+	store  *store.Store
+	opts   BINOptions
+	runID  string
+	window store.Window
+	now    time.Time
+}
+
+// Statements of queries/ingest.sql.
+var (
+	binsToLookUp = queries.Must("ingest.sql", "BINsToLookUp")
+	tokensForBIN = queries.Must("ingest.sql", "TokensForBIN")
+)
 
 // binOutcome is one BIN's lookup, ready to store.
 type binOutcome struct {
@@ -59,12 +58,11 @@ type binOutcome struct {
 // enrichBINs looks up each distinct BIN once (MULTIPLE retried with tokens
 // the transactions carry) and stores the results in bin_attributes. Lookups
 // that fail are returned as errors per BIN; they do not stop the others.
-func (r *runner) enrichBINs(ctx context.Context) (looked int, failures []error, err error) {
-	refreshBefore := r.now.Add(-r.opts.BINRefreshAge)
+func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []error, err error) {
+	refreshBefore := r.now.Add(-r.opts.RefreshAge)
 	type todo struct{ bin, merchantID string }
 	var work []todo
-	rows, err := r.store.conn.QueryContext(ctx, binsToLookUp,
-		r.window.Start, r.window.End, r.runID, r.window.Start, r.window.End, refreshBefore)
+	rows, err := r.store.Conn().QueryContext(ctx, binsToLookUp, r.window.Start, r.window.End, r.runID, refreshBefore)
 	if err != nil {
 		return 0, nil, fmt.Errorf("list BINs to look up: %w", err)
 	}
@@ -110,7 +108,7 @@ func (r *runner) enrichBINs(ctx context.Context) (looked int, failures []error, 
 	}
 	g.Wait()
 
-	out := &Rows{Table: "bin_attributes", Columns: []string{"bin", "lookup_status", "resolved_by",
+	out := &store.Rows{Table: "bin_attributes", Columns: []string{"bin", "lookup_status", "resolved_by",
 		"funding_source", "funding_source_sub_type", "card_platform", "card_product", "health_card",
 		"brand", "card_type", "issuer_name", "issuer_country", "raw", "looked_up_at"}}
 	for _, o := range outcomes {
@@ -127,7 +125,7 @@ func (r *runner) enrichBINs(ctx context.Context) (looked int, failures []error, 
 			text(res.IssuerName), text(res.IssuerCountry), rawJSON(res.Raw), r.now)
 		looked++
 	}
-	err = r.store.Transact(ctx, func(tx *Tx) error {
+	err = r.store.Transact(ctx, func(tx *store.Tx) error {
 		return tx.Upsert(ctx, out, []string{"bin"}, nil)
 	})
 	if err != nil {
@@ -138,8 +136,8 @@ func (r *runner) enrichBINs(ctx context.Context) (looked int, failures []error, 
 
 type tokenRef struct{ merchantID, customerID, instrumentID string }
 
-func (r *runner) binTokens(ctx context.Context, bin string) ([]tokenRef, error) {
-	rows, err := r.store.conn.QueryContext(ctx, tokensForBIN, bin)
+func (r *binLookups) binTokens(ctx context.Context, bin string) ([]tokenRef, error) {
+	rows, err := r.store.Conn().QueryContext(ctx, tokensForBIN, bin)
 	if err != nil {
 		return nil, fmt.Errorf("tokens for BIN %s: %w", bin, err)
 	}
@@ -166,7 +164,7 @@ func (r *runner) binTokens(ctx context.Context, bin string) ([]tokenRef, error) 
 // lookupBIN looks the prefix up; a MULTIPLE answer is retried with each
 // token until one resolves. A full card number is never sent: the prefix is
 // six digits and platform.LookupBIN refuses anything longer.
-func (r *runner) lookupBIN(ctx context.Context, bin, merchantID string, tokens []tokenRef) (*binOutcome, error) {
+func (r *binLookups) lookupBIN(ctx context.Context, bin, merchantID string, tokens []tokenRef) (*binOutcome, error) {
 	res, err := r.opts.Client.Merchant(merchantID).LookupBIN(ctx, platform.BINQuery{CardPrefix: bin})
 	if err != nil {
 		return nil, err

@@ -21,6 +21,10 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
 
 // maxJournalLine bounds one journal line; a longer line is rejected rather
@@ -70,19 +74,19 @@ var defaultJournalLimits = journalLimits{chunkRows: 2_000, chunkBytes: 4 << 20, 
 // Only regular files are journals. A named pipe, a device or a file that
 // cannot be read is reported in the returned error and the other files
 // still load; directories are passed over. Card data is masked from each
-// line before anything reads it (MaskLine). Reading stops within a line of
+// line before anything reads it (cardmask.MaskLine). Reading stops within a line of
 // ctx being cancelled.
-func ImportJournals(ctx context.Context, s *Store, glob string, now time.Time) ([]JournalImport, error) {
+func ImportJournals(ctx context.Context, s *store.Store, glob string, now time.Time) ([]JournalImport, error) {
 	return importJournals(ctx, s, glob, now, defaultJournalLimits)
 }
 
-func importJournals(ctx context.Context, s *Store, glob string, now time.Time, limits journalLimits) ([]JournalImport, error) {
+func importJournals(ctx context.Context, s *store.Store, glob string, now time.Time, limits journalLimits) ([]JournalImport, error) {
 	paths, err := filepath.Glob(glob)
 	if err != nil {
 		return nil, fmt.Errorf("journal glob %q: %w", glob, err)
 	}
 	sort.Strings(paths)
-	known, err := s.importedJournals(ctx)
+	known, err := importedJournals(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +142,7 @@ type journalStream struct {
 
 // journalChunk is rows of consecutive lines of one file.
 type journalChunk struct {
-	rows, rejects *Rows
+	rows, rejects *store.Rows
 	bytes         int // line text held
 }
 
@@ -270,7 +274,7 @@ func readerSHA256(ctx context.Context, r io.Reader) (string, error) {
 
 // journalWriter loads the files' chunks, one file at a time.
 type journalWriter struct {
-	s        *Store
+	s        *store.Store
 	limits   journalLimits
 	now      time.Time
 	group    []smallJournal // read whole, not yet loaded
@@ -312,7 +316,7 @@ func (w *journalWriter) take(ctx context.Context, st *journalStream, idle bool) 
 		return
 	}
 	w.flush(ctx)
-	err := w.s.Transact(ctx, func(tx *Tx) error {
+	err := w.s.Transact(ctx, func(tx *store.Tx) error {
 		for _, c := range []*journalChunk{first, second} {
 			if err := w.loadChunk(ctx, tx, st.imp.File, c); err != nil {
 				return err
@@ -353,7 +357,7 @@ func (w *journalWriter) flush(ctx context.Context) {
 		all.rejects.Values = append(all.rejects.Values, f.chunk.rejects.Values...)
 		names = append(names, f.st.imp.File)
 	}
-	err := w.s.Transact(ctx, func(tx *Tx) error {
+	err := w.s.Transact(ctx, func(tx *store.Tx) error {
 		if err := w.loadChunk(ctx, tx, strings.Join(names, ", "), all); err != nil {
 			return err
 		}
@@ -374,7 +378,7 @@ func (w *journalWriter) flush(ctx context.Context) {
 	w.group, w.rows, w.bytes = nil, 0, 0
 }
 
-func (w *journalWriter) loadChunk(ctx context.Context, tx *Tx, file string, c *journalChunk) error {
+func (w *journalWriter) loadChunk(ctx context.Context, tx *store.Tx, file string, c *journalChunk) error {
 	if err := tx.Upsert(ctx, c.rows, []string{"merchant_id", "file", "line"}, nil); err != nil {
 		return err
 	}
@@ -388,16 +392,18 @@ func (w *journalWriter) loadChunk(ctx context.Context, tx *Tx, file string, c *j
 }
 
 // loadMeta writes a file's journal_files row.
-func (w *journalWriter) loadMeta(ctx context.Context, tx *Tx, st *journalStream) error {
-	meta := &Rows{Table: "journal_files", Columns: []string{"sha256", "file", "lines", "loaded", "rejected", "imported_at"}}
+func (w *journalWriter) loadMeta(ctx context.Context, tx *store.Tx, st *journalStream) error {
+	meta := &store.Rows{Table: "journal_files", Columns: []string{"sha256", "file", "lines", "loaded", "rejected", "imported_at"}}
 	imp := st.imp
 	meta.Add(imp.SHA256, imp.File, int32(imp.Lines), int32(imp.Loaded), int32(imp.Rejected), w.now)
 	return tx.Upsert(ctx, meta, []string{"sha256"}, nil)
 }
 
+var importedJournalFiles = queries.Must("ingest.sql", "ImportedJournals")
+
 // importedJournals is the set of file contents (SHA-256) already imported.
-func (s *Store) importedJournals(ctx context.Context) (map[string]bool, error) {
-	rows, err := s.conn.QueryContext(ctx, `SELECT sha256 FROM journal_files`)
+func importedJournals(ctx context.Context, s *store.Store) (map[string]bool, error) {
+	rows, err := s.Conn().QueryContext(ctx, importedJournalFiles)
 	if err != nil {
 		return nil, fmt.Errorf("read imported journal files: %w", err)
 	}
@@ -423,7 +429,7 @@ func addJournalLine(chunk *journalChunk, file string, lineNo int, line []byte, t
 	} else {
 		// A VARCHAR must be valid UTF-8: a stray byte (a name written in
 		// Latin-1, say) becomes U+FFFD rather than failing the file's load.
-		line = MaskLine(bytes.ToValidUTF8(line, []byte("\uFFFD")))
+		line = cardmask.MaskLine(bytes.ToValidUTF8(line, []byte("\uFFFD")))
 		values, err := journalRow(file, lineNo, line, sum, now)
 		if err == nil {
 			chunk.rows.Add(values...)
@@ -435,8 +441,8 @@ func addJournalLine(chunk *journalChunk, file string, lineNo int, line []byte, t
 	return false
 }
 
-func newRejectRows() *Rows {
-	return &Rows{Table: "journal_rejects", Columns: []string{"file", "line", "reason", "text", "file_sha256", "imported_at"}}
+func newRejectRows() *store.Rows {
+	return &store.Rows{Table: "journal_rejects", Columns: []string{"file", "line", "reason", "text", "file_sha256", "imported_at"}}
 }
 
 // rejectReason is the reason journal_rejects keeps for a bad line. It may
@@ -444,7 +450,7 @@ func newRejectRows() *Rows {
 // quoting can write a character as an escape whose digits join a number,
 // so it is masked again.
 func rejectReason(err error) string {
-	return maskText(strings.ToValidUTF8(err.Error(), "\uFFFD"))
+	return cardmask.MaskText(strings.ToValidUTF8(err.Error(), "\uFFFD"))
 }
 
 // rejectText is what journal_rejects keeps of a bad line (card data masked
@@ -461,7 +467,7 @@ func rejectText(line []byte) string {
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
 			cut--
 		}
-		text = maskText(text[:cut])
+		text = cardmask.MaskText(text[:cut])
 	}
 	return text
 }
@@ -484,11 +490,11 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-func newJournalRows() *Rows {
+func newJournalRows() *store.Rows {
 	cols := []string{"merchant_id", "file", "line", "time", "method", "path", "status"}
 	cols = append(cols, journalFactColumns...)
 	cols = append(cols, "request", "response", "file_sha256", "imported_at")
-	return &Rows{Table: "journal", Columns: cols}
+	return &store.Rows{Table: "journal", Columns: cols}
 }
 
 // journalLine is DESIGN.md's journal format.
@@ -620,7 +626,7 @@ func decodeBody(raw json.RawMessage) (map[string]any, any, error) {
 	// escape whose hex digits are decimal (\u2028, a control character)
 	// runs into the digits after it. Masking keeps the escape (its four
 	// digits are within the six kept) and the JSON valid.
-	return obj, string(MaskLine(bytes.TrimRight(buf.Bytes(), "\n"))), nil
+	return obj, string(cardmask.MaskLine(bytes.TrimRight(buf.Bytes(), "\n"))), nil
 }
 
 func hasControl(b []byte) bool {

@@ -1,35 +1,37 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/reconcile/reconcile/level3audit"
+	"github.com/reconcile/reconcile/calls"
+	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/internal/jsonbody"
+	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
 
-// journalInspectVersion is the version of what journalFacts derives from a
+// JournalInspectVersion is the version of what journalFacts derives from a
 // call. Rows imported by an older version (NULL: before the column existed)
 // are inspected again from their stored request and response
-// (reinspectJournal), so that a check added later sees the calls of files
+// (ReinspectJournal), so that a check added later sees the calls of files
 // imported earlier, which are never imported twice.
 //
 // Version 3 reads the amounts of refunds and credits answered in the names
 // of the platform's SDK models (refundAmountDetails, creditAmountDetails).
-// Version 4 masks card data with MaskLine: rows imported before it may
+// Version 4 masks card data with cardmask.MaskLine: rows imported before it may
 // hold card numbers in their path (and so parent_id) and in disguises the
 // earlier masking missed, and security codes, so their path and bodies
 // are masked again as they are inspected.
-const journalInspectVersion = 4
+const JournalInspectVersion = 4
 
-// reinspectRows is how many rows reinspectJournal takes at a time.
+// reinspectRows is how many rows ReinspectJournal takes at a time.
 const reinspectRows = 5_000
 
 // journalFactColumns are the journal columns derived from a call's request
-// and response by level3audit.Inspect, in the order journalFacts returns
+// and response by calls.Inspect, in the order journalFacts returns
 // them.
 var journalFactColumns = []string{
 	"call_kind", "transaction_id", "parent_id", "card_bin", "card_last4", "amount", "currency",
@@ -50,7 +52,7 @@ var journalFactColumns = []string{
 // NULL and the error names it: an imported line is rejected with it, as a
 // bad totalAmount always was.
 func journalFacts(method, path string, req, resp map[string]any) ([]any, error) {
-	call := level3audit.Inspect(method, path, req, resp)
+	call := calls.Inspect(method, path, req, resp)
 	var c converter
 	amount := c.amount("amount", call.TotalAmount)
 	var lineItems any
@@ -96,16 +98,16 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 		text(a.PaymentType), text(a.SessionToken), text(a.Country),
 		text(a.InstallmentID), text(a.PlanID), text(a.RefNetworkTransactionID), text(a.RefAuthorizationCode), refund,
 		text(a.PaymentSolution), a.WalletData, text(a.TerminalID),
-		int32(journalInspectVersion),
+		int32(JournalInspectVersion),
 	}, c.err
 }
 
-// reinspectJournal derives the facts again for journal rows an older
+// ReinspectJournal derives the facts again for journal rows an older
 // version imported, from their stored path and bodies, masked again
 // first; reinspectRows at a time, so that memory stays bounded however
 // many rows an upgrade finds. An amount that no longer converts becomes
 // NULL. It returns the number of rows inspected.
-func reinspectJournal(ctx context.Context, s *Store) (int, error) {
+func ReinspectJournal(ctx context.Context, s *store.Store) (int, error) {
 	total := 0
 	for {
 		n, err := reinspectSome(ctx, s)
@@ -116,16 +118,16 @@ func reinspectJournal(ctx context.Context, s *Store) (int, error) {
 	}
 }
 
+var journalToInspectAgain = queries.Must("ingest.sql", "JournalToInspectAgain")
+
 // reinspectSome inspects again up to reinspectRows rows of an older version.
-func reinspectSome(ctx context.Context, s *Store) (int, error) {
-	rows, err := s.conn.QueryContext(ctx, `SELECT merchant_id, file, line, method, path,
-		CAST(request AS VARCHAR), CAST(response AS VARCHAR)
-		FROM journal WHERE inspect_version IS DISTINCT FROM ? LIMIT ?`, journalInspectVersion, reinspectRows)
+func reinspectSome(ctx context.Context, s *store.Store) (int, error) {
+	rows, err := s.Conn().QueryContext(ctx, journalToInspectAgain, JournalInspectVersion, reinspectRows)
 	if err != nil {
 		return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 	}
 	keyCols := []string{"merchant_id", "file", "line"}
-	again := &Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), "path", "request", "response")}
+	again := &store.Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), "path", "request", "response")}
 	again.Columns = append(again.Columns, journalFactColumns...)
 	for rows.Next() {
 		var mid, file string
@@ -135,8 +137,8 @@ func reinspectSome(ctx context.Context, s *Store) (int, error) {
 			rows.Close()
 			return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 		}
-		path.String, req.String, resp.String = maskText(path.String), maskText(req.String), maskText(resp.String)
-		facts, _ := journalFacts(method.String, path.String, decodeObject(req.String), decodeObject(resp.String))
+		path.String, req.String, resp.String = cardmask.MaskText(path.String), cardmask.MaskText(req.String), cardmask.MaskText(resp.String)
+		facts, _ := journalFacts(method.String, path.String, jsonbody.Object(req.String), jsonbody.Object(resp.String))
 		values := []any{mid, file, line, nullString(path), nullString(req), nullString(resp)}
 		again.Add(append(values, facts...)...)
 	}
@@ -146,8 +148,8 @@ func reinspectSome(ctx context.Context, s *Store) (int, error) {
 	if len(again.Values) == 0 {
 		return 0, nil
 	}
-	err = s.Transact(ctx, func(tx *Tx) error {
-		stage, err := tx.stage(ctx, again)
+	err = s.Transact(ctx, func(tx *store.Tx) error {
+		stage, err := tx.Stage(ctx, again)
 		if err != nil {
 			return err
 		}
@@ -155,8 +157,8 @@ func reinspectSome(ctx context.Context, s *Store) (int, error) {
 		for _, c := range again.Columns[len(keyCols):] {
 			set = append(set, fmt.Sprintf("%s = s.%s", c, c))
 		}
-		q := fmt.Sprintf(`UPDATE journal t SET %s FROM %s s
-			WHERE t.merchant_id = s.merchant_id AND t.file = s.file AND t.line = s.line`, strings.Join(set, ", "), stage)
+		q := fmt.Sprintf("UPDATE journal t SET %s FROM %s s WHERE t.merchant_id = s.merchant_id AND t.file = s.file AND t.line = s.line",
+			strings.Join(set, ", "), stage)
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return fmt.Errorf("update journal facts: %w", err)
 		}
@@ -173,18 +175,4 @@ func nullString(s sql.NullString) any {
 		return nil
 	}
 	return s.String
-}
-
-// decodeObject reads a stored JSON body; anything but an object is nil.
-func decodeObject(s string) map[string]any {
-	if s == "" {
-		return nil
-	}
-	d := json.NewDecoder(bytes.NewReader([]byte(s)))
-	d.UseNumber()
-	var m map[string]any
-	if d.Decode(&m) != nil {
-		return nil
-	}
-	return m
 }

@@ -14,6 +14,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/cardmask/cardmasktest"
+	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/store/storetest"
 )
 
 // journalFixture is a journal of one call per service area, written as a
@@ -68,14 +73,14 @@ func writeJournal(t *testing.T, lines []string) string {
 // bodies.
 func TestJournalFacts(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	path := writeJournal(t, journalFixture)
 	imports, err := ImportJournals(ctx, s, path, time.Now())
 	if err != nil || len(imports) != 1 || imports[0].Loaded != 4 || imports[0].Rejected != 1 {
 		t.Fatalf("import: %+v, %v", imports, err)
 	}
 	var reason string
-	if err := s.conn.QueryRowContext(ctx, `SELECT reason FROM journal_rejects`).Scan(&reason); err != nil ||
+	if err := s.Conn().QueryRowContext(ctx, `SELECT reason FROM journal_rejects`).Scan(&reason); err != nil ||
 		!strings.Contains(reason, "healthCareInformation.amountDetails[0].amount") {
 		t.Errorf("reject reason %q (%v)", reason, err)
 	}
@@ -87,7 +92,7 @@ func TestJournalFacts(t *testing.T) {
 		coalesce(network_transaction_id, ''), inspect_version
 		FROM journal ORDER BY line`
 	read := func() []string {
-		rows, err := s.conn.QueryContext(ctx, facts)
+		rows, err := s.Conn().QueryContext(ctx, facts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +115,7 @@ func TestJournalFacts(t *testing.T) {
 		}
 		return out
 	}
-	version := fmt.Sprint(journalInspectVersion)
+	version := fmt.Sprint(JournalInspectVersion)
 	want := []string{
 		"1|capture|lineItems[0].unitOfMeasure|amountDetails.taxDetails[0].rate=8.00||-|-||||0||||||PENDING||" + version,
 		"2|sale|||merchant|7|-|recurring|||0||||||AUTHORIZED|12345678901234567890|" + version,
@@ -122,18 +127,18 @@ func TestJournalFacts(t *testing.T) {
 	}
 
 	// Rows of an older import: no facts, no version.
-	if _, err := s.conn.ExecContext(ctx, `UPDATE journal SET call_kind = 'other', level3_missing = NULL, initiator_type = NULL,
+	if _, err := s.Conn().ExecContext(ctx, `UPDATE journal SET call_kind = 'other', level3_missing = NULL, initiator_type = NULL,
 		healthcare_amount = NULL, terminal_id = NULL, installment_id = NULL, inspect_version = NULL`); err != nil {
 		t.Fatal(err)
 	}
-	n, err := reinspectJournal(ctx, s)
+	n, err := ReinspectJournal(ctx, s)
 	if err != nil || n != 4 {
 		t.Fatalf("re-inspection: %d rows, %v", n, err)
 	}
 	if got := read(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("after re-inspection:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if n, err := reinspectJournal(ctx, s); err != nil || n != 0 {
+	if n, err := ReinspectJournal(ctx, s); err != nil || n != 0 {
 		t.Errorf("a second re-inspection: %d rows, %v; want none", n, err)
 	}
 }
@@ -144,20 +149,20 @@ func TestJournalFacts(t *testing.T) {
 // again.
 func TestReinspectionMasksOlderImports(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	if _, err := ImportJournals(ctx, s, writeJournal(t, journalFixture[:1]), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.conn.ExecContext(ctx, `UPDATE journal SET path = '/pts/v2/payments/4111111111111111/captures',
+	if _, err := s.Conn().ExecContext(ctx, `UPDATE journal SET path = '/pts/v2/payments/4111111111111111/captures',
 		parent_id = '4111111111111111', inspect_version = 2,
 		request = '{"paymentInformation":{"card":{"number":"4111.1111.1111.1111","securityCode":"737"}}}'`); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := reinspectJournal(ctx, s); err != nil || n != 1 {
+	if n, err := ReinspectJournal(ctx, s); err != nil || n != 1 {
 		t.Fatalf("re-inspection: %d rows, %v", n, err)
 	}
 	var path, parent, req string
-	if err := s.conn.QueryRowContext(ctx, `SELECT path, parent_id, CAST(request AS VARCHAR) FROM journal`).Scan(&path, &parent, &req); err != nil {
+	if err := s.Conn().QueryRowContext(ctx, `SELECT path, parent_id, CAST(request AS VARCHAR) FROM journal`).Scan(&path, &parent, &req); err != nil {
 		t.Fatal(err)
 	}
 	if path != "/pts/v2/payments/411111XXXXXX1111/captures" || parent != "411111XXXXXX1111" ||
@@ -190,7 +195,7 @@ func FuzzParseJournalLine(f *testing.F) {
 		stored := storedText(t, line)
 		chunk := newJournalChunk()
 		if addJournalLine(chunk, "f.ndjson", 1, line, false, "sum", time.Now()) {
-			jl, perr := ParseJournalLine(MaskLine(line))
+			jl, perr := ParseJournalLine(cardmask.MaskLine(line))
 			if perr != nil || strings.TrimSpace(jl.MerchantID) == "" || strings.TrimSpace(jl.Path) == "" || jl.Status == "" {
 				t.Fatalf("accepted %q: %+v, %v", line, jl, perr)
 			}
@@ -199,7 +204,7 @@ func FuzzParseJournalLine(f *testing.F) {
 			}
 		}
 		for _, s := range stored {
-			for _, r := range luhnRuns(s) {
+			for _, r := range cardmasktest.LuhnRuns(s) {
 				longer := false
 				for _, m := range regexp.MustCompile(`\d+`).FindAllString(string(line), -1) {
 					longer = longer || len(m) > 19 && strings.Contains(m, r)
@@ -230,7 +235,7 @@ func writeLines(t testing.TB, dir, name string, n int) string {
 
 // importWithin runs an import and fails the test if it does not finish
 // in a minute (a read that blocks would hang the run).
-func importWithin(t *testing.T, ctx context.Context, s *Store, glob string, limits journalLimits) ([]JournalImport, error) {
+func importWithin(t *testing.T, ctx context.Context, s *store.Store, glob string, limits journalLimits) ([]JournalImport, error) {
 	t.Helper()
 	type result struct {
 		imports []JournalImport
@@ -250,10 +255,10 @@ func importWithin(t *testing.T, ctx context.Context, s *Store, glob string, limi
 	}
 }
 
-func journalRows(t *testing.T, s *Store, q string, args ...any) int {
+func journalRows(t *testing.T, s *store.Store, q string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := s.conn.QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+	if err := s.Conn().QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -275,7 +280,7 @@ func TestImportJournalsOnlyRegularFiles(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "e.ndjson"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	imports, err := importWithin(t, context.Background(), s, filepath.Join(dir, "*.ndjson"), defaultJournalLimits)
 	for _, want := range []string{"b.ndjson: a named pipe, not a regular file", "d.ndjson: a device, not a regular file"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -333,7 +338,7 @@ func TestImportJournalsInChunks(t *testing.T) {
 	loads := map[string][]int{}
 	limits := journalLimits{chunkRows: 10, chunkBytes: 1 << 20, groupRows: 25, groupBytes: 1 << 20,
 		loaded: func(file string, rows int) { loads[filepath.Base(file)] = append(loads[filepath.Base(file)], rows) }}
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	imports, err := importWithin(t, context.Background(), s, filepath.Join(dir, "*.ndjson"), limits)
 	if err != nil || len(imports) != 3 {
 		t.Fatalf("imports %+v, %v", imports, err)
@@ -368,7 +373,7 @@ func TestImportJournalsInChunks(t *testing.T) {
 func TestImportJournalsInterruptedLeavesNoPart(t *testing.T) {
 	dir := t.TempDir()
 	big := writeLines(t, dir, "big.ndjson", 200)
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	chunks := 0
 	limits := journalLimits{chunkRows: 10, chunkBytes: 1 << 20, groupRows: 25, groupBytes: 1 << 20,
@@ -431,13 +436,13 @@ func TestImportJournalsHostileBytes(t *testing.T) {
 	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	imports, err := importWithin(t, context.Background(), s, p, defaultJournalLimits)
 	if err != nil || len(imports) != 1 || imports[0].Loaded != 4 || imports[0].Rejected != 1 {
 		t.Fatalf("imports %+v, %v; want 4 loaded and the garbage rejected", imports, err)
 	}
 	var req string
-	if err := s.conn.QueryRowContext(context.Background(), `SELECT request->>'name' FROM journal WHERE line = 1`).Scan(&req); err != nil || req != "Jos\uFFFD" {
+	if err := s.Conn().QueryRowContext(context.Background(), `SELECT request->>'name' FROM journal WHERE line = 1`).Scan(&req); err != nil || req != "Jos\uFFFD" {
 		t.Errorf("a Latin-1 name reads %q (%v)", req, err)
 	}
 }
@@ -450,7 +455,7 @@ func BenchmarkImportJournalMemory(b *testing.B) {
 		b.Run(fmt.Sprint(lines), func(b *testing.B) {
 			p := writeLines(b, b.TempDir(), "big.ndjson", lines)
 			for b.Loop() {
-				s, err := Open(context.Background(), filepath.Join(b.TempDir(), "j.duckdb"))
+				s, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "j.duckdb"))
 				if err != nil {
 					b.Fatal(err)
 				}

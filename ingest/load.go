@@ -10,6 +10,8 @@ import (
 
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 
@@ -18,32 +20,32 @@ import (
 type memberBatch struct {
 	merchantID    string
 	reloaded      []string // subscriptions whose payment list was pulled
-	plans         *Rows
-	subscriptions *Rows
-	payments      *Rows
-	transactions  *Rows
+	plans         *store.Rows
+	subscriptions *store.Rows
+	payments      *store.Rows
+	transactions  *store.Rows
 	billing       billingRows // the projected schedules (billing.go)
 }
 
 func newMemberBatch(mid string) *memberBatch {
 	return &memberBatch{
 		merchantID: mid,
-		plans: &Rows{Table: "plans", Columns: []string{
+		plans: &store.Rows{Table: "plans", Columns: []string{
 			"merchant_id", "plan_id", "code", "name", "description", "status",
 			"billing_period_length", "billing_period_unit", "cycles_total",
 			"billing_amount", "setup_fee", "currency", "raw", "run_id", "loaded_at"}},
-		subscriptions: &Rows{Table: "subscriptions", Columns: []string{
+		subscriptions: &store.Rows{Table: "subscriptions", Columns: []string{
 			"merchant_id", "subscription_id", "code", "plan_id", "plan_code", "name", "status",
 			"start_date", "customer_id", "client_reference", "billing_amount", "setup_fee", "currency",
 			"billing_period_length", "billing_period_unit", "cycles_total", "cycles_current",
 			"payments_total_count", "billing_cycles_to_skip", "cycles_completed", "payments_pulled_at",
 			"raw", "run_id", "loaded_at"}},
-		payments: &Rows{Table: "subscription_payments", Columns: []string{
+		payments: &store.Rows{Table: "subscription_payments", Columns: []string{
 			"merchant_id", "payment_id", "subscription_id", "status", "payment_type",
 			"billing_cycle", "payment_number", "payment_date", "billing_start_date", "billing_end_date",
 			"billing_amount", "setup_fee", "surcharge_amount", "surcharge_description", "currency",
 			"transaction_id", "modifiable", "raw", "run_id", "loaded_at"}},
-		transactions: &Rows{Table: "transactions", Columns: []string{
+		transactions: &store.Rows{Table: "transactions", Columns: []string{
 			"merchant_id", "transaction_id", "submit_time", "status", "reason_code", "r_code", "r_flag",
 			"application_names", "applications", "amount", "currency", "card_bin", "card_last4", "card_type",
 			"customer_id", "instrument_identifier_id", "payment_solution", "commerce_indicator",
@@ -155,15 +157,15 @@ func jsonText(v any) any {
 // spreads DuckDB's per-statement and per-commit cost, which would otherwise
 // dominate members of a few thousand rows. A job without a batch (its pull
 // failed) only writes its status.
-func (s *Store) loadMembers(ctx context.Context, jobs []loadJob) error {
+func loadMembers(ctx context.Context, s *store.Store, jobs []loadJob) error {
 	merged := newMemberBatch("")
-	status := &Rows{Table: "run_members", Columns: []string{"run_id", "merchant_id", "status", "error",
+	status := &store.Rows{Table: "run_members", Columns: []string{"run_id", "merchant_id", "status", "error",
 		"started_at", "finished_at", "plans", "subscriptions", "payments", "transactions", "requests", "retries"}}
 	var reloadedMIDs, reloadedSubs []string // the subscriptions whose payment list was pulled
 	for _, j := range jobs {
 		st := j.status
-		status.Add(st.runID, st.merchantID, st.status, text(st.err), st.started, st.finished,
-			int32(st.plans), int32(st.subs), int32(st.payments), int32(st.txns), st.requests, st.retries)
+		status.Add(st.RunID, st.MerchantID, string(st.Status), text(st.Error), st.Started, st.Finished,
+			int32(st.Plans), int32(st.Subscriptions), int32(st.Payments), int32(st.Transactions), st.Requests, st.Retries)
 		b := j.batch
 		if b == nil {
 			continue
@@ -177,7 +179,7 @@ func (s *Store) loadMembers(ctx context.Context, jobs []loadJob) error {
 			reloadedMIDs, reloadedSubs = append(reloadedMIDs, b.merchantID), append(reloadedSubs, id)
 		}
 	}
-	return s.Transact(ctx, func(tx *Tx) error {
+	return s.Transact(ctx, func(tx *store.Tx) error {
 		if err := tx.Upsert(ctx, merged.plans, []string{"merchant_id", "plan_id"}, nil); err != nil {
 			return err
 		}
@@ -187,7 +189,7 @@ func (s *Store) loadMembers(ctx context.Context, jobs []loadJob) error {
 		// A subscription's payment list is complete, so its reload replaces
 		// every payment it had: a payment the platform no longer lists must
 		// not linger. Lists not pulled this time stay as they were.
-		if err := tx.Upsert(ctx, merged.payments, []string{"merchant_id", "payment_id"}, &Replace{
+		if err := tx.Upsert(ctx, merged.payments, []string{"merchant_id", "payment_id"}, &store.Replace{
 			Relation: "SELECT unnest(?::VARCHAR[]) AS merchant_id, unnest(?::VARCHAR[]) AS subscription_id",
 			On:       []string{"merchant_id", "subscription_id"},
 			Args:     []any{reloadedMIDs, reloadedSubs},
@@ -217,20 +219,12 @@ type storedList struct {
 	pulledAt        any
 }
 
+var storedPaymentLists = queries.Must("ingest.sql", "StoredPaymentLists")
+
 // previousLists reads a member's stored subscriptions and payment-list
 // state. It uses the read pool, beside the writer.
-func (s *Store) previousLists(ctx context.Context, merchantID string) (map[string]storedList, error) {
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT s.subscription_id, CAST(s.raw AS VARCHAR), s.status, s.payments_pulled_at,
-		       s.payments_total_count, CAST(s.billing_cycles_to_skip AS VARCHAR), CAST(s.cycles_completed AS VARCHAR),
-		       (SELECT min(p.payment_date) FROM subscription_payments p
-		        WHERE p.merchant_id = s.merchant_id AND p.subscription_id = s.subscription_id
-		          AND p.status IN ('SCHEDULED', 'SCHEDULED_SKIPPED')),
-		       (SELECT max(p.payment_date) FROM subscription_payments p
-		        WHERE p.merchant_id = s.merchant_id AND p.subscription_id = s.subscription_id
-		          AND p.status = 'FAILED')
-		FROM subscriptions s
-		WHERE s.merchant_id = ? AND s.payments_pulled_at IS NOT NULL`, merchantID)
+func previousLists(ctx context.Context, s *store.Store, merchantID string) (map[string]storedList, error) {
+	rows, err := s.ReadPool().QueryContext(ctx, storedPaymentLists, merchantID)
 	if err != nil {
 		return nil, fmt.Errorf("read stored payment lists of %s: %w", merchantID, err)
 	}
@@ -260,19 +254,11 @@ func (s *Store) previousLists(ctx context.Context, merchantID string) (map[strin
 	return out, rows.Err()
 }
 
-// memberStatus is a member's row in run_members.
-type memberStatus struct {
-	runID, merchantID, status, err string
-	started, finished              time.Time
-	plans, subs, payments, txns    int
-	requests, retries              int64
-}
-
-// memberGroups converts the directory into groups and group_members rows.
-func directoryRows(dir *groups.Directory, runID string, now time.Time) (*Rows, *Rows, error) {
-	gr := &Rows{Table: "groups", Columns: []string{"group_id", "organization_id", "name", "description", "type",
+// directoryRows converts the directory into groups and group_members rows.
+func directoryRows(dir *groups.Directory, runID string, now time.Time) (*store.Rows, *store.Rows, error) {
+	gr := &store.Rows{Table: "groups", Columns: []string{"group_id", "organization_id", "name", "description", "type",
 		"created_time", "updated_time", "raw", "run_id", "loaded_at"}}
-	mr := &Rows{Table: "group_members", Columns: []string{"group_id", "merchant_id", "run_id"}}
+	mr := &store.Rows{Table: "group_members", Columns: []string{"group_id", "merchant_id", "run_id"}}
 	for _, g := range dir.Groups {
 		var c converter
 		gr.Add(g.ID, dir.OrganizationID, text(g.Name), text(g.Description), text(groupType(g)),

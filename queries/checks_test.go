@@ -23,8 +23,8 @@ var update = flag.Bool("update", false, "rewrite queries/testdata/<kind>/want.cs
 
 // TestCheckFixtures runs every check on its own example: per finding kind,
 // testdata/<kind>/fixture.sql is loaded into a database with the product's
-// schema (Schema()), the check's SQL from Checks() runs as ingest runs it
-// (as the subquery of the findings INSERT), and what it returns is compared
+// schema (Schema()), the check's SQL from Checks() runs as package checks
+// runs it (as the subquery of the findings INSERT), and what it returns is compared
 // cell by cell with testdata/<kind>/want.csv. `go test ./queries -run
 // TestCheckFixtures -update` rewrites want.csv from the result, so a change
 // to a check shows its effect in the diff of want.csv.
@@ -39,7 +39,7 @@ var update = flag.Bool("update", false, "rewrite queries/testdata/<kind>/want.cs
 // default here (bookkeepingDefaults) so that fixtures need not repeat them.
 //
 // Each fixture sets the window itself (SET VARIABLE window_start and
-// window_end, as ingest's setWindow does) and, where it writes the billing
+// window_end, as store.SetWindow does) and, where it writes the billing
 // projection (subscription_schedules, expected_cycles), writes it by hand,
 // so the reader sees every due date the check relies on; checkProjection
 // then recomputes those rows with the subscriptions package's rules (the
@@ -413,7 +413,7 @@ type findings struct {
 	rows   [][]string
 }
 
-// runCheck runs the check's SQL as ingest's insertFindings does, as the
+// runCheck runs the check's SQL as checks' insertFindings does, as the
 // subquery f of a SELECT, reading amount and detail as the text DuckDB
 // writes for them (DECIMAL keeps its scale, the detail its key order).
 func runCheck(t *testing.T, db *sql.DB, c Check) findings {
@@ -432,9 +432,9 @@ func runCheck(t *testing.T, db *sql.DB, c Check) findings {
 		if err := rows.Scan(&mid, &entity, &amount, &currency, &detail); err != nil {
 			t.Fatal(err)
 		}
-		// ingest keeps one row per member and entity, an arbitrary one.
+		// checks keeps one row per member and entity, an arbitrary one.
 		if key := [2]string{mid, entity}; seen[key] {
-			t.Errorf("%s %s: reported twice; ingest would keep one of the rows at random", mid, entity)
+			t.Errorf("%s %s: reported twice; checks would keep one of the rows at random", mid, entity)
 		} else {
 			seen[key] = true
 		}

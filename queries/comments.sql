@@ -1,9 +1,10 @@
 -- What every table, view and column of the working database holds, as DuckDB
 -- comments: analysts read them with `reconcile sql --tables [TABLE]`, the
 -- DuckDB CLI (`SELECT comment FROM duckdb_columns()`) or a BI tool's catalog,
--- and they travel with the published snapshot. Applied after schema.sql and
--- migrations.sql on every open, so a comment edited here reaches existing
--- files. A test fails when a column has none: add one with the column.
+-- and they travel with the published snapshot. Applied after schema.sql,
+-- migrations.sql and views.sql on every open, so a comment edited here
+-- reaches existing files. A test fails when a column has none: add one
+-- with the column.
 
 COMMENT ON TABLE groups IS 'The organization''s groups (group management), as last listed. One row per group.';
 COMMENT ON COLUMN groups.group_id IS 'Group ID at the platform.';
@@ -234,7 +235,7 @@ COMMENT ON COLUMN current_findings.detail IS 'Facts behind the finding (JSON).';
 COMMENT ON COLUMN current_findings.first_seen_run IS 'Earliest run that reported it.';
 COMMENT ON COLUMN current_findings.state IS 'new (not in the previous run) or open (in the previous run too).';
 
--- The payments audit (queries/payments.sql, docs/payments-audit.md).
+-- The payments audit (docs/payments-audit.md).
 COMMENT ON COLUMN journal.purchase_order_number IS 'orderInformation.invoiceDetails.purchaseOrderNumber sent (Level II; required on purchasing/procurement cards).';
 COMMENT ON COLUMN journal.level3_missing IS 'For a call sent with purchaseLevel 3: the required Level III line-item fields left out (commodityCode, discountAmount, productCode, quantity, unitOfMeasure, unitPrice), e.g. lineItems[1].unitOfMeasure, or lineItems when none were sent; comma separated.';
 COMMENT ON COLUMN journal.percent_rates IS 'Tax or discount rates written as a percent (a value above 1, e.g. lineItems[0].taxDetails[0].rate=8.25) where the spec writes a fraction (0.0825); comma separated.';
@@ -344,7 +345,7 @@ COMMENT ON COLUMN installment_events.event_id IS 'Response id of the event''s ca
 COMMENT ON COLUMN installment_events.event_time IS 'When the event''s call was made (UTC).';
 COMMENT ON COLUMN installment_events.event_amount IS 'Amount captured, refunded or reversed, in currency; NULL for a cancel.';
 
--- The recurring-billing reconciliation (queries/billing.sql, docs/billing.md).
+-- The recurring-billing reconciliation (docs/billing.md).
 COMMENT ON TABLE subscription_schedules IS 'Each subscription''s billing schedule as the product projects it (subscriptions package rules) up to the cut-off of the run that last loaded its member: period, cycles due, next due date, retry policy, 12-month check, monthly value.';
 COMMENT ON COLUMN subscription_schedules.merchant_id IS 'Merchant ID (MID) owning the subscription.';
 COMMENT ON COLUMN subscription_schedules.subscription_id IS 'Subscription (subscriptions.subscription_id).';

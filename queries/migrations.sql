@@ -1,8 +1,11 @@
--- Changes to the working database made after schema.sql's tables first
--- shipped. schema.sql creates a new file's tables; this file brings an
--- existing file to the same shape. Every statement is idempotent (IF NOT
--- EXISTS, OR REPLACE, or a backfill that matches no row once done), so it
--- runs after schema.sql on every open.
+-- Changes to the working database for files an older version made.
+-- schema.sql creates a new file's tables in their current shape; this file
+-- brings an existing file to the same shape, columns in the same order. It
+-- runs after schema.sql on every open, so every statement is idempotent (IF
+-- NOT EXISTS, or a backfill that matches no row once done). A new column
+-- goes at the end of its table in schema.sql and here, as an ALTER TABLE
+-- ... ADD COLUMN IF NOT EXISTS (TestMigrationsOnAnOlderFile compares an
+-- older file, migrated, with a new one).
 
 -- Day over day: each of a run's findings says whether it is new since the
 -- previous run or still open, and findings of the previous run that are gone
@@ -16,16 +19,35 @@ WHERE state IS NULL;
 -- "previous" again (and could not, once later runs exist).
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS previous_run VARCHAR;
 
--- The finding kinds of the catalog (queries/findings/*.sql), refreshed by
--- every run, so that SQL users and BI tools can join a kind to its meaning.
-CREATE TABLE IF NOT EXISTS finding_kinds (
-    kind        VARCHAR PRIMARY KEY,
-    position    INTEGER NOT NULL,
-    description VARCHAR NOT NULL,
-    action      VARCHAR NOT NULL
-);
-
--- A run's findings without the resolved ones: what "the findings of run X"
--- meant before resolved rows existed.
-CREATE OR REPLACE VIEW current_findings AS
-SELECT * FROM findings WHERE state IN ('new', 'open');
+-- The facts calls.Inspect derives from each journaled call, added by the
+-- payments audit. Rows imported before them have inspect_version NULL and
+-- are inspected again by the next run (ingest.ReinspectJournal).
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS purchase_order_number VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS level3_missing VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS percent_rates VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS response_status VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS network_transaction_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS approval_code VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS commerce_indicator VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS initiator_type VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS credential_stored BOOLEAN;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS stored_credential_used BOOLEAN;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS mit_reason VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS previous_transaction_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS action_list VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS product_subtype VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_amount DECIMAL(18,2);
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_detail_amount DECIMAL(18,2);
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_amount_count INTEGER;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS payment_type VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS session_token VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS country VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS installment_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS plan_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS ref_network_transaction_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS ref_authorization_code VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS refund_amount DECIMAL(18,2);
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS payment_solution VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS wallet_data BOOLEAN;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS terminal_id VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS inspect_version INTEGER;

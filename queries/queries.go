@@ -1,9 +1,12 @@
-// Package queries holds the SQL of reconcile: the schema of the working
-// DuckDB file and one reconciliation or audit check per finding kind, each in
-// its own .sql file embedded at build time. SQL stays in .sql files so that
-// analysts can read, copy and run exactly what the product runs. The other
-// statements are named blocks of .sql files (named.go): the workbook's
-// sheets in reports/, reconcile sql --tables in cli/.
+// Package queries holds the SQL of reconcile, embedded at build time: the
+// schema of the working DuckDB file (schema.sql, migrations.sql, views.sql,
+// comments.sql), one reconciliation or audit check per finding kind
+// (findings/), the recurring-billing reports (billing/), the workbook's
+// sheets (reports/), what reconcile sql --tables runs (cli/), and the
+// statements each package runs, as named blocks in a file named for the
+// package (store.sql, ingest.sql, checks.sql, pipeline.sql; see Named). SQL
+// stays in .sql files so that analysts can read, copy and run exactly what
+// the product runs.
 package queries
 
 import (
@@ -14,19 +17,18 @@ import (
 	"strings"
 )
 
-//go:embed schema.sql migrations.sql payments.sql comments.sql interchange_at_risk.sql findings/*.sql billing.sql billing/*.sql
+//go:embed schema.sql migrations.sql views.sql comments.sql interchange_at_risk.sql findings/*.sql billing/*.sql store.sql ingest.sql checks.sql pipeline.sql
 //go:embed reports/*.sql cli/*.sql
 var files embed.FS
 
-// Schema returns the idempotent DDL of the working database: the tables
-// (schema.sql), the changes that bring an older file to their current shape
-// (migrations.sql), the payments audit's columns, views and tables
-// (payments.sql), the recurring-billing reconciliation's tables (billing.sql),
-// and the comment on every table, view and column (comments.sql), in that
-// order, since a comment needs its column.
+// Schema returns the idempotent DDL of the working database: every table in
+// full (schema.sql), the changes that bring a file an older version made
+// to the same shape (migrations.sql), the views (views.sql), and the
+// comment on every table, view and column (comments.sql), in that order,
+// since a view needs its columns and a comment its column.
 func Schema() string {
-	return mustRead("schema.sql") + "\n" + mustRead("migrations.sql") + "\n" + mustRead("payments.sql") + "\n" +
-		mustRead("billing.sql") + "\n" + mustRead("comments.sql")
+	return mustRead("schema.sql") + "\n" + mustRead("migrations.sql") + "\n" + mustRead("views.sql") + "\n" +
+		mustRead("comments.sql")
 }
 
 // InterchangeAtRisk is the INSERT that fills interchange_at_risk for a run
@@ -37,7 +39,7 @@ func InterchangeAtRisk() string { return mustRead("interchange_at_risk.sql") }
 // merchant_id, entity_id, amount, currency, detail and reads the window
 // bounds from the DuckDB variables window_start and window_end. It must
 // relate a member's rows only to the same member's rows: checks, like the
-// billing reports, run over slices of the run's members (ingest/slices.go).
+// billing reports, run over slices of the run's members (store.ForEachSlice).
 type Check struct {
 	Kind        string
 	Description string // the leading comment of the .sql file, as prose

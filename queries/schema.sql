@@ -1,5 +1,9 @@
--- The working database of reconcile. Every statement is idempotent, so opening
--- an existing file applies what is missing and changes nothing else.
+-- The tables of reconcile's working database, each in full: a new file is
+-- made by this file alone, and an older file is brought to the same shape
+-- by migrations.sql (run after it); the views follow in views.sql and the
+-- comment on every table and column in comments.sql. Every statement is
+-- idempotent, so opening an existing file applies what is missing and
+-- changes nothing else.
 -- Amounts are DECIMAL(18,2) next to their currency; times are TIMESTAMPTZ in UTC.
 -- `raw` columns keep the platform's record exactly as received, for audit.
 --
@@ -129,29 +133,62 @@ CREATE TABLE IF NOT EXISTS transactions (
     loaded_at                TIMESTAMPTZ NOT NULL
 );
 
--- key: merchant_id, file, line
+-- key: merchant_id, file, line. The merchants' calls as journaled (card
+-- data masked), then the facts calls.Inspect derives from each (see
+-- ingest/journal_facts.go), the same order as an older file's columns
+-- after migrations.sql. Rows imported by an older inspection are inspected
+-- again from their stored request and response (inspect_version).
 CREATE TABLE IF NOT EXISTS journal (
-    merchant_id     VARCHAR NOT NULL,
-    file            VARCHAR NOT NULL,
-    line            INTEGER NOT NULL,
-    time            TIMESTAMPTZ,
-    method          VARCHAR,
-    path            VARCHAR,
-    status          INTEGER,
-    call_kind       VARCHAR,
-    transaction_id  VARCHAR,
-    parent_id       VARCHAR,
-    card_bin        VARCHAR,
-    card_last4      VARCHAR,
-    amount          DECIMAL(18,2),
-    currency        VARCHAR,
-    purchase_level  VARCHAR,
-    line_item_count INTEGER,
-    level3_status   VARCHAR,
-    request         JSON,
-    response        JSON,
-    file_sha256     VARCHAR NOT NULL,
-    imported_at     TIMESTAMPTZ NOT NULL
+    merchant_id                VARCHAR NOT NULL,
+    file                       VARCHAR NOT NULL,
+    line                       INTEGER NOT NULL,
+    time                       TIMESTAMPTZ,
+    method                     VARCHAR,
+    path                       VARCHAR,
+    status                     INTEGER,
+    call_kind                  VARCHAR,
+    transaction_id             VARCHAR,
+    parent_id                  VARCHAR,
+    card_bin                   VARCHAR,
+    card_last4                 VARCHAR,
+    amount                     DECIMAL(18,2),
+    currency                   VARCHAR,
+    purchase_level             VARCHAR,
+    line_item_count            INTEGER,
+    level3_status              VARCHAR,
+    request                    JSON,
+    response                   JSON,
+    file_sha256                VARCHAR NOT NULL,
+    imported_at                TIMESTAMPTZ NOT NULL,
+    purchase_order_number      VARCHAR,
+    level3_missing             VARCHAR,
+    percent_rates              VARCHAR,
+    response_status            VARCHAR,
+    network_transaction_id     VARCHAR,
+    approval_code              VARCHAR,
+    commerce_indicator         VARCHAR,
+    initiator_type             VARCHAR,
+    credential_stored          BOOLEAN,
+    stored_credential_used     BOOLEAN,
+    mit_reason                 VARCHAR,
+    previous_transaction_id    VARCHAR,
+    action_list                VARCHAR,
+    product_subtype            VARCHAR,
+    healthcare_amount          DECIMAL(18,2),
+    healthcare_detail_amount   DECIMAL(18,2),
+    healthcare_amount_count    INTEGER,
+    payment_type               VARCHAR,
+    session_token              VARCHAR,
+    country                    VARCHAR,
+    installment_id             VARCHAR,
+    plan_id                    VARCHAR,
+    ref_network_transaction_id VARCHAR,
+    ref_authorization_code     VARCHAR,
+    refund_amount              DECIMAL(18,2),
+    payment_solution           VARCHAR,
+    wallet_data                BOOLEAN,
+    terminal_id                VARCHAR,
+    inspect_version            INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS journal_files (
@@ -201,6 +238,7 @@ CREATE TABLE IF NOT EXISTS findings (
     currency       VARCHAR,
     detail         JSON,
     first_seen_run VARCHAR NOT NULL,
+    state          VARCHAR,
     PRIMARY KEY (run_id, kind, merchant_id, entity_id)
 );
 
@@ -222,7 +260,8 @@ CREATE TABLE IF NOT EXISTS runs (
     retries         BIGINT,
     findings        BIGINT,
     error           VARCHAR,
-    version         VARCHAR
+    version         VARCHAR,
+    previous_run    VARCHAR
 );
 
 CREATE TABLE IF NOT EXISTS run_members (
@@ -239,4 +278,185 @@ CREATE TABLE IF NOT EXISTS run_members (
     requests      BIGINT,
     retries       BIGINT,
     PRIMARY KEY (run_id, merchant_id)
+);
+
+-- The finding kinds of the catalog (queries/findings/*.sql), refreshed by
+-- every run, so that SQL users and BI tools can join a kind to its meaning.
+CREATE TABLE IF NOT EXISTS finding_kinds (
+    kind        VARCHAR PRIMARY KEY,
+    position    INTEGER NOT NULL,
+    description VARCHAR NOT NULL,
+    action      VARCHAR NOT NULL
+);
+
+-- The payments audit beyond recurring billing (docs/payments-audit.md).
+
+-- The interchange rate table the run's estimate used: per card network, the
+-- difference between the standard commercial rate and the Level II or
+-- Level III rate, as a fraction of the amount. Replaced by every run, from
+-- --interchange-rates or the documented default (docs/payments-audit.md).
+CREATE TABLE IF NOT EXISTS interchange_rates (
+    network     VARCHAR PRIMARY KEY,
+    level2_rate DECIMAL(9,6) NOT NULL,
+    level3_rate DECIMAL(9,6) NOT NULL,
+    source      VARCHAR NOT NULL,
+    loaded_at   TIMESTAMPTZ NOT NULL
+);
+
+-- Per run and member, the estimated interchange at risk on commercial-card
+-- calls that lost Level III (commercial_card_without_level3,
+-- level3_not_transmitted, level3_incomplete) or Level II
+-- (level2_missing_po).
+CREATE TABLE IF NOT EXISTS interchange_at_risk (
+    run_id       VARCHAR NOT NULL,
+    merchant_id  VARCHAR NOT NULL,
+    network      VARCHAR NOT NULL,
+    currency     VARCHAR NOT NULL,
+    calls        INTEGER NOT NULL,
+    level3_calls INTEGER NOT NULL,
+    level2_calls INTEGER NOT NULL,
+    amount       DECIMAL(18,2) NOT NULL,
+    level2_rate  DECIMAL(9,6) NOT NULL,
+    level3_rate  DECIMAL(9,6) NOT NULL,
+    at_risk      DECIMAL(18,2) NOT NULL,
+    PRIMARY KEY (run_id, merchant_id, network, currency)
+);
+
+-- The recurring-billing reconciliation (docs/billing.md): the schedule the
+-- product projects for each subscription (written with each member's load,
+-- by ingest from the subscriptions package's rules), and what each run
+-- reports of recurring billing beside its findings (written after the
+-- checks, by package checks from queries/billing/*.sql).
+
+-- key: merchant_id, subscription_id. Current state, like subscriptions:
+-- replaced for every subscription of a member each time the member loads.
+CREATE TABLE IF NOT EXISTS subscription_schedules (
+    merchant_id      VARCHAR NOT NULL,
+    subscription_id  VARCHAR NOT NULL,
+    period_unit      VARCHAR,
+    period_length    INTEGER,
+    cycles_total     INTEGER,
+    start_date       TIMESTAMPTZ,
+    cut_off          TIMESTAMPTZ NOT NULL,
+    cycles_due       INTEGER,
+    last_due_date    TIMESTAMPTZ,
+    next_due_date    TIMESTAMPTZ,
+    projection_cut   BOOLEAN,
+    retry_limit      INTEGER NOT NULL,
+    retry_interval   INTERVAL NOT NULL,
+    retry_tolerance  INTERVAL NOT NULL,
+    within_12_months BOOLEAN,
+    monthly_amount   DECIMAL(18,2),
+    currency         VARCHAR,
+    problem          VARCHAR,
+    run_id           VARCHAR NOT NULL,
+    loaded_at        TIMESTAMPTZ NOT NULL
+);
+
+-- key: merchant_id, subscription_id, cycle. Every cycle the schedule says
+-- fell due before the cut-off, whatever the subscription's status.
+CREATE TABLE IF NOT EXISTS expected_cycles (
+    merchant_id     VARCHAR NOT NULL,
+    subscription_id VARCHAR NOT NULL,
+    cycle           INTEGER NOT NULL,
+    due_date        TIMESTAMPTZ NOT NULL,
+    billing_amount  DECIMAL(18,2),
+    setup_fee       DECIMAL(18,2),
+    currency        VARCHAR,
+    run_id          VARCHAR NOT NULL,
+    loaded_at       TIMESTAMPTZ NOT NULL
+);
+
+-- One row per subscription and run where its status or customer token
+-- changed (or that first saw it): the history the day-over-day figures
+-- (churned, recovered) compare with.
+CREATE TABLE IF NOT EXISTS subscription_status_log (
+    merchant_id          VARCHAR NOT NULL,
+    subscription_id      VARCHAR NOT NULL,
+    run_id               VARCHAR NOT NULL,
+    business_date        DATE NOT NULL,
+    status               VARCHAR,
+    customer_id          VARCHAR,
+    previous_status      VARCHAR,
+    previous_customer_id VARCHAR,
+    previous_run         VARCHAR,
+    PRIMARY KEY (merchant_id, subscription_id, run_id)
+);
+
+CREATE TABLE IF NOT EXISTS subscription_recoveries (
+    run_id          VARCHAR NOT NULL,
+    business_date   DATE NOT NULL,
+    merchant_id     VARCHAR NOT NULL,
+    subscription_id VARCHAR NOT NULL,
+    previous_status VARCHAR NOT NULL,
+    status          VARCHAR NOT NULL,
+    previous_run    VARCHAR,
+    how             VARCHAR NOT NULL,
+    payment_id      VARCHAR,
+    paid_at         TIMESTAMPTZ,
+    amount          DECIMAL(18,2),
+    currency        VARCHAR,
+    PRIMARY KEY (run_id, merchant_id, subscription_id)
+);
+
+CREATE TABLE IF NOT EXISTS delinquency_ageing (
+    run_id                   VARCHAR NOT NULL,
+    business_date            DATE NOT NULL,
+    merchant_id              VARCHAR NOT NULL,
+    subscription_id          VARCHAR NOT NULL,
+    status                   VARCHAR NOT NULL,
+    failed_cycle             INTEGER,
+    first_failed_at          TIMESTAMPTZ,
+    days_since_first_failure INTEGER,
+    age_bucket               VARCHAR NOT NULL,
+    retries_done             INTEGER NOT NULL,
+    retries_remaining        INTEGER NOT NULL,
+    last_attempt_at          TIMESTAMPTZ,
+    next_retry_at            TIMESTAMPTZ,
+    amount_at_risk           DECIMAL(18,2),
+    currency                 VARCHAR,
+    PRIMARY KEY (run_id, merchant_id, subscription_id)
+);
+
+-- key: run_id, merchant_id, currency (currency may be NULL for
+-- subscriptions that carry none).
+CREATE TABLE IF NOT EXISTS subscription_metrics (
+    run_id          VARCHAR NOT NULL,
+    business_date   DATE NOT NULL,
+    merchant_id     VARCHAR NOT NULL,
+    currency        VARCHAR,
+    subscriptions   INTEGER NOT NULL,
+    active          INTEGER NOT NULL,
+    delinquent      INTEGER NOT NULL,
+    suspended       INTEGER NOT NULL,
+    mrr             DECIMAL(18,2) NOT NULL,
+    mrr_at_risk     DECIMAL(18,2) NOT NULL,
+    churned_today   INTEGER NOT NULL,
+    cancelled_today INTEGER NOT NULL,
+    suspended_today INTEGER NOT NULL,
+    recovered_today INTEGER NOT NULL,
+    skipped_cycles  INTEGER NOT NULL,
+    deferred_amount DECIMAL(18,2) NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS billing_match (
+    run_id          VARCHAR NOT NULL,
+    business_date   DATE NOT NULL,
+    merchant_id     VARCHAR NOT NULL,
+    payment_id      VARCHAR NOT NULL,
+    leg             VARCHAR NOT NULL,
+    class           VARCHAR NOT NULL,
+    flagged         BOOLEAN NOT NULL,
+    reasons         VARCHAR,
+    subscription_id VARCHAR,
+    transaction_id  VARCHAR,
+    billing_cycle   INTEGER,
+    payment_date    TIMESTAMPTZ,
+    payment_status  VARCHAR,
+    amount          DECIMAL(18,2),
+    currency        VARCHAR,
+    found_amount    DECIMAL(18,2),
+    found_currency  VARCHAR,
+    found_status    VARCHAR,
+    PRIMARY KEY (run_id, merchant_id, payment_id, leg)
 );

@@ -33,6 +33,7 @@ import (
 
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
 
 // Scope is what one workbook covers: every member of the run, or the
@@ -370,7 +371,7 @@ type Dataset struct {
 // transactions and journal calls, and the recurring-billing tables
 // (billingDatasets). The findings hold the run's resolved rows too (state
 // column); count state IN ('new', 'open') for its findings.
-func Datasets(runID string, w Window) []Dataset {
+func Datasets(runID string, w store.Window) []Dataset {
 	run := sqlString(runID)
 	in := func(col string) string {
 		return fmt.Sprintf("%s >= TIMESTAMPTZ %s AND %s < TIMESTAMPTZ %s", col, sqlString(w.Start.UTC().Format("2006-01-02 15:04:05+00")),

@@ -9,6 +9,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
 
 // Injection cases: text from the platform or a merchant that a spreadsheet
@@ -25,7 +26,7 @@ const (
 var fixtureRun = Run{
 	RunID:        "2026-11-20",
 	BusinessDate: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC),
-	Window: Window{
+	Window: store.Window{
 		Start: time.Date(2026, 11, 17, 0, 0, 0, 0, time.UTC),
 		End:   time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC),
 	},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
 
 // The payments audit's sheets and datasets (docs/payments-audit.md),
@@ -145,7 +146,7 @@ func paymentSheets(run Run, scope Scope) []outputs.Sheet {
 // paymentDatasets are the payments audit's Parquet datasets: the run's
 // interchange estimate and rate table, and the per-day mixes of the
 // window.
-func paymentDatasets(run string, w Window) []Dataset {
+func paymentDatasets(run string, w store.Window) []Dataset {
 	days := fmt.Sprintf("day >= DATE %s AND day < DATE %s", sqlString(w.Start.UTC().Format("2006-01-02")),
 		sqlString(w.End.UTC().Format("2006-01-02")))
 	return []Dataset{

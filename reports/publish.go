@@ -14,16 +14,14 @@ import (
 
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
-
-// Window is a run's half-open time range.
-type Window struct{ Start, End time.Time }
 
 // Run is what the publish step needs to know of a run.
 type Run struct {
 	RunID        string
 	BusinessDate time.Time
-	Window       Window
+	Window       store.Window
 	StartedAt    time.Time
 	FinishedAt   time.Time
 	Status       string
@@ -85,7 +83,7 @@ type Published struct {
 }
 
 // FindingStates are the values of findings.state, in reading order.
-var FindingStates = []string{"new", "open", "resolved"}
+var FindingStates = []string{string(store.FindingNew), string(store.FindingOpen), string(store.FindingResolved)}
 
 // Publish writes the run's workbook(s), Parquet datasets, DuckDB snapshot
 // and manifest into a staging folder beside outRoot/<business date>, then
@@ -177,8 +175,8 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		return nil, err
 	}
 	current := map[string]int64{}
-	for kind, n := range findings["new"] {
-		current[kind] = n + findings["open"][kind]
+	for kind, n := range findings[string(store.FindingNew)] {
+		current[kind] = n + findings[string(store.FindingOpen)][kind]
 	}
 	prev, err := previousRun(ctx, q, run.RunID)
 	if err != nil {

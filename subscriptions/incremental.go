@@ -29,9 +29,9 @@ type Terms struct {
 	MaxAge    time.Duration // a list older than this is pulled whatever else holds
 }
 
-// NeedsPayments reports whether a subscription's payment list must be pulled
-// again, or whether what an earlier run stored is still what the platform
-// would list. A list changes when a payment falls due (processed, declined,
+// PullReason says why a subscription's payment list must be pulled again,
+// or "" when what an earlier run stored is still what the platform would
+// list. A list changes when a payment falls due (processed, declined,
 // retried), when the subscription changes (status, amount, cycles: the
 // record then differs), or through a skip or restore by the merchant, which
 // nothing on the record shows; MaxAge bounds how long such a change can go
@@ -45,12 +45,7 @@ type Terms struct {
 //   - the subscription is PENDING and its start date is before the cut-off.
 //
 // This makes a nightly run's requests grow with the day's activity, not with
-// the history of every subscription.
-func NeedsPayments(prev *Previous, cur platform.Subscription, t Terms) bool {
-	return PullReason(prev, cur, t) != ""
-}
-
-// PullReason says why NeedsPayments is true ("" when it is false), for logs.
+// the history of every subscription. The reason is logged per member.
 func PullReason(prev *Previous, cur platform.Subscription, t Terms) string {
 	switch {
 	case prev == nil || prev.PulledAt.IsZero():

@@ -7,7 +7,7 @@ import (
 	"github.com/reconcile/reconcile/platform"
 )
 
-func TestNeedsPayments(t *testing.T) {
+func TestPullReason(t *testing.T) {
 	end := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
 	terms := Terms{WindowEnd: end, Now: end.Add(2 * time.Hour), MaxAge: 7 * 24 * time.Hour}
 	raw := []byte(`{"id":"s1","subscriptionInformation":{"status":"ACTIVE"}}`)
@@ -41,8 +41,8 @@ func TestNeedsPayments(t *testing.T) {
 			platform.Subscription{ID: "s1", Status: "PENDING", StartDate: "2026-11-20T10:00:00Z", Raw: raw}, true},
 	}
 	for _, c := range cases {
-		if got := NeedsPayments(c.prev, c.cur, terms); got != c.want {
-			t.Errorf("%s: NeedsPayments = %v, want %v", c.name, got, c.want)
+		if got := PullReason(c.prev, c.cur, terms); (got != "") != c.want {
+			t.Errorf("%s: PullReason = %q, want a reason: %v", c.name, got, c.want)
 		}
 	}
 }

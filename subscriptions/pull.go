@@ -28,7 +28,7 @@ type Snapshot struct {
 	Subscriptions []platform.Subscription
 	// Payments holds the complete payment list of each subscription whose
 	// list was pulled, by subscription ID; a subscription whose list was
-	// not pulled (see NeedsPayments) has none.
+	// not pulled (see PullReason) has none.
 	Payments map[string]*platform.PaymentList
 }
 

@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/store"
 )
 
 // Exit codes (a contract: cron and schedulers read them).
@@ -146,7 +146,7 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "reconcile: interrupted")
 		return exitInterrupted
-	case errors.Is(err, ingest.ErrDatabaseLocked):
+	case errors.Is(err, store.ErrDatabaseLocked):
 		fmt.Fprintln(stderr, "reconcile:", terminalText(err.Error()))
 		fmt.Fprintln(stderr, "reconcile: another reconcile run (or a program with the file open for writing) holds the database; wait for it to finish")
 		return exitFailed

@@ -19,11 +19,13 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
-	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/store"
 )
 
 // runOptions are the flags of `reconcile run` (DESIGN.md's table, plus a
@@ -218,7 +220,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if o.bnplSessionAge <= 0 || o.binRefreshAge <= 0 {
 		return fmt.Errorf("--bnpl-session-age and --bin-refresh-age must be positive")
 	}
-	rates, err := ingest.LoadInterchangeRates(o.interchangeRates)
+	rates, err := checks.LoadInterchangeRates(o.interchangeRates)
 	if err != nil {
 		return err
 	}
@@ -261,16 +263,16 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return err
 	}
 
-	store, err := ingest.Open(ctx, o.db)
+	db, err := store.Open(ctx, o.db)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	if err := store.SetMemoryLimit(ctx, o.memoryLimit); err != nil {
+	defer db.Close()
+	if err := db.SetMemoryLimit(ctx, o.memoryLimit); err != nil {
 		return err
 	}
 
-	res, err := ingest.Run(ctx, store, ingest.Options{
+	res, err := pipeline.Run(ctx, db, pipeline.Options{
 		Client:           client,
 		OrganizationID:   org,
 		BusinessDate:     date,
@@ -291,21 +293,21 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Logger:           log,
 		OnProgress:       o.hooks.progressFunc(),
 	})
-	if errors.Is(err, ingest.ErrNoMembers) {
+	if errors.Is(err, pipeline.ErrNoMembers) {
 		return fmt.Errorf("%w; give --allow-empty if an organization without members is expected", err)
 	}
 	if err != nil {
 		return err
 	}
 	o.hooks.ingested(res)
-	pub, err := reports.Publish(ctx, store.Conn(), o.out, reports.Run{
+	pub, err := reports.Publish(ctx, db.Conn(), o.out, reports.Run{
 		RunID:        res.RunID,
 		BusinessDate: res.BusinessDate,
-		Window:       reports.Window(res.Window),
+		Window:       res.Window,
 		StartedAt:    res.StartedAt,
 		FinishedAt:   res.FinishedAt,
-		Status:       res.Status,
-		Members:      map[string]int{"ok": res.MembersOK, "failed": len(res.Failed)},
+		Status:       string(res.Status),
+		Members:      map[string]int{string(store.MemberOK): res.MembersOK, string(store.MemberFailed): len(res.Failed)},
 		Version:      buildVersion(),
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),
@@ -323,7 +325,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
 	printSummary(e, res, pub, o.db, runSource(o))
-	if res.Status != "ok" {
+	if res.Status != store.RunOK {
 		var parts []string
 		if n := len(res.Failed); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d of %d members failed", n, res.Members))
@@ -336,7 +338,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	return nil
 }
 
-func printSummary(e env, res *ingest.Result, pub *reports.Published, db, source string) {
+func printSummary(e env, res *pipeline.Result, pub *reports.Published, db, source string) {
 	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries; source: %s\n",
 		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries, reports.SourceLabel(source))
 	for _, f := range res.Failed {

@@ -8,29 +8,30 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
+	"github.com/reconcile/reconcile/store"
 )
 
 // runHooks connect a run to what an operator watches: the progress display
 // and the metrics file. Its methods do nothing on a nil *runHooks, so runRun
 // calls them unconditionally.
 type runHooks struct {
-	onProgress func(ingest.Progress)
+	onProgress func(pipeline.Progress)
 	onDone     func() // the run's data is published: stop drawing progress
-	res        *ingest.Result
+	res        *pipeline.Result
 	pub        *reports.Published
 }
 
-func (h *runHooks) progressFunc() func(ingest.Progress) {
+func (h *runHooks) progressFunc() func(pipeline.Progress) {
 	if h == nil {
 		return nil
 	}
 	return h.onProgress
 }
 
-func (h *runHooks) ingested(r *ingest.Result) {
+func (h *runHooks) ingested(r *pipeline.Result) {
 	if h != nil {
 		h.res = r
 	}
@@ -112,14 +113,15 @@ func printPublishedExtras(w io.Writer, pub *reports.Published) {
 	if pub == nil {
 		return
 	}
-	sum := func(state string) (n int64) {
-		for _, v := range pub.Findings[state] {
+	sum := func(state store.FindingState) (n int64) {
+		for _, v := range pub.Findings[string(state)] {
 			n += v
 		}
 		return n
 	}
 	if pub.PreviousRun != "" {
-		fmt.Fprintf(w, "since %s: %d new, %d still open, %d resolved\n", pub.PreviousRun, sum("new"), sum("open"), sum("resolved"))
+		fmt.Fprintf(w, "since %s: %d new, %d still open, %d resolved\n", pub.PreviousRun,
+			sum(store.FindingNew), sum(store.FindingOpen), sum(store.FindingResolved))
 	}
 	if len(pub.GroupWorkbooks) > 0 {
 		ids := make([]string, 0, len(pub.GroupWorkbooks))

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 )
 
@@ -29,9 +29,9 @@ type progressDisplay struct {
 	mu     sync.Mutex
 	w      io.Writer
 	now    func() time.Time
-	p      ingest.Progress
+	p      pipeline.Progress
 	live   platform.Stats // the run's requests as they happen (attach with platform.WithStats)
-	stage  string         // ingest's stage, or "publish" after it
+	stage  string         // the pipeline's stage, or "publish" after it
 	pulled time.Time      // when the members stage started
 	drawn  bool           // a line is on screen
 	closed bool
@@ -63,8 +63,8 @@ func (d *progressDisplay) start(interval time.Duration) {
 	}()
 }
 
-// update takes a progress report of the run (ingest.Options.OnProgress).
-func (d *progressDisplay) update(p ingest.Progress) {
+// update takes a progress report of the run (pipeline.Options.OnProgress).
+func (d *progressDisplay) update(p pipeline.Progress) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if p.Stage == "members" && d.pulled.IsZero() {
@@ -132,7 +132,7 @@ func (d *progressDisplay) draw() {
 
 // renderProgress is the status line for a run at now; pulled is when its
 // members stage started (zero before).
-func renderProgress(p ingest.Progress, stage string, pulled, now time.Time) string {
+func renderProgress(p pipeline.Progress, stage string, pulled, now time.Time) string {
 	elapsed := "0s"
 	if !p.Started.IsZero() {
 		elapsed = shortDuration(now.Sub(p.Started))

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/pipeline"
 )
 
 func TestRenderProgress(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)
-	p := ingest.Progress{Stage: "members", MembersTotal: 10000, MembersDone: 2500, MembersFailed: 2,
+	p := pipeline.Progress{Stage: "members", MembersTotal: 10000, MembersDone: 2500, MembersFailed: 2,
 		Requests: 42100, Retries: 12, Started: t0}
 	// 2,500 members in 10 minutes of the members stage: 7,500 left take 30.
 	got := renderProgress(p, "members", t0.Add(2*time.Minute), t0.Add(12*time.Minute))
@@ -42,9 +42,9 @@ func TestProgressDisplayInterleavesLogs(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)
 	d := newProgressDisplay(&buf, func() time.Time { return now })
-	d.update(ingest.Progress{Stage: "members", MembersTotal: 2, Started: now})
+	d.update(pipeline.Progress{Stage: "members", MembersTotal: 2, Started: now})
 	d.Write([]byte("level=INFO msg=\"member loaded\"\n"))
-	d.update(ingest.Progress{Stage: "members", MembersTotal: 2, MembersDone: 1, Started: now})
+	d.update(pipeline.Progress{Stage: "members", MembersTotal: 2, MembersDone: 1, Started: now})
 	d.close()
 	d.Write([]byte("after\n"))
 	out := buf.String()

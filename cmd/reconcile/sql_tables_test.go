@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/store"
 )
 
 // A working file as a run leaves it: the schema, its comments, no data.
 func schemaDB(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "w.duckdb")
-	s, err := ingest.Open(context.Background(), path)
+	s, err := store.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

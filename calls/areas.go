@@ -1,4 +1,4 @@
-package level3audit
+package calls
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package ingest
+package checks
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/store/storetest"
 )
 
 // sdkJournal writes the calls the platform's Node.js SDK made in the
@@ -64,16 +67,16 @@ func responseID(call map[string]any) string {
 // complete calls and what is wrong in calls edited to be wrong.
 func TestSDKJournal(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	good, calls := sdkJournal(t, "journal-sdk.ndjson", nil)
-	imports, err := ImportJournals(ctx, s, good, time.Now())
+	imports, err := ingest.ImportJournals(ctx, s, good, time.Now())
 	if err != nil || len(imports) != 1 || imports[0].Rejected != 0 || imports[0].Loaded != len(calls) {
 		t.Fatalf("import: %+v, %v", imports, err)
 	}
 	facts := func(id string) string {
 		t.Helper()
 		var out string
-		err := s.conn.QueryRowContext(ctx, `SELECT concat_ws('|', call_kind, CAST(amount AS VARCHAR), currency,
+		err := s.Conn().QueryRowContext(ctx, `SELECT concat_ws('|', call_kind, CAST(amount AS VARCHAR), currency,
 			coalesce(purchase_level, '-'), coalesce(CAST(line_item_count AS VARCHAR), '-'), coalesce(level3_status, '-'),
 			coalesce(purchase_order_number, '-'), coalesce(level3_missing, '-'), coalesce(card_bin, '-'), coalesce(card_last4, '-'))
 			FROM journal WHERE transaction_id = ? AND call_kind <> 'other'`, id).Scan(&out) // not a GET of the transaction
@@ -96,13 +99,13 @@ func TestSDKJournal(t *testing.T) {
 		}
 	}
 	var leaked int
-	if err := s.conn.QueryRowContext(ctx, `SELECT count(*) FROM journal
+	if err := s.Conn().QueryRowContext(ctx, `SELECT count(*) FROM journal
 		WHERE CAST(request AS VARCHAR) LIKE '%4485900000000007%' OR CAST(request AS VARCHAR) LIKE '%5555443333111102%'`).Scan(&leaked); err != nil || leaked != 0 {
 		t.Errorf("%d journal rows keep a full card number (%v)", leaked, err)
 	}
 
 	// The checks, with the SDK's cards' BINs known as commercial.
-	if _, err := s.conn.ExecContext(ctx, `INSERT INTO bin_attributes (bin, lookup_status, funding_source, card_platform, looked_up_at)
+	if _, err := s.Conn().ExecContext(ctx, `INSERT INTO bin_attributes (bin, lookup_status, funding_source, card_platform, looked_up_at)
 		VALUES ('448590', 'COMPLETED', 'CREDIT', 'COMMERCIAL', now()), ('555544', 'COMPLETED', 'CREDIT', 'COMMERCIAL', now())`); err != nil {
 		t.Fatal(err)
 	}
@@ -133,11 +136,11 @@ func TestSDKJournal(t *testing.T) {
 			delete(req["orderInformation"].(map[string]any), "lineItems")
 		}
 	})
-	if _, err := ImportJournals(ctx, s, bad, time.Now()); err != nil {
+	if _, err := ingest.ImportJournals(ctx, s, bad, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	runDay(t, s, "0/1", day{date: "2026-11-21", members: map[string]string{mid: "ok"}})
-	rows, err := s.conn.QueryContext(ctx, `SELECT kind, entity_id, CAST(amount AS VARCHAR), currency FROM findings
+	rows, err := s.Conn().QueryContext(ctx, `SELECT kind, entity_id, CAST(amount AS VARCHAR), currency FROM findings
 		WHERE run_id = '2026-11-21' AND state IN ('new', 'open') AND kind IN ('level3_incomplete', 'level3_not_transmitted', 'commercial_card_without_level3')
 		ORDER BY kind`)
 	if err != nil {

@@ -1,4 +1,4 @@
-package ingest
+package store_test
 
 import (
 	"bytes"
@@ -11,74 +11,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/store/storetest"
 )
-
-func openTestStore(t *testing.T) *Store {
-	t.Helper()
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// TestAmountRoundTrip loads decimal strings through the bulk path and reads
-// them back from DuckDB unchanged: the Appender mis-scales floats and
-// decimals (MEASURED.md), so this guards the int64-hundredths path.
-func TestAmountRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	s := openTestStore(t)
-	amounts := []string{"12.34", "0.01", "-5.00", "1000.00", "9999999999999999.99", "0.10"}
-	rows := &Rows{Table: "plans", Columns: []string{"merchant_id", "plan_id", "billing_amount", "run_id", "loaded_at"}}
-	for _, a := range amounts {
-		var c converter
-		rows.Add("m1", a, c.amount("billingAmount", a), "r", time.Now())
-		if c.err != nil {
-			t.Fatalf("%s: %v", a, c.err)
-		}
-	}
-	if err := s.Transact(ctx, func(tx *Tx) error { return tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil) }); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range amounts {
-		var got string
-		if err := s.conn.QueryRowContext(ctx, `SELECT CAST(billing_amount AS VARCHAR) FROM plans WHERE plan_id = ?`, a).Scan(&got); err != nil {
-			t.Fatal(err)
-		}
-		want, _ := platform.ParseAmount(a)
-		if got != platform.FormatAmount(want) {
-			t.Errorf("amount %s came back as %s", a, got)
-		}
-	}
-	var sum string
-	if err := s.conn.QueryRowContext(ctx, `SELECT CAST(sum(billing_amount) FILTER (WHERE plan_id IN ('12.34', '0.01')) AS VARCHAR) FROM plans`).Scan(&sum); err != nil {
-		t.Fatal(err)
-	}
-	if sum != "12.35" {
-		t.Errorf("12.34 + 0.01 = %s in DuckDB", sum)
-	}
-}
 
 // TestUpsertReplacesByKey: loading the same keys twice leaves one row each,
 // with the newer values.
 func TestUpsertReplacesByKey(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	load := func(name string) {
-		rows := &Rows{Table: "plans", Columns: []string{"merchant_id", "plan_id", "name", "run_id", "loaded_at"}}
+		rows := &store.Rows{Table: "plans", Columns: []string{"merchant_id", "plan_id", "name", "run_id", "loaded_at"}}
 		rows.Add("m1", "p1", name, "r", time.Now())
 		rows.Add("m1", "p2", name, "r", time.Now())
 		rows.Add("m1", "p2", name, "r", time.Now()) // a page boundary repeated a record
-		if err := s.Transact(ctx, func(tx *Tx) error { return tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil) }); err != nil {
+		if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil) }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	load("old")
 	load("new")
 	var n, newer int
-	if err := s.conn.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'new') FROM plans`).Scan(&n, &newer); err != nil {
+	if err := s.Conn().QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'new') FROM plans`).Scan(&n, &newer); err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 || newer != 2 {
@@ -89,10 +43,10 @@ func TestUpsertReplacesByKey(t *testing.T) {
 // TestTransactRollsBack: a failing load leaves nothing behind.
 func TestTransactRollsBack(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
-	rows := &Rows{Table: "plans", Columns: []string{"merchant_id", "plan_id", "run_id", "loaded_at"}}
+	s := storetest.Open(t)
+	rows := &store.Rows{Table: "plans", Columns: []string{"merchant_id", "plan_id", "run_id", "loaded_at"}}
 	rows.Add("m1", "p1", "r", time.Now())
-	err := s.Transact(ctx, func(tx *Tx) error {
+	err := s.Transact(ctx, func(tx *store.Tx) error {
 		if err := tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil); err != nil {
 			return err
 		}
@@ -103,7 +57,7 @@ func TestTransactRollsBack(t *testing.T) {
 		t.Fatal("want an error")
 	}
 	var n int
-	s.conn.QueryRowContext(ctx, `SELECT count(*) FROM plans`).Scan(&n)
+	s.Conn().QueryRowContext(ctx, `SELECT count(*) FROM plans`).Scan(&n)
 	if n != 0 {
 		t.Errorf("%d plans after a rolled-back load", n)
 	}
@@ -136,12 +90,12 @@ func TestOpenRefusesForeignDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err := Open(ctx, foreign)
+	s, err := store.Open(ctx, foreign)
 	if err == nil {
 		s.Close()
 		t.Fatal("Open accepted another program's database")
 	}
-	if !errors.Is(err, ErrForeignDatabase) || !strings.Contains(err.Error(), "big_orders, orders, runs") ||
+	if !errors.Is(err, store.ErrForeignDatabase) || !strings.Contains(err.Error(), "big_orders, orders, runs") ||
 		!strings.Contains(err.Error(), "left untouched") {
 		t.Errorf("error %q; want ErrForeignDatabase naming its tables", err)
 	}
@@ -176,7 +130,7 @@ func TestOpenRefusesForeignDatabase(t *testing.T) {
 	}
 	edb.Close()
 	for _, path := range []string{empty, filepath.Join(dir, "new.duckdb")} {
-		s, err := Open(ctx, path)
+		s, err := store.Open(ctx, path)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -184,10 +138,48 @@ func TestOpenRefusesForeignDatabase(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Once reconcile made it, it opens again.
-		s, err = Open(ctx, path)
+		s, err = store.Open(ctx, path)
 		if err != nil {
 			t.Fatalf("%s, opened again: %v", path, err)
 		}
 		s.Close()
+	}
+}
+
+// TestOpenMigratesAnOlderFile: a working database an older version made
+// (before the day-over-day columns and the journal facts) is ours, opens,
+// and gets the current columns; its rows stay.
+func TestOpenMigratesAnOlderFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.duckdb")
+	older, err := os.ReadFile(filepath.Join("..", "queries", "testdata", "older-schema-base.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{string(older), `INSERT INTO runs (run_id, business_date, window_start, window_end, started_at, status, attempts)
+		VALUES ('2026-11-19', DATE '2026-11-19', now(), now(), now(), 'ok', 1)`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open an older file: %v", err)
+	}
+	defer s.Close()
+	var runs, cols int
+	if err := s.Conn().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM runs WHERE previous_run IS NULL),
+		(SELECT count(*) FROM duckdb_columns() WHERE table_name = 'journal' AND column_name IN ('inspect_version', 'terminal_id'))`).Scan(&runs, &cols); err != nil {
+		t.Fatal(err)
+	}
+	if runs != 1 || cols != 2 {
+		t.Errorf("after opening: %d runs with the new previous_run column, %d of the journal's new columns; want 1 and 2", runs, cols)
 	}
 }

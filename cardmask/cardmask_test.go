@@ -1,9 +1,8 @@
-package ingest
+package cardmask
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/cardmask/cardmasktest"
 	"github.com/reconcile/reconcile/sandbox"
 )
 
@@ -63,7 +63,7 @@ func TestMaskLineDisguises(t *testing.T) {
 			if got := string(MaskLine([]byte(c.in))); got != c.want {
 				t.Errorf("MaskLine(%s)\n got %s\nwant %s", c.in, got, c.want)
 			}
-			if isJSONObject(c.in) && !json.Valid(MaskLine([]byte(c.in))) {
+			if cardmasktest.IsJSONObject(c.in) && !json.Valid(MaskLine([]byte(c.in))) {
 				t.Errorf("MaskLine(%s) is no longer JSON", c.in)
 			}
 		})
@@ -100,7 +100,13 @@ func TestMaskLineNearMisses(t *testing.T) {
 // ids, colons and equals signs but no card data) is returned as it is,
 // without a copy.
 func TestMaskLineDoesNotAllocate(t *testing.T) {
-	line := []byte(strings.Join(strings.Fields(journalFixture[1]), " ") + ` {"path":"/p?a=1&b=2","n":"\"x\""}`)
+	// A merchant-initiated sale by token, as the journal tests' fixture has it.
+	line := []byte(`{"time":"2026-11-20T11:00:00Z","merchantId":"m1","method":"POST","path":"/pts/v2/payments", ` +
+		`"request":{"processingInformation":{"capture":true,"commerceIndicator":"recurring","authorizationOptions":{"initiator":{"type":"merchant", ` +
+		`"storedCredentialUsed":true,"merchantInitiatedTransaction":{"reason":"7"}}}},"paymentInformation":{"customer":{"id":"C1"}}, ` +
+		`"orderInformation":{"amountDetails":{"totalAmount":"9.99","currency":"USD"}}}, ` +
+		`"status":201,"response":{"id":"1795000000000010000003","status":"AUTHORIZED","processorInformation":{"networkTransactionId":"12345678901234567890"}}}` +
+		` {"path":"/p?a=1&b=2","n":"\"x\""}`)
 	if allocs := testing.AllocsPerRun(100, func() { MaskLine(line) }); allocs != 0 {
 		t.Errorf("MaskLine allocates %.0f times for a line with nothing to mask", allocs)
 	}
@@ -136,14 +142,14 @@ func TestMaskLineSecrets(t *testing.T) {
 		if string(got) != c.want {
 			t.Errorf("MaskLine(%s)\n got %s\nwant %s", c.in, got, c.want)
 		}
-		if isJSONObject(c.in) && !json.Valid(got) {
+		if cardmasktest.IsJSONObject(c.in) && !json.Valid(got) {
 			t.Errorf("MaskLine(%s) = %s is no longer JSON", c.in, got)
 		}
 	}
 }
 
 // TestMaskLineFalsePositives measures how many identifiers that are no
-// card numbers lose digits (pan.go's comment quotes the rates): none of
+// card numbers lose digits (cardmask.go's comment quotes the rates): none of
 // the sandbox's resource ids, and within bounds for random ids.
 func TestMaskLineFalsePositives(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -230,268 +236,6 @@ func TestMaskLineFalsePositives(t *testing.T) {
 	}
 }
 
-// cardNetworks are the IINs and lengths the disguise tests draw card
-// numbers from (pan.go's cardNetworkLengths).
-var cardNetworks = []struct {
-	prefixes []string
-	lengths  []int
-}{
-	{[]string{"4"}, []int{13, 16, 19}},
-	{[]string{"51", "53", "55", "2221", "2720", "2500"}, []int{16}},
-	{[]string{"34", "37"}, []int{15}},
-	{[]string{"6011", "644", "649", "65"}, []int{16, 17, 18, 19}},
-	{[]string{"3528", "3589"}, []int{16, 19}},
-	{[]string{"300", "305", "36", "38", "39"}, []int{14, 16, 19}},
-	{[]string{"62"}, []int{16, 19}},
-}
-
-// testPAN is a Luhn-valid card number of a real network, drawn from rng.
-func testPAN(rng *rand.Rand, network, length int) string {
-	nw := cardNetworks[network%len(cardNetworks)]
-	b := []byte(nw.prefixes[rng.IntN(len(nw.prefixes))])
-	n := nw.lengths[length%len(nw.lengths)]
-	for len(b) < n-1 {
-		b = append(b, byte('0'+rng.IntN(10)))
-	}
-	for d := byte('0'); d <= '9'; d++ {
-		if luhn(append(b, d)) {
-			return string(append(b, d))
-		}
-	}
-	panic("no Luhn digit")
-}
-
-// The disguises a card number is written in, and the places of a journal
-// line it is written at.
-const (
-	plainDigits = iota
-	groupedSeparators
-	urlEncodedDigits
-	urlEncodedSeparators
-	plusSeparators
-	jsonEscapedDigits
-	jsonEscapedSeparators
-	urlEncodedTwice
-	gluedExpiry
-	gluedCode
-	gluedExpiryAndCode
-	track1
-	track2
-	disguises
-)
-
-const (
-	inRequest = iota
-	inResponse
-	inPathSegment
-	inQuery
-	asJSONNumber
-	asKey
-	inNestedJSON
-	inMerchantID
-	inTruncatedLine
-	places
-)
-
-// disguise writes pan as disguise d, with choices drawn from rng; the
-// result is JSON string text (escapes meant as escapes).
-func disguise(rng *rand.Rand, pan string, d int) string {
-	const seps = " \t-+./_"
-	groups := func(sep func() string) string {
-		var b strings.Builder
-		for i := 0; i < len(pan); {
-			n := min(1+rng.IntN(6), len(pan)-i)
-			if i > 0 {
-				b.WriteString(sep())
-			}
-			b.WriteString(pan[i : i+n])
-			i += n
-		}
-		return b.String()
-	}
-	sepRun := func(one func() string) func() string {
-		return func() string { return strings.Repeat(one(), 1+rng.IntN(3)) }
-	}
-	digitsEach := func(f func(c byte) string) string {
-		var b strings.Builder
-		for i := range len(pan) {
-			if rng.IntN(2) == 0 {
-				b.WriteString(f(pan[i]))
-			} else {
-				b.WriteByte(pan[i])
-			}
-		}
-		return b.String()
-	}
-	expiry := fmt.Sprintf("%02d%02d", 1+rng.IntN(12), 26+rng.IntN(10))
-	code := strconv.Itoa(100 + rng.IntN(9900))
-	switch d % disguises {
-	case groupedSeparators:
-		return groups(sepRun(func() string {
-			c := seps[rng.IntN(len(seps))]
-			if c == '\t' {
-				return `\t`
-			}
-			return string(c)
-		}))
-	case urlEncodedDigits:
-		return digitsEach(func(c byte) string { return fmt.Sprintf("%%%02X", c) })
-	case urlEncodedSeparators:
-		return groups(sepRun(func() string { return fmt.Sprintf("%%%02X", seps[rng.IntN(len(seps))]) }))
-	case plusSeparators:
-		return groups(sepRun(func() string { return "+" }))
-	case jsonEscapedDigits:
-		return digitsEach(func(c byte) string { return fmt.Sprintf(`\u%04x`, c) })
-	case jsonEscapedSeparators:
-		return groups(sepRun(func() string { return []string{`\/`, `\t`, `\u0020`, `\u002d`}[rng.IntN(4)] }))
-	case urlEncodedTwice:
-		return digitsEach(func(c byte) string { return fmt.Sprintf("%%25%02X", c) })
-	case gluedExpiry:
-		return pan + expiry
-	case gluedCode:
-		return pan + code
-	case gluedExpiryAndCode:
-		return pan + expiry + code
-	case track1:
-		return "%B" + pan + "^DOE/JOHN^" + expiry + "1010000000" + code + "000?"
-	case track2:
-		return ";" + pan + "=" + expiry + "101" + code + "0000?"
-	}
-	return pan
-}
-
-// journalLineWith writes s (JSON string text) at place p of a journal line.
-func journalLineWith(s string, p int, note string) string {
-	n, _ := json.Marshal(note)
-	head := `{"time":"2026-11-20T10:00:00Z","merchantId":"m1","method":"POST",`
-	tail := `,"status":201,"note":` + string(n) + `}`
-	switch p % places {
-	case inResponse:
-		return head + `"path":"/pts/v2/payments","request":{},"response":{"id":"1795000000000010000002","card":{"suffix":"` + s + `"}}` + tail
-	case inPathSegment:
-		return head + `"path":"/pts/v2/payments/` + s + `/captures"` + tail
-	case inQuery:
-		return head + `"path":"/pts/v2/payments?card=` + s + `&x=1"` + tail
-	case asJSONNumber:
-		if strings.Trim(s, "0123456789") == "" {
-			return head + `"path":"/p","request":{"n":` + s + `}` + tail
-		}
-	case asKey:
-		return head + `"path":"/p","request":{"` + s + `":1}` + tail
-	case inNestedJSON:
-		inner := strings.ReplaceAll(s, `\`, `\\`)
-		return head + `"path":"/p","request":{"body":"{\"number\":\"` + inner + `\"}"}` + tail
-	case inMerchantID:
-		return `{"time":"2026-11-20T10:00:00Z","merchantId":"m` + s + `","method":"POST","path":"/p"` + tail
-	case inTruncatedLine:
-		return head + `"path":"/p","request":{"paymentInformation":{"card":{"number":"` + s + `","expirationMonth":"1`
-	}
-	return head + `"path":"/pts/v2/payments","request":{"paymentInformation":{"card":{"number":"` + s + `"}}}` + tail
-}
-
-// storedText is everything the import keeps of a line: the text of each
-// value of its journal row, or its reject reason and text.
-func storedText(t *testing.T, line []byte) []string {
-	chunk := newJournalChunk()
-	now := time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)
-	var out []string
-	if addJournalLine(chunk, "f.ndjson", 1, line, false, "sum", now) {
-		for _, v := range chunk.rows.Values[0] {
-			if s, ok := v.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	r := chunk.rejects.Values[0]
-	return []string{r[2].(string), r[3].(string)}
-}
-
-// normalForms are the readings of s a consumer could make: as written,
-// URL-decoded, JSON-unescaped, in either order and twice over, each with
-// every separator taken out. (Written apart from MaskLine's decoder, so
-// that a shared mistake does not hide a card number.)
-func normalForms(s string) []string {
-	jsonEsc := regexp.MustCompile(`\\(u[0-9a-fA-F]{4}|[/t\\"])`)
-	urlEsc := regexp.MustCompile(`%[0-9a-fA-F]{2}`)
-	unJSON := func(s string) string {
-		return jsonEsc.ReplaceAllStringFunc(s, func(m string) string {
-			switch m[1] {
-			case 'u':
-				r, _ := strconv.ParseUint(m[2:], 16, 32)
-				return string(rune(r))
-			case 't':
-				return "\t"
-			}
-			return m[1:]
-		})
-	}
-	unURL := func(s string) string {
-		return urlEsc.ReplaceAllStringFunc(s, func(m string) string {
-			b, _ := strconv.ParseUint(m[1:], 16, 8)
-			return string([]byte{byte(b)})
-		})
-	}
-	forms := map[string]bool{s: true}
-	for range 3 {
-		for f := range forms {
-			forms[unJSON(f)], forms[unURL(f)] = true, true
-		}
-	}
-	strip := strings.NewReplacer(" ", "", "\t", "", "-", "", "+", "", ".", "", "/", "", "_", "")
-	var out []string
-	for f := range forms {
-		out = append(out, strip.Replace(f))
-	}
-	return out
-}
-
-// FuzzPANDisguises writes generated card numbers of real networks in every
-// disguise at every place of a journal line; nothing the import keeps of
-// the line holds the card number, read in any of its normal forms, and a
-// line that was JSON is still accepted.
-func FuzzPANDisguises(f *testing.F) {
-	for d := range disguises {
-		for p := range places {
-			f.Add(uint64(d*places+p), uint8(d), uint8(p), uint8(d+p), "note")
-		}
-	}
-	f.Add(uint64(1), uint8(track1), uint8(inQuery), uint8(0), "cvv=123 & trackData")
-	f.Fuzz(func(t *testing.T, seed uint64, d, p, network uint8, note string) {
-		rng := rand.New(rand.NewPCG(seed, uint64(network)))
-		pan := testPAN(rng, int(network), int(seed>>8))
-		line := journalLineWith(disguise(rng, pan, int(d)), int(p), note)
-		for _, s := range storedText(t, []byte(line)) {
-			for _, form := range normalForms(s) {
-				if strings.Contains(form, pan) {
-					t.Fatalf("card %s written as %q survives in %q", pan, line, s)
-				}
-			}
-		}
-		if isJSONObject(line) && !json.Valid(MaskLine([]byte(line))) {
-			t.Fatalf("MaskLine(%s) = %s is no longer JSON", line, MaskLine([]byte(line)))
-		}
-	})
-}
-
-// isJSONObject reports whether s is a JSON object or array, as a journal
-// line is (MaskLine keeps those valid; a bare number is no journal line).
-func isJSONObject(s string) bool {
-	t := strings.TrimSpace(s)
-	return json.Valid([]byte(t)) && (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "["))
-}
-
-// luhnRuns returns the Luhn-valid maximal digit runs of 13-19 digits of s.
-func luhnRuns(s string) []string {
-	var found []string
-	for _, m := range regexp.MustCompile(`\d+`).FindAllString(s, -1) {
-		if len(m) >= 13 && len(m) <= 19 && luhn([]byte(m)) {
-			found = append(found, m)
-		}
-	}
-	return found
-}
-
 // FuzzMaskPANs feeds MaskLine arbitrary text: a Luhn-valid run of 13-19
 // digits never survives as written (unless the input held it inside a
 // longer run, which is left alone), and JSON stays JSON.
@@ -502,7 +246,7 @@ func FuzzMaskPANs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := string(MaskLine([]byte(s)))
-		for _, r := range luhnRuns(got) {
+		for _, r := range cardmasktest.LuhnRuns(got) {
 			longer := false
 			for _, m := range regexp.MustCompile(`\d+`).FindAllString(s, -1) {
 				longer = longer || len(m) > 19 && strings.Contains(m, r)
@@ -511,26 +255,10 @@ func FuzzMaskPANs(f *testing.F) {
 				t.Fatalf("MaskLine(%q) = %q still holds card-like run %q", s, got, r)
 			}
 		}
-		if isJSONObject(s) && !json.Valid([]byte(got)) {
+		if cardmasktest.IsJSONObject(s) && !json.Valid([]byte(got)) {
 			t.Fatalf("MaskLine(%q) = %q is no longer JSON", s, got)
 		}
 	})
-}
-
-// TestRejectTextMasksEscapedDigits: a rejected line is kept as text, not
-// decoded, so a card number whose digits are spelled as JSON escapes must
-// be masked all the same.
-func TestRejectTextMasksEscapedDigits(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{`{"n":"\u0034111111111111111",`, `{"n":"411111XXXXXX1111",`},
-		{`{"n":"\u0034\u0031\u0031\u0031 1111 1111 1111"`, `{"n":"411111XXXXXX1111"`},
-		{`{"x":"\u0041"`, `{"x":"\u0041"`},
-	}
-	for _, c := range cases {
-		if got := storedText(t, []byte(c.in)); got[1] != c.want {
-			t.Errorf("rejected %s kept as %s, want %s", c.in, got[1], c.want)
-		}
-	}
 }
 
 // BenchmarkMaskLine masks the lines of a sandbox's journals (which carry

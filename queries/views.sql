@@ -1,42 +1,13 @@
--- The payments audit beyond recurring billing: what each journaled call
--- carried in every service area, the views the payment reports read, and
--- the interchange estimate. Applied after schema.sql and migrations.sql on
--- every open, so every statement is idempotent. docs/payments-audit.md
--- explains how the three sources (Transaction Search, the merchants'
--- journals, BIN attributes) join.
+-- The views of reconcile's working database, over the tables of
+-- schema.sql in their current shape (after migrations.sql). Each is
+-- CREATE OR REPLACE, so every open brings an older file's views up to date.
+-- docs/payments-audit.md explains how the payments audit's three sources
+-- (Transaction Search, the merchants' journals, BIN attributes) join.
 
--- Facts level3audit.Inspect derives from each journaled call (see
--- ingest/journal_facts.go). Rows imported before a column existed are
--- inspected again from their stored request and response (inspect_version).
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS purchase_order_number VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS level3_missing VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS percent_rates VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS response_status VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS network_transaction_id VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS approval_code VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS commerce_indicator VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS initiator_type VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS credential_stored BOOLEAN;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS stored_credential_used BOOLEAN;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS mit_reason VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS previous_transaction_id VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS action_list VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS product_subtype VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_amount DECIMAL(18,2);
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_detail_amount DECIMAL(18,2);
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_amount_count INTEGER;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS payment_type VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS session_token VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS country VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS installment_id VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS plan_id VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS ref_network_transaction_id VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS ref_authorization_code VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS refund_amount DECIMAL(18,2);
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS payment_solution VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS wallet_data BOOLEAN;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS terminal_id VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS inspect_version INTEGER;
+-- A run's findings without the resolved ones: what "the findings of run X"
+-- meant before resolved rows existed.
+CREATE OR REPLACE VIEW current_findings AS
+SELECT * FROM findings WHERE state IN ('new', 'open');
 
 -- The card each journaled call was made with: the card number it sent,
 -- else the platform's record of its transaction (Transaction Search), else
@@ -137,37 +108,6 @@ WHERE j.terminal_id IS NOT NULL
   AND j.status BETWEEN 200 AND 299
 GROUP BY ALL;
 
--- The interchange rate table the run's estimate used: per card network, the
--- difference between the standard commercial rate and the Level II or
--- Level III rate, as a fraction of the amount. Replaced by every run, from
--- --interchange-rates or the documented default (docs/payments-audit.md).
-CREATE TABLE IF NOT EXISTS interchange_rates (
-    network     VARCHAR PRIMARY KEY,
-    level2_rate DECIMAL(9,6) NOT NULL,
-    level3_rate DECIMAL(9,6) NOT NULL,
-    source      VARCHAR NOT NULL,
-    loaded_at   TIMESTAMPTZ NOT NULL
-);
-
--- Per run and member, the estimated interchange at risk on commercial-card
--- calls that lost Level III (commercial_card_without_level3,
--- level3_not_transmitted, level3_incomplete) or Level II
--- (level2_missing_po).
-CREATE TABLE IF NOT EXISTS interchange_at_risk (
-    run_id       VARCHAR NOT NULL,
-    merchant_id  VARCHAR NOT NULL,
-    network      VARCHAR NOT NULL,
-    currency     VARCHAR NOT NULL,
-    calls        INTEGER NOT NULL,
-    level3_calls INTEGER NOT NULL,
-    level2_calls INTEGER NOT NULL,
-    amount       DECIMAL(18,2) NOT NULL,
-    level2_rate  DECIMAL(9,6) NOT NULL,
-    level3_rate  DECIMAL(9,6) NOT NULL,
-    at_risk      DECIMAL(18,2) NOT NULL,
-    PRIMARY KEY (run_id, merchant_id, network, currency)
-);
-
 -- Installment plans and what happened to them, from the merchants'
 -- journals: one row per event of a selected plan (a plan acceptance answered
 -- 2xx). The plan's authorization is the journaled authorization, before the
@@ -237,3 +177,21 @@ SELECT p.merchant_id, p.installment_id, p.plan_id, p.accepted_at, p.authorizatio
        e.event, e.event_id, e.event_time, e.event_amount
 FROM plans p
 LEFT JOIN events e ON e.merchant_id = p.merchant_id AND e.installment_id = p.installment_id;
+
+-- What skipping cycles defers, per subscription: the cycles still to come
+-- that the merchant skipped (SCHEDULED_SKIPPED) and those whose date passed
+-- skipped (SKIPPED). Per member: subscription_metrics.deferred_amount.
+CREATE OR REPLACE VIEW skipped_deferrals AS
+SELECT
+    p.merchant_id,
+    p.subscription_id,
+    p.currency,
+    count(*) FILTER (WHERE p.status = 'SCHEDULED_SKIPPED') AS skipped_cycles,
+    coalesce(sum(p.billing_amount) FILTER (WHERE p.status = 'SCHEDULED_SKIPPED'), 0) AS skipped_amount,
+    count(*) FILTER (WHERE p.status = 'SKIPPED') AS past_skipped_cycles,
+    coalesce(sum(p.billing_amount) FILTER (WHERE p.status = 'SKIPPED'), 0) AS past_skipped_amount,
+    coalesce(sum(p.billing_amount), 0) AS deferred_amount,
+    string_agg(CAST(p.billing_cycle AS VARCHAR), ', ' ORDER BY p.billing_cycle) AS cycles
+FROM subscription_payments p
+WHERE p.status IN ('SCHEDULED_SKIPPED', 'SKIPPED')
+GROUP BY p.merchant_id, p.subscription_id, p.currency;

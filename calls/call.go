@@ -1,20 +1,22 @@
-// Package level3audit owns the Level II/III rules: what kind of call a
-// merchant made (authorization, capture, sale, credit, ...), what Level III
-// data it carried, and what the platform said about transmitting it. The
-// platform stores no Level II/III data, so these facts come from the
-// merchant's own journal of requests and responses.
+// Package calls says what a journaled call was and what it carried in each
+// service area: its kind (authorization, sale, capture, credit, refund,
+// buy-now-pay-later session, installment plan call, ...), its transaction,
+// card BIN and amount, what the platform answered, and the facts of
+// credentialed transactions, healthcare, buy-now-pay-later, installments,
+// device wallets and terminals (areas.go). The Level II/III facts are
+// level3audit's.
 //
-// The same journal is the only record of what the merchant sent in the
-// other service areas (credentialed transactions, healthcare amounts,
-// buy-now-pay-later sessions, installment plans, device wallets,
-// contactless terminals), so Inspect reads those facts too (areas.go): one
-// pass over a call gives every fact the checks need, and the checks
-// themselves stay in SQL (queries/findings).
-package level3audit
+// The platform keeps none of this, so it comes from the merchants' own
+// journals of requests and responses. Inspect reads a call once for every
+// fact the checks need; the checks themselves stay in SQL
+// (queries/findings).
+package calls
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/reconcile/reconcile/internal/jsonbody"
+	"github.com/reconcile/reconcile/level3audit"
 )
 
 // CallKind classifies a payments API call by method, path and request.
@@ -54,19 +56,8 @@ type Call struct {
 	CardLast4     string
 	TotalAmount   string // decimal string as sent (as answered for refunds and credits, or when the request has none)
 	Currency      string
-	PurchaseLevel string // processingInformation.purchaseLevel as sent ("3" for Level III)
-	LineItems     int    // number of orderInformation.lineItems sent
-	Level3Status  string // "Y", "N" or "" when the response does not say
 
-	// Level II/III details (level3.go).
-	PurchaseOrderNumber string // orderInformation.invoiceDetails.purchaseOrderNumber
-	// Level3Missing lists the required Level III line-item fields a call
-	// with purchaseLevel 3 left out ("lineItems[1].unitOfMeasure", or
-	// "lineItems" when it sent none), comma separated; "" when complete.
-	Level3Missing string
-	// PercentRates lists the rates written as a percent rather than a
-	// fraction ("lineItems[0].taxDetails[0].rate=8.25"), comma separated.
-	PercentRates string
+	level3audit.Facts // Level II/III: purchase level, line items, transmission status, missing fields
 
 	// What the platform answered.
 	ResponseStatus       string // response status: AUTHORIZED, DECLINED, PENDING, FAILED, ACCEPTED, ...
@@ -83,11 +74,7 @@ func Inspect(method, path string, request, response map[string]any) Call {
 		Kind:          classify(method, path, request),
 		TransactionID: str(lookup(response, "id")),
 		ParentID:      parentID(path),
-		PurchaseLevel: str(lookup(request, "processingInformation", "purchaseLevel")),
-		Level3Status:  normaliseLevel3Status(lookup(response, "orderInformation", "invoiceDetails", "level3TransmissionStatus")),
-	}
-	if items, ok := lookup(request, "orderInformation", "lineItems").([]any); ok {
-		c.LineItems = len(items)
+		Facts:         level3audit.Inspect(request, response),
 	}
 	for _, card := range []string{"card", "tokenizedCard"} {
 		if n := str(lookup(request, "paymentInformation", card, "number")); n != "" {
@@ -113,7 +100,6 @@ func Inspect(method, path string, request, response map[string]any) Call {
 	c.ResponseStatus = strings.ToUpper(str(lookup(response, "status")))
 	c.NetworkTransactionID = str(lookup(response, "processorInformation", "networkTransactionId"))
 	c.ApprovalCode = str(lookup(response, "processorInformation", "approvalCode"))
-	c.inspectLevel23(request)
 	c.Areas = inspectAreas(request, response)
 	return c
 }
@@ -135,10 +121,6 @@ func answeredAmount(kind CallKind, response map[string]any, refundField, creditF
 	}
 	return ""
 }
-
-// HasLevel3 reports whether the call carried Level III data: purchaseLevel 3
-// or at least one line item.
-func (c Call) HasLevel3() bool { return c.PurchaseLevel == "3" || c.LineItems > 0 }
 
 func classify(method, path string, request map[string]any) CallKind {
 	if !strings.EqualFold(method, "POST") {
@@ -184,26 +166,6 @@ func parentID(path string) string {
 	return ""
 }
 
-// normaliseLevel3Status accepts the current "Y"/"N" strings and the older
-// boolean form (false = not transmitted).
-func normaliseLevel3Status(v any) string {
-	switch s := v.(type) {
-	case bool:
-		if s {
-			return "Y"
-		}
-		return "N"
-	case string:
-		switch strings.ToUpper(strings.TrimSpace(s)) {
-		case "Y", "TRUE":
-			return "Y"
-		case "N", "FALSE":
-			return "N"
-		}
-	}
-	return ""
-}
-
 func binAndLast4(number string) (bin, last4 string) {
 	if len(number) >= 6 && allDigits(number[:6]) {
 		bin = number[:6]
@@ -214,48 +176,11 @@ func binAndLast4(number string) (bin, last4 string) {
 	return bin, last4
 }
 
-func lookup(m map[string]any, keys ...string) any {
-	var v any = m
-	for _, k := range keys {
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = obj[k]
-	}
-	return v
-}
-
-// str renders a scalar JSON value as text; numbers arrive as json.Number
-// or float64 depending on the decoder.
-func str(v any) string {
-	switch s := v.(type) {
-	case string:
-		return s
-	case nil:
-		return ""
-	case interface{ String() string }:
-		return s.String()
-	case float64:
-		return strconv.FormatFloat(s, 'f', -1, 64)
-	case bool:
-		if s {
-			return "true"
-		}
-		return "false"
-	}
-	return ""
-}
-
-func isTrue(v any) bool {
-	switch b := v.(type) {
-	case bool:
-		return b
-	case string:
-		return strings.EqualFold(b, "true")
-	}
-	return false
-}
+// lookup, str and isTrue read the decoded bodies (package jsonbody), in
+// names short enough for the field lists of Inspect and inspectAreas.
+func lookup(m map[string]any, keys ...string) any { return jsonbody.Lookup(m, keys...) }
+func str(v any) string                            { return jsonbody.Text(v) }
+func isTrue(v any) bool                           { return jsonbody.IsTrue(v) }
 
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -1,8 +1,7 @@
-package ingest
+package checks
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -12,11 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/reconcile/reconcile/queries"
 )
 
 // InterchangeRate is how much lower a network's Level II and Level III
@@ -155,63 +151,4 @@ func parseRatesYAML(b []byte) ([]InterchangeRate, error) {
 		out = append(out, InterchangeRate{Network: network, Level2: *v.Level2, Level3: *v.Level3})
 	}
 	return out, nil
-}
-
-// auditAndComputeFindings runs the checks with what the payments audit
-// needs around them: journal rows of an older import are inspected again,
-// the buy-now-pay-later session age and the interchange rate table are put
-// where the SQL reads them, and after the findings the interchange at risk
-// is estimated from them.
-func (r *runner) auditAndComputeFindings(ctx context.Context) (map[string]int64, error) {
-	if n, err := reinspectJournal(ctx, r.store); err != nil {
-		return nil, err
-	} else if n > 0 {
-		r.log.Info("journal rows inspected again", "rows", n, "version", journalInspectVersion)
-	}
-	age := r.opts.BNPLSessionAge
-	if age <= 0 {
-		age = 24 * time.Hour
-	}
-	if _, err := r.store.conn.ExecContext(ctx, fmt.Sprintf("SET VARIABLE bnpl_session_age = INTERVAL '%d seconds'", int64(age/time.Second))); err != nil {
-		return nil, fmt.Errorf("set the session age: %w", err)
-	}
-	rates := r.opts.InterchangeRates
-	if rates == nil {
-		rates = DefaultInterchangeRates()
-	}
-	err := r.store.Transact(ctx, func(tx *Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM interchange_rates`); err != nil {
-			return err
-		}
-		for _, rt := range rates.Rates {
-			if _, err := tx.Exec(ctx, `INSERT INTO interchange_rates (network, level2_rate, level3_rate, source, loaded_at)
-				VALUES (?, CAST(? AS DECIMAL(9,6)), CAST(? AS DECIMAL(9,6)), ?, ?)`,
-				rt.Network, strconv.FormatFloat(rt.Level2, 'f', -1, 64), strconv.FormatFloat(rt.Level3, 'f', -1, 64),
-				rates.Source, r.now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store interchange rates: %w", err)
-	}
-	counts, err := r.store.computeFindings(ctx, r.runID, r.opts.BusinessDate, r.window)
-	if err != nil {
-		return nil, err
-	}
-	err = r.store.Transact(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, `DELETE FROM interchange_at_risk WHERE run_id = ?`, r.runID)
-		return err
-	})
-	if err == nil {
-		err = r.store.forEachSlice(ctx, r.runID, func(tx *Tx, _ memberSlice) error {
-			_, err := tx.Exec(ctx, queries.InterchangeAtRisk(), r.runID)
-			return err
-		})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("estimate interchange at risk: %w", err)
-	}
-	return counts, nil
 }

@@ -1,4 +1,4 @@
-package ingest
+package store_test
 
 import (
 	"context"
@@ -7,22 +7,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reconcile/reconcile/checks"
+	"github.com/reconcile/reconcile/pipeline"
+	"github.com/reconcile/reconcile/pipeline/pipelinetest"
 	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/store"
 )
 
 // TestSlicedChecksEqualOneSlice: the checks and the billing reports run a
 // slice of members at a time so that their memory does not grow with the
 // portfolio. Computed one member per slice, a run's findings and billing
-// tables are exactly those computed with all members in one slice.
+// tables are exactly those computed with all members in one slice (the
+// checks and reports relate a member's rows only to its own; ForEachSlice
+// shadows the member tables for each slice, and removes the shadows).
 func TestSlicedChecksEqualOneSlice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a sandbox run")
 	}
-	run := runAgainstSandbox(t, sandbox.Config{Seed: 11, Scale: sandbox.Scale{Members: 6, Subscriptions: 30, Groups: 2}},
-		Options{Concurrency: 4, PaymentLists: 2, JournalGlob: "sandbox"}, 0)
-	s, ctx := run.store, context.Background()
-	runID := run.res.RunID
+	run := pipelinetest.Sandbox(t, sandbox.Config{Seed: 11, Scale: sandbox.Scale{Members: 6, Subscriptions: 30, Groups: 2}},
+		pipeline.Options{Concurrency: 4, PaymentLists: 2, JournalGlob: pipelinetest.JournalsOfSandbox}, 0)
+	s, ctx := run.Store, context.Background()
+	runID := run.Result.RunID
 	tables := []string{"findings"}
 	for _, r := range queries.BillingReports() {
 		tables = append(tables, r.Table)
@@ -30,7 +36,7 @@ func TestSlicedChecksEqualOneSlice(t *testing.T) {
 	dump := func() map[string][]string {
 		out := map[string][]string{}
 		for _, table := range tables {
-			rows, err := s.conn.QueryContext(ctx, `SELECT * EXCLUDE (run_id) FROM `+table+` WHERE run_id = ?`, runID)
+			rows, err := s.Conn().QueryContext(ctx, `SELECT * EXCLUDE (run_id) FROM `+table+` WHERE run_id = ?`, runID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,19 +76,19 @@ func TestSlicedChecksEqualOneSlice(t *testing.T) {
 		 FROM subscriptions WHERE status = 'ACTIVE'
 		 QUALIFY row_number() OVER (PARTITION BY merchant_id ORDER BY subscription_id) <= 2`,
 	} {
-		if _, err := s.conn.ExecContext(ctx, q, runID); err != nil {
+		if _, err := s.Conn().ExecContext(ctx, q, runID); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	business, window := run.res.BusinessDate, run.res.Window
-	if _, err := s.computeFindings(ctx, runID, business, window); err != nil {
+	check := checks.Run{ID: runID, BusinessDate: run.Result.BusinessDate, Window: run.Result.Window, Started: run.Result.StartedAt}
+	if _, err := checks.Findings(ctx, s, check); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.computeBilling(ctx, runID, business, window); err != nil {
+	if err := checks.Billing(ctx, s, check); err != nil {
 		t.Fatal(err)
 	}
 	var states, recovered int
-	if err := s.conn.QueryRowContext(ctx, `SELECT (SELECT count(DISTINCT state) FROM findings WHERE run_id = $1),
+	if err := s.Conn().QueryRowContext(ctx, `SELECT (SELECT count(DISTINCT state) FROM findings WHERE run_id = $1),
 		(SELECT count(*) FROM subscription_recoveries WHERE run_id = $1)`, runID).Scan(&states, &recovered); err != nil {
 		t.Fatal(err)
 	}
@@ -95,22 +101,18 @@ func TestSlicedChecksEqualOneSlice(t *testing.T) {
 			len(whole["findings"]), len(whole["billing_match"]), len(whole["subscription_metrics"]))
 	}
 
-	s.sliceRows = 1 // every member a slice of its own
+	s.SetSliceRows(1) // every member a slice of its own
 	var n int
-	if err := s.Transact(ctx, func(tx *Tx) error {
-		sl, err := memberSlices(ctx, tx, runID, s.sliceRows)
-		n = len(sl)
-		return err
-	}); err != nil {
+	if err := s.ForEachSlice(ctx, runID, func(*store.Tx, store.Slice) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 6 {
 		t.Fatalf("%d slices of 6 members at one record a slice", n)
 	}
-	if _, err := s.computeFindings(ctx, runID, business, window); err != nil {
+	if _, err := checks.Findings(ctx, s, check); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.computeBilling(ctx, runID, business, window); err != nil {
+	if err := checks.Billing(ctx, s, check); err != nil {
 		t.Fatal(err)
 	}
 	sliced := dump()
@@ -122,7 +124,7 @@ func TestSlicedChecksEqualOneSlice(t *testing.T) {
 	}
 	// The shadows are gone: the tables read whole again.
 	var views int
-	if err := s.conn.QueryRowContext(ctx, `SELECT count(*) FROM duckdb_views() WHERE temporary AND NOT internal`).Scan(&views); err != nil || views != 0 {
+	if err := s.Conn().QueryRowContext(ctx, `SELECT count(*) FROM duckdb_views() WHERE temporary AND NOT internal`).Scan(&views); err != nil || views != 0 {
 		t.Errorf("%d temp views left after the checks (%v)", views, err)
 	}
 }

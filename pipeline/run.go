@@ -1,21 +1,54 @@
-// Package ingest owns a run: discovering the organization's members, pulling
-// each member's recurring billing and transactions into the working DuckDB
-// file, importing merchant journals, enriching BINs, computing findings, and
-// keeping the run log (runs, run_members) committed with the data.
-package ingest
+// Package pipeline is one reconciliation run: its stages in order, the run
+// log (the runs table, and which members an earlier attempt of the date
+// completed) and the progress reported while it runs.
+//
+// A run is, in the order of the folders:
+//
+//	discover  groups         the organization's groups and members, this shard's share
+//	journals  ingest         the merchants' journal files (cardmask, calls)
+//	members   ingest         each member pulled (subscriptions, platform) and loaded
+//	bins      ingest         the BINs the run saw, looked up
+//	findings  checks         the checks, day-over-day states, interchange at risk,
+//	                         and the recurring-billing reports
+//
+// then the command publishes the database (reports, outputs). Publishing is
+// not a stage here: it reads only the working database, so a run's outputs
+// can be written again from the file, and the run does not depend on them.
+//
+// No package imports one that comes after it in the flow. From the top
+// (each imports only what is listed, of reconcile's packages):
+//
+//	cmd/reconcile   pipeline, reports, checks (--interchange-rates), groups (--shard),
+//	                store, outputs, platform, sandbox
+//	pipeline        checks, ingest, groups, store, queries, platform
+//	reports         outputs, store, queries
+//	checks          store, queries
+//	ingest          calls, cardmask, subscriptions, groups, store, queries, platform
+//	calls           level3audit
+//	groups          platform
+//	subscriptions   platform
+//	store           queries
+//	outputs, platform, queries, cardmask, level3audit: none of them
+//
+// (calls and level3audit read decoded JSON bodies with internal/jsonbody.)
+// store is below every stage, so the stages share its types (Window,
+// the statuses of the run log) without importing one another.
+package pipeline
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/ingest"
 	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/subscriptions"
+	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
 )
 
 // Options configure a run.
@@ -32,9 +65,9 @@ type Options struct {
 	Shard          groups.Shard
 	BINRefreshAge  time.Duration // default 30 days
 	// InterchangeRates is the rate table of the interchange-at-risk
-	// estimate; nil means DefaultInterchangeRates (LoadInterchangeRates
-	// reads --interchange-rates).
-	InterchangeRates *RateTable
+	// estimate; nil means checks.DefaultInterchangeRates
+	// (checks.LoadInterchangeRates reads --interchange-rates).
+	InterchangeRates *checks.RateTable
 	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
 	// at the run's cut-off to be reported stale; default 24 hours.
 	BNPLSessionAge time.Duration
@@ -47,7 +80,7 @@ type Options struct {
 	// otherwise report "ok" having reconciled nothing.
 	AllowEmpty bool
 	// FullRefresh pulls every subscription's payment list, not only those
-	// that may have changed (subscriptions.NeedsPayments).
+	// that may have changed (subscriptions.PullReason).
 	FullRefresh bool
 	// PaymentsMaxAge bounds how long a payment list is trusted without a
 	// pull; default 7 days.
@@ -71,15 +104,6 @@ type Progress struct {
 	Started       time.Time
 }
 
-// Window is the half-open time range a run reconciles.
-type Window struct{ Start, End time.Time }
-
-// WindowFor is [date - lookback days, date + 1 day) in UTC.
-func WindowFor(date time.Time, lookback int) Window {
-	d := time.Date(date.Year(), date.Month(), date.Day(), 0, 0, 0, 0, time.UTC)
-	return Window{Start: d.AddDate(0, 0, -max(lookback, 0)), End: d.AddDate(0, 0, 1)}
-}
-
 // RunID names the run of a business date: re-running a date replaces that
 // run rather than adding another. Shards of one date share the run ID (each
 // shard writes its own database), so their findings merge by a plain union.
@@ -89,10 +113,10 @@ func RunID(date time.Time) string { return date.Format("2006-01-02") }
 type Result struct {
 	RunID        string
 	BusinessDate time.Time
-	Window       Window
+	Window       store.Window
 	StartedAt    time.Time
 	FinishedAt   time.Time
-	Status       string // ok or partial
+	Status       store.RunStatus // ok or partial
 	Members      int
 	MembersOK    int // pulled and loaded by this attempt
 	Skipped      int // already complete for the date (a resumed run)
@@ -100,7 +124,7 @@ type Result struct {
 	Requests     int64
 	Retries      int64
 	Findings     map[string]int64
-	Journals     []JournalImport
+	Journals     []ingest.JournalImport
 	BINLookups   int
 	Problems     []string // failures other than members': journal files, BIN lookups
 	Stages       []Stage  // how long each stage took, in order
@@ -122,10 +146,10 @@ var ErrNoMembers = errors.New("no members discovered")
 type MemberFailure struct{ MerchantID, Error string }
 
 type runner struct {
-	store         *Store
+	store         *store.Store
 	opts          Options
 	runID         string
-	window        Window
+	window        store.Window
 	now           time.Time
 	log           *slog.Logger
 	runStats      platform.Stats // every request of the run; members' own Stats nest under it
@@ -155,12 +179,12 @@ func (r *runner) report(stage string) {
 	r.opts.OnProgress(r.progress)
 }
 
-// Run performs one reconciliation run into store. It returns an error only
+// Run performs one reconciliation run into s. It returns an error only
 // when the run as a whole failed (no members could be listed, the database
 // failed, or ctx was cancelled); members that fail are reported in Result.
-func Run(ctx context.Context, store *Store, opts Options) (*Result, error) {
+func Run(ctx context.Context, s *store.Store, opts Options) (*Result, error) {
 	if opts.Client == nil {
-		return nil, errors.New("ingest: no platform client")
+		return nil, errors.New("pipeline: no platform client")
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -184,10 +208,10 @@ func Run(ctx context.Context, store *Store, opts Options) (*Result, error) {
 		opts.Shard = groups.Shard{Index: 0, Count: 1}
 	}
 	r := &runner{
-		store:  store,
+		store:  s,
 		opts:   opts,
 		runID:  RunID(opts.BusinessDate),
-		window: WindowFor(opts.BusinessDate, opts.Lookback),
+		window: store.WindowFor(opts.BusinessDate, opts.Lookback),
 		now:    opts.Now().UTC(),
 	}
 	r.log = opts.Logger.With("run_id", r.runID)
@@ -205,7 +229,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 
 	fail := func(err error) (*Result, error) {
 		res.Requests, res.Retries = r.runStats.Requests.Load(), r.runStats.Retries.Load()
-		r.finishRun(context.WithoutCancel(ctx), res, "failed", err.Error())
+		r.finishRun(context.WithoutCancel(ctx), res, store.RunFailed, err.Error())
 		return nil, err
 	}
 
@@ -216,7 +240,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if err := r.storeDirectory(ctx, dir); err != nil {
+	if err := ingest.LoadDirectory(ctx, r.store, dir, r.runID, r.now); err != nil {
 		return fail(err)
 	}
 	if len(dir.Members) == 0 && !r.opts.AllowEmpty {
@@ -236,7 +260,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	r.progress.MembersTotal = len(todo)
 	if r.opts.JournalGlob != "" {
 		r.report("journals")
-		imports, err := ImportJournals(ctx, r.store, r.opts.JournalGlob, r.now)
+		imports, err := ingest.ImportJournals(ctx, r.store, r.opts.JournalGlob, r.now)
 		res.Journals = imports
 		if err != nil {
 			if ctx.Err() != nil {
@@ -252,17 +276,29 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("members")
-	statuses, err := r.pullMembers(ctx, todo)
+	statuses, err := ingest.PullMembers(ctx, r.store, ingest.PullOptions{
+		Client:         r.opts.Client,
+		RunID:          r.runID,
+		Window:         r.window,
+		Now:            r.now,
+		Concurrency:    r.opts.Concurrency,
+		MemberTimeout:  r.opts.MemberTimeout,
+		PaymentLists:   r.opts.PaymentLists,
+		FullRefresh:    r.opts.FullRefresh,
+		PaymentsMaxAge: r.opts.PaymentsMaxAge,
+		Logger:         r.log,
+		Loaded:         r.loaded,
+	}, todo)
 	if err != nil {
 		return fail(err)
 	}
 	for _, st := range statuses {
-		res.Rows += int64(st.plans + st.subs + st.payments + st.txns)
-		switch st.status {
-		case "ok":
+		res.Rows += int64(st.Plans + st.Subscriptions + st.Payments + st.Transactions)
+		switch st.Status {
+		case store.MemberOK:
 			res.MembersOK++
 		default:
-			res.Failed = append(res.Failed, MemberFailure{MerchantID: st.merchantID, Error: st.err})
+			res.Failed = append(res.Failed, MemberFailure{MerchantID: st.MerchantID, Error: st.Error})
 		}
 	}
 	if ctx.Err() != nil {
@@ -270,7 +306,14 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("bins")
-	looked, binFailures, err := r.enrichBINs(ctx)
+	looked, binFailures, err := ingest.EnrichBINs(ctx, r.store, ingest.BINOptions{
+		Client:      r.opts.Client,
+		RunID:       r.runID,
+		Window:      r.window,
+		Now:         r.now,
+		RefreshAge:  r.opts.BINRefreshAge,
+		Concurrency: r.opts.Concurrency,
+	})
 	if err != nil {
 		return fail(err)
 	}
@@ -281,18 +324,20 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("findings")
-	res.Findings, err = r.auditAndComputeFindings(ctx)
+	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
+		InterchangeRates: r.opts.InterchangeRates, BNPLSessionAge: r.opts.BNPLSessionAge}
+	res.Findings, err = r.check(ctx, run)
 	if err != nil {
 		return fail(fmt.Errorf("compute findings: %w", err))
 	}
-	if err := r.store.computeBilling(ctx, r.runID, r.opts.BusinessDate, r.window); err != nil {
+	if err := checks.Billing(ctx, r.store, run); err != nil {
 		return fail(fmt.Errorf("recurring billing reports: %w", err))
 	}
 	res.Requests = r.runStats.Requests.Load()
 	res.Retries = r.runStats.Retries.Load()
-	res.Status = "ok"
+	res.Status = store.RunOK
 	if len(res.Failed) > 0 || len(res.Problems) > 0 {
-		res.Status = "partial"
+		res.Status = store.RunPartial
 	}
 	if err := r.finishRun(ctx, res, res.Status, ""); err != nil {
 		return nil, err
@@ -309,26 +354,34 @@ func onlyGroups(ids []string) string {
 	return " of those asked for: " + strings.Join(ids, ", ")
 }
 
+// Statements of queries/pipeline.sql.
+var (
+	runAttempts            = queries.Must("pipeline.sql", "RunAttempts")
+	insertRun              = queries.Must("pipeline.sql", "InsertRun")
+	resetUnfinishedMembers = queries.Must("pipeline.sql", "ResetUnfinishedMembers")
+	resetMembers           = queries.Must("pipeline.sql", "ResetMembers")
+	completedMembers       = queries.Must("pipeline.sql", "CompletedMembers")
+	updateRunEnd           = queries.Must("pipeline.sql", "UpdateRunEnd")
+)
+
 // startRun records the run as running; a re-run of the date counts another
 // attempt and starts the date's member log afresh.
 func (r *runner) startRun(ctx context.Context) error {
-	return r.store.Transact(ctx, func(tx *Tx) error {
+	return r.store.Transact(ctx, func(tx *store.Tx) error {
 		var attempts int
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(attempts), 0) FROM runs WHERE run_id = ?`, r.runID).Scan(&attempts); err != nil {
+		if err := tx.QueryRow(ctx, runAttempts, r.runID).Scan(&attempts); err != nil {
 			return fmt.Errorf("read run %s: %w", r.runID, err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT OR REPLACE INTO runs
-			(run_id, business_date, shard, window_start, window_end, started_at, status, attempts, version)
-			VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
+		if _, err := tx.Exec(ctx, insertRun,
 			r.runID, r.opts.BusinessDate, r.opts.Shard.String(), r.window.Start, r.window.End, r.now,
-			attempts+1, r.opts.Version); err != nil {
+			string(store.RunRunning), attempts+1, r.opts.Version); err != nil {
 			return fmt.Errorf("record run %s: %w", r.runID, err)
 		}
 		// A resumed run keeps the members an earlier attempt completed;
 		// --force starts the date's member log afresh.
-		reset := `DELETE FROM run_members WHERE run_id = ? AND status <> 'ok'`
+		reset := resetUnfinishedMembers
 		if r.opts.Force {
-			reset = `DELETE FROM run_members WHERE run_id = ?`
+			reset = resetMembers
 		}
 		if _, err := tx.Exec(ctx, reset, r.runID); err != nil {
 			return fmt.Errorf("reset members of run %s: %w", r.runID, err)
@@ -337,7 +390,28 @@ func (r *runner) startRun(ctx context.Context) error {
 	})
 }
 
-func (r *runner) finishRun(ctx context.Context, res *Result, status, errText string) error {
+// check inspects again the journal rows an older version imported (so the
+// checks see every call the same way), then runs the checks.
+func (r *runner) check(ctx context.Context, run checks.Run) (map[string]int64, error) {
+	if n, err := ingest.ReinspectJournal(ctx, r.store); err != nil {
+		return nil, err
+	} else if n > 0 {
+		r.log.Info("journal rows inspected again", "rows", n, "version", ingest.JournalInspectVersion)
+	}
+	return checks.Findings(ctx, r.store, run)
+}
+
+// loaded counts a member's outcome in the progress.
+func (r *runner) loaded(st ingest.MemberResult) {
+	r.progress.MembersDone++
+	if st.Status != store.MemberOK {
+		r.progress.MembersFailed++
+	}
+	r.report("")
+}
+
+// finishRun records how the run ended: its status, counts and error.
+func (r *runner) finishRun(ctx context.Context, res *Result, status store.RunStatus, errText string) error {
 	res.FinishedAt = r.opts.Now().UTC()
 	var total int64
 	for _, n := range res.Findings {
@@ -349,11 +423,9 @@ func (r *runner) finishRun(ctx context.Context, res *Result, status, errText str
 	} else if len(res.Problems) > 0 {
 		errAny = fmt.Sprintf("%d problem(s); first: %s", len(res.Problems), res.Problems[0])
 	}
-	err := r.store.Transact(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE runs SET finished_at = ?, status = ?, members_total = ?, members_ok = ?,
-			members_failed = ?, members_skipped = ?, requests = ?, retries = ?, findings = ?, error = ?
-			WHERE run_id = ?`,
-			res.FinishedAt, status, res.Members, res.MembersOK+res.Skipped, len(res.Failed), res.Skipped,
+	err := r.store.Transact(ctx, func(tx *store.Tx) error {
+		_, err := tx.Exec(ctx, updateRunEnd,
+			res.FinishedAt, string(status), res.Members, res.MembersOK+res.Skipped, len(res.Failed), res.Skipped,
 			res.Requests, res.Retries, total, errAny, r.runID)
 		return err
 	})
@@ -361,22 +433,6 @@ func (r *runner) finishRun(ctx context.Context, res *Result, status, errText str
 		return fmt.Errorf("record end of run %s: %w", r.runID, err)
 	}
 	return nil
-}
-
-func (r *runner) storeDirectory(ctx context.Context, dir *groups.Directory) error {
-	gr, mr, err := directoryRows(dir, r.runID, r.now)
-	if err != nil {
-		return err
-	}
-	return r.store.Transact(ctx, func(tx *Tx) error {
-		if err := tx.Upsert(ctx, gr, []string{"group_id"}, nil); err != nil {
-			return err
-		}
-		// Membership of the listed groups is replaced as a whole, so a MID
-		// removed from a group leaves it.
-		return tx.Upsert(ctx, mr, []string{"group_id", "merchant_id"},
-			&Replace{Relation: "SELECT group_id FROM stage_groups", On: []string{"group_id"}})
-	})
 }
 
 // membersToPull drops the members an earlier attempt of this date completed
@@ -387,7 +443,7 @@ func (r *runner) membersToPull(ctx context.Context, members []groups.Member) ([]
 		return members, nil
 	}
 	done := map[string]bool{}
-	rows, err := r.store.conn.QueryContext(ctx, `SELECT merchant_id FROM run_members WHERE run_id = ? AND status = 'ok'`, r.runID)
+	rows, err := r.store.Conn().QueryContext(ctx, completedMembers, r.runID)
 	if err != nil {
 		return nil, fmt.Errorf("read completed members of run %s: %w", r.runID, err)
 	}
@@ -409,187 +465,4 @@ func (r *runner) membersToPull(ctx context.Context, members []groups.Member) ([]
 		}
 	}
 	return todo, nil
-}
-
-// loadJob is one member's outcome on its way to the single writer.
-type loadJob struct {
-	batch  *memberBatch // nil when the pull failed
-	status memberStatus
-}
-
-// maxRowsPerLoad bounds the rows the writer puts in one transaction.
-const maxRowsPerLoad = 25_000
-
-func (j loadJob) rows() int {
-	if j.batch == nil {
-		return 1
-	}
-	return len(j.batch.plans.Values) + len(j.batch.subscriptions.Values) +
-		len(j.batch.payments.Values) + len(j.batch.transactions.Values)
-}
-
-// loadAlone loads one member in its own transaction; if the database
-// refuses its data, the member is recorded as failed with the reason.
-func (r *runner) loadAlone(ctx context.Context, j *loadJob, writeErr *error) {
-	err := r.store.loadMembers(ctx, []loadJob{*j})
-	if err == nil {
-		return
-	}
-	j.status.status, j.status.err = "failed", "load into database: "+err.Error()
-	j.batch = nil
-	if err := r.store.loadMembers(ctx, []loadJob{*j}); err != nil && *writeErr == nil {
-		*writeErr = err
-	}
-}
-
-// loaded logs a member's outcome and counts it in the progress.
-func (r *runner) loaded(st memberStatus) memberStatus {
-	if st.status == "ok" {
-		r.log.Info("member loaded", "merchant_id", st.merchantID, "plans", st.plans,
-			"subscriptions", st.subs, "payments", st.payments, "transactions", st.txns,
-			"requests", st.requests, "retries", st.retries)
-	} else {
-		r.log.Warn("member failed", "merchant_id", st.merchantID, "error", st.err)
-	}
-	r.progress.MembersDone++
-	if st.status != "ok" {
-		r.progress.MembersFailed++
-	}
-	r.report("")
-	return st
-}
-
-// pullMembers fans the pulls out over the members and feeds one writer
-// goroutine, which commits each member with its status row. Every member
-// reaches the writer, whatever its pull did (groups.FanOut delivers a result
-// per member: a panic or a member never started is a failure with its
-// reason), so the run log accounts for each one. It returns each member's
-// final status.
-func (r *runner) pullMembers(ctx context.Context, members []groups.Member) ([]memberStatus, error) {
-	jobs := make(chan loadJob, r.opts.Concurrency)
-	var statuses []memberStatus
-	var writeErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		// Completed members are committed even while the run is being
-		// interrupted: what was pulled is not thrown away.
-		wctx := context.WithoutCancel(ctx)
-		for job := range jobs {
-			group, rows := []loadJob{job}, job.rows()
-			// Take whatever else is ready, up to a bound, into the same
-			// transaction (see loadMembers).
-		gather:
-			for rows < maxRowsPerLoad {
-				select {
-				case j, ok := <-jobs:
-					if !ok {
-						break gather
-					}
-					group, rows = append(group, j), rows+j.rows()
-				default:
-					break gather
-				}
-			}
-			if err := r.store.loadMembers(wctx, group); err != nil && len(group) > 1 {
-				// Load one by one, so that a member whose data the
-				// database refuses fails alone.
-				for _, j := range group {
-					r.loadAlone(wctx, &j, &writeErr)
-					statuses = append(statuses, r.loaded(j.status))
-				}
-				continue
-			} else if err != nil {
-				r.loadAlone(wctx, &group[0], &writeErr) // records the failure
-			}
-			for _, j := range group {
-				statuses = append(statuses, r.loaded(j.status))
-			}
-		}
-	}()
-
-	// Each member counts its own requests, nested under the run's; the map
-	// is filled before the fan-out and only read during it.
-	stats := make(map[string]*platform.Stats, len(members))
-	for _, m := range members {
-		stats[m.MerchantID] = &platform.Stats{}
-	}
-	groups.FanOut(ctx, members, r.opts.Concurrency, r.opts.MemberTimeout,
-		func(ctx context.Context, m groups.Member) (*memberBatch, error) {
-			return r.pullMember(platform.WithStats(ctx, stats[m.MerchantID]), m.MerchantID)
-		},
-		func(res groups.Result[*memberBatch]) { jobs <- r.loadJobOf(res, stats[res.Member.MerchantID]) })
-	close(jobs)
-	<-done
-	sort.Slice(statuses, func(i, j int) bool { return statuses[i].merchantID < statuses[j].merchantID })
-	if writeErr != nil {
-		return statuses, fmt.Errorf("record member status: %w", writeErr)
-	}
-	return statuses, nil
-}
-
-// loadJobOf turns a member's fan-out result into the writer's job: its
-// batch and an ok status, or a failed status with the reason and no data.
-func (r *runner) loadJobOf(res groups.Result[*memberBatch], stats *platform.Stats) loadJob {
-	st := memberStatus{runID: r.runID, merchantID: res.Member.MerchantID, status: "ok",
-		started: res.Started.UTC(), finished: res.Finished.UTC(),
-		requests: stats.Requests.Load(), retries: stats.Retries.Load()}
-	if st.started.IsZero() { // never started: the run was interrupted first
-		st.started, st.finished = time.Now().UTC(), time.Now().UTC()
-	}
-	if res.Err != nil {
-		st.status, st.err = "failed", res.Err.Error()
-		return loadJob{status: st}
-	}
-	b := res.Value
-	st.plans, st.subs = len(b.plans.Values), len(b.subscriptions.Values)
-	st.payments, st.txns = len(b.payments.Values), len(b.transactions.Values)
-	return loadJob{batch: b, status: st}
-}
-
-// pullMember reads everything of one member and converts it into rows.
-func (r *runner) pullMember(ctx context.Context, mid string) (*memberBatch, error) {
-	api := r.opts.Client.Merchant(mid)
-	prev, err := r.store.previousLists(ctx, mid)
-	if err != nil {
-		return nil, err
-	}
-	terms := subscriptions.Terms{WindowEnd: r.window.End, Now: r.now, MaxAge: r.opts.PaymentsMaxAge}
-	reasons := map[string]int{}
-	need := func(s platform.Subscription) bool {
-		reason := "full refresh"
-		if !r.opts.FullRefresh {
-			var p *subscriptions.Previous
-			if stored, ok := prev[s.ID]; ok {
-				p = &stored.prev
-			}
-			reason = subscriptions.PullReason(p, s, terms)
-		}
-		if reason == "" {
-			reason = "unchanged"
-		}
-		reasons[reason]++ // Pull calls need from its own goroutine only
-		return reason != "unchanged"
-	}
-	snap, err := subscriptions.Pull(ctx, api, r.opts.PaymentLists, need)
-	if err != nil {
-		return nil, err
-	}
-	r.log.Debug("payment lists", "merchant_id", mid, "reasons", reasons)
-	b := newMemberBatch(mid)
-	if err := b.addRecurring(snap, prev, r.runID, r.now); err != nil {
-		return nil, err
-	}
-	if err := b.addSchedules(snap, r.window.End, r.runID, r.now); err != nil {
-		return nil, err
-	}
-	for t, err := range api.SearchTransactions(ctx, r.window.Start, r.window.End) {
-		if err != nil {
-			return nil, fmt.Errorf("search transactions: %w", err)
-		}
-		if err := b.addTransaction(t, r.runID, r.now); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
 }

@@ -1,10 +1,12 @@
-package ingest
+package store
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/reconcile/reconcile/queries"
 )
 
 // The checks (queries/findings) and the recurring-billing reports
@@ -44,27 +46,22 @@ const defaultSliceRows = 500_000
 // holds; the whole 12 M records at once ran out of memory.
 const rowsPerMiB = 2000
 
-// memberSlice is a range of merchant IDs, both ends included.
-type memberSlice struct{ lo, hi string }
+// Slice is a range of merchant IDs, both ends included.
+type Slice struct{ Lo, Hi string }
+
+var memberSizes = queries.Must("store.sql", "MemberSizes")
 
 // memberSlices cuts the run's reconciled members, in merchant ID order, into
 // ranges of at most maxRows records (payments, transactions and journal
 // lines); a member larger than that is a slice of its own. No members: no
 // slices.
-func memberSlices(ctx context.Context, tx *Tx, runID string, maxRows int64) ([]memberSlice, error) {
-	rows, err := tx.Query(ctx, `
-		SELECT rm.merchant_id, coalesce(p.n, 0) + coalesce(t.n, 0) + coalesce(j.n, 0)
-		FROM run_members rm
-		LEFT JOIN (SELECT merchant_id, count(*) AS n FROM subscription_payments GROUP BY ALL) p USING (merchant_id)
-		LEFT JOIN (SELECT merchant_id, count(*) AS n FROM transactions GROUP BY ALL) t USING (merchant_id)
-		LEFT JOIN (SELECT merchant_id, count(*) AS n FROM journal GROUP BY ALL) j USING (merchant_id)
-		WHERE rm.run_id = ? AND rm.status = 'ok'
-		ORDER BY rm.merchant_id`, runID)
+func memberSlices(ctx context.Context, tx *Tx, runID string, maxRows int64) ([]Slice, error) {
+	rows, err := tx.Query(ctx, memberSizes, runID)
 	if err != nil {
 		return nil, fmt.Errorf("size the members of run %s: %w", runID, err)
 	}
 	defer rows.Close()
-	var out []memberSlice
+	var out []Slice
 	var size int64
 	for rows.Next() {
 		var mid string
@@ -73,10 +70,10 @@ func memberSlices(ctx context.Context, tx *Tx, runID string, maxRows int64) ([]m
 			return nil, fmt.Errorf("size the members of run %s: %w", runID, err)
 		}
 		if len(out) == 0 || size+n > maxRows && size > 0 {
-			out = append(out, memberSlice{lo: mid})
+			out = append(out, Slice{Lo: mid})
 			size = 0
 		}
-		out[len(out)-1].hi = mid
+		out[len(out)-1].Hi = mid
 		size += n
 	}
 	if err := rows.Err(); err != nil {
@@ -85,14 +82,14 @@ func memberSlices(ctx context.Context, tx *Tx, runID string, maxRows int64) ([]m
 	return out, nil
 }
 
-// forEachSlice calls fn once per slice of the run's members, each in a
+// ForEachSlice calls fn once per slice of the run's members, each in a
 // transaction of its own with the member tables shadowed to the slice; the
 // shadows are removed before the commit. A slice per transaction, because
 // DuckDB holds what a transaction inserts in memory until it commits, about
 // 0.75 MB for every INSERT statement however few its rows: 28 checks over
 // 26 slices in one transaction filled a 256 MB limit by themselves.
-func (s *Store) forEachSlice(ctx context.Context, runID string, fn func(tx *Tx, sl memberSlice) error) error {
-	var slices []memberSlice
+func (s *Store) ForEachSlice(ctx context.Context, runID string, fn func(tx *Tx, sl Slice) error) error {
+	var slices []Slice
 	var db string
 	err := s.Transact(ctx, func(tx *Tx) error {
 		var err error
@@ -111,9 +108,9 @@ func (s *Store) forEachSlice(ctx context.Context, runID string, fn func(tx *Tx, 
 		err := s.Transact(ctx, func(tx *Tx) error {
 			for _, t := range slicedTables {
 				view := fmt.Sprintf(`CREATE TEMP VIEW %s AS SELECT * FROM %s.main.%s WHERE merchant_id BETWEEN %s AND %s`,
-					t, quoteIdent(db), t, sqlQuote(sl.lo), sqlQuote(sl.hi))
+					t, quoteIdent(db), t, sqlQuote(sl.Lo), sqlQuote(sl.Hi))
 				if _, err := tx.Exec(ctx, view); err != nil {
-					return fmt.Errorf("restrict %s to members %s..%s: %w", t, sl.lo, sl.hi, err)
+					return fmt.Errorf("restrict %s to members %s..%s: %w", t, sl.Lo, sl.Hi, err)
 				}
 			}
 			if err := fn(tx, sl); err != nil {

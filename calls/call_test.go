@@ -1,25 +1,12 @@
-package level3audit
+package calls
 
 import (
-	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
-)
 
-func decode(t *testing.T, s string) map[string]any {
-	t.Helper()
-	if s == "" {
-		return nil
-	}
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	var m map[string]any
-	if err := d.Decode(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
+	"github.com/reconcile/reconcile/internal/jsonbody"
+	"github.com/reconcile/reconcile/level3audit"
+)
 
 func TestInspect(t *testing.T) {
 	cases := []struct {
@@ -33,23 +20,26 @@ func TestInspect(t *testing.T) {
 			       "orderInformation":{"amountDetails":{"totalAmount":"102.50","currency":"USD"},"lineItems":[{},{}]}}`,
 			resp: `{"id":"6000000000000000000001","orderInformation":{"invoiceDetails":{"level3TransmissionStatus":"N"}}}`,
 			want: Call{Kind: Sale, TransactionID: "6000000000000000000001", CardBIN: "411111", CardLast4: "1111",
-				TotalAmount: "102.50", Currency: "USD", PurchaseLevel: "3", LineItems: 2, Level3Status: "N",
-				Level3Missing: "lineItems[0].commodityCode,lineItems[0].discountAmount,lineItems[0].productCode,lineItems[0].quantity,lineItems[0].unitOfMeasure,lineItems[0].unitPrice," +
-					"lineItems[1].commodityCode,lineItems[1].discountAmount,lineItems[1].productCode,lineItems[1].quantity,lineItems[1].unitOfMeasure,lineItems[1].unitPrice"},
+				TotalAmount: "102.50", Currency: "USD",
+				Facts: level3audit.Facts{PurchaseLevel: "3", LineItems: 2, Level3Status: "N",
+					Level3Missing: "lineItems[0].commodityCode,lineItems[0].discountAmount,lineItems[0].productCode,lineItems[0].quantity,lineItems[0].unitOfMeasure,lineItems[0].unitPrice," +
+						"lineItems[1].commodityCode,lineItems[1].discountAmount,lineItems[1].productCode,lineItems[1].quantity,lineItems[1].unitOfMeasure,lineItems[1].unitPrice"}},
 		},
 		{
 			name: "capture, older boolean status", method: "POST", path: "/pts/v2/payments/6000000000000000000001/captures",
 			req:  `{"orderInformation":{"amountDetails":{"totalAmount":"5.00","currency":"EUR"}},"processingInformation":{"purchaseLevel":3}}`,
 			resp: `{"id":"6000000000000000000002","orderInformation":{"invoiceDetails":{"level3TransmissionStatus":false}}}`,
 			want: Call{Kind: Capture, TransactionID: "6000000000000000000002", ParentID: "6000000000000000000001",
-				TotalAmount: "5.00", Currency: "EUR", PurchaseLevel: "3", Level3Status: "N", Level3Missing: "lineItems"},
+				TotalAmount: "5.00", Currency: "EUR",
+				Facts: level3audit.Facts{PurchaseLevel: "3", Level3Status: "N", Level3Missing: "lineItems"}},
 		},
 		{
 			name: "authorization, masked card, no level III", method: "POST", path: "/pts/v2/payments/",
 			req:  `{"paymentInformation":{"card":{"number":"555555XXXXXX4444"}},"orderInformation":{"amountDetails":{"totalAmount":"1.00","currency":"USD"}}}`,
 			resp: `{"id":"6000000000000000000003","orderInformation":{"invoiceDetails":{"level3TransmissionStatus":true}}}`,
 			want: Call{Kind: Authorization, TransactionID: "6000000000000000000003", CardBIN: "555555", CardLast4: "4444",
-				TotalAmount: "1.00", Currency: "USD", Level3Status: "Y"},
+				TotalAmount: "1.00", Currency: "USD",
+				Facts: level3audit.Facts{Level3Status: "Y"}},
 		},
 		{
 			name: "credit, amount from response", method: "POST", path: "/pts/v2/credits",
@@ -90,8 +80,8 @@ func TestInspect(t *testing.T) {
 			resp: `{"id":"6000000000000000000013","status":"PENDING","creditAmountDetails":{"creditAmount":"20.00","currency":"USD"},
 			        "orderInformation":{"invoiceDetails":{"level3TransmissionStatus":"Y"}}}`,
 			want: Call{Kind: Credit, TransactionID: "6000000000000000000013", CardBIN: "448590", CardLast4: "1234",
-				TotalAmount: "20.00", Currency: "USD", PurchaseLevel: "3", LineItems: 1, Level3Status: "Y",
-				PurchaseOrderNumber: "PO-7", ResponseStatus: "PENDING"},
+				TotalAmount: "20.00", Currency: "USD", ResponseStatus: "PENDING",
+				Facts: level3audit.Facts{PurchaseLevel: "3", LineItems: 1, Level3Status: "Y", PurchaseOrderNumber: "PO-7"}},
 		},
 		{
 			name: "reversal, amount from the reversal details", method: "POST", path: "/pts/v2/payments/6000000000000000000001/reversals",
@@ -110,9 +100,10 @@ func TestInspect(t *testing.T) {
 			                      {"commodityCode":"","discountAmount":"0.00","productCode":"SKU-2","quantity":"2","unitPrice":"1.00","discountRate":12.5}]}}`,
 			resp: `{"id":"6000000000000000000005","status":"PENDING","orderInformation":{"invoiceDetails":{"level3TransmissionStatus":"Y"}}}`,
 			want: Call{Kind: Capture, TransactionID: "6000000000000000000005", ParentID: "6000000000000000000001", TotalAmount: "10.80",
-				Currency: "USD", PurchaseLevel: "3", LineItems: 2, Level3Status: "Y", PurchaseOrderNumber: "PO-1",
-				Level3Missing: "lineItems[1].commodityCode,lineItems[1].unitOfMeasure",
-				PercentRates:  "amountDetails.taxDetails[0].rate=8.00,lineItems[1].discountRate=12.5", ResponseStatus: "PENDING"},
+				Currency: "USD", ResponseStatus: "PENDING",
+				Facts: level3audit.Facts{PurchaseLevel: "3", LineItems: 2, Level3Status: "Y", PurchaseOrderNumber: "PO-1",
+					Level3Missing: "lineItems[1].commodityCode,lineItems[1].unitOfMeasure",
+					PercentRates:  "amountDetails.taxDetails[0].rate=8.00,lineItems[1].discountRate=12.5"}},
 		},
 		{
 			name: "merchant-initiated sale by token, answered", method: "POST", path: "/pts/v2/payments",
@@ -159,26 +150,10 @@ func TestInspect(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Inspect(tc.method, tc.path, decode(t, tc.req), decode(t, tc.resp))
+			got := Inspect(tc.method, tc.path, jsonbody.Object(tc.req), jsonbody.Object(tc.resp))
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("Inspect:\n got %+v\nwant %+v", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestHasLevel3(t *testing.T) {
-	for _, c := range []struct {
-		call Call
-		want bool
-	}{
-		{Call{PurchaseLevel: "3"}, true},
-		{Call{LineItems: 1}, true},
-		{Call{PurchaseLevel: "2"}, false},
-		{Call{}, false},
-	} {
-		if got := c.call.HasLevel3(); got != c.want {
-			t.Errorf("%+v.HasLevel3() = %v, want %v", c.call, got, c.want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package ingest
+package checks
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/store/storetest"
 )
 
 // day sets up one run of the store as ingest would leave it before the
@@ -19,7 +22,7 @@ type day struct {
 	subs    map[string]string // "merchant/subscription" -> status
 }
 
-func runDay(t *testing.T, s *Store, shard string, d day) map[string]int64 {
+func runDay(t *testing.T, s *store.Store, shard string, d day) map[string]int64 {
 	t.Helper()
 	ctx := context.Background()
 	date, err := time.Parse("2006-01-02", d.date)
@@ -29,7 +32,7 @@ func runDay(t *testing.T, s *Store, shard string, d day) map[string]int64 {
 	runID := d.date // RunID of a date
 	exec := func(q string, args ...any) {
 		t.Helper()
-		if _, err := s.conn.ExecContext(ctx, q, args...); err != nil {
+		if _, err := s.Conn().ExecContext(ctx, q, args...); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
@@ -50,7 +53,7 @@ func runDay(t *testing.T, s *Store, shard string, d day) map[string]int64 {
 		exec(`INSERT INTO subscriptions (merchant_id, subscription_id, status, billing_amount, currency, run_id, loaded_at)
 			VALUES (?, ?, ?, 10.50, 'EUR', ?, now())`, mid, sub, status, runID)
 	}
-	counts, err := s.computeFindings(ctx, runID, date, WindowFor(date, 3))
+	counts, err := computeFindings(ctx, s, runID, date, store.WindowFor(date, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,9 +62,9 @@ func runDay(t *testing.T, s *Store, shard string, d day) map[string]int64 {
 }
 
 // states lists a run's delinquency findings as "subscription:state:first_seen".
-func states(t *testing.T, s *Store, runID string) []string {
+func states(t *testing.T, s *store.Store, runID string) []string {
 	t.Helper()
-	rows, err := s.conn.QueryContext(context.Background(), `SELECT entity_id, state, first_seen_run, CAST(amount AS VARCHAR), currency
+	rows, err := s.Conn().QueryContext(context.Background(), `SELECT entity_id, state, first_seen_run, CAST(amount AS VARCHAR), currency
 		FROM findings WHERE run_id = ? AND kind = 'subscription_delinquent'`, runID)
 	if err != nil {
 		t.Fatal(err)
@@ -82,17 +85,17 @@ func states(t *testing.T, s *Store, runID string) []string {
 	return out
 }
 
-func previousOf(t *testing.T, s *Store, runID string) string {
+func previousOf(t *testing.T, s *store.Store, runID string) string {
 	t.Helper()
 	var prev sql.NullString
-	if err := s.conn.QueryRowContext(context.Background(), `SELECT previous_run FROM runs WHERE run_id = ?`, runID).Scan(&prev); err != nil {
+	if err := s.Conn().QueryRowContext(context.Background(), `SELECT previous_run FROM runs WHERE run_id = ?`, runID).Scan(&prev); err != nil {
 		t.Fatal(err)
 	}
 	return prev.String
 }
 
 func TestFindingsDayOverDay(t *testing.T) {
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	both := map[string]string{"m1": "ok", "m2": "ok"}
 
 	// Day 1: everything is new.
@@ -140,7 +143,7 @@ func TestFindingsDayOverDay(t *testing.T) {
 
 	// The view and runs.findings-style counts see only current findings.
 	var current int
-	if err := s.conn.QueryRowContext(context.Background(), `SELECT count(*) FROM current_findings WHERE run_id = '2026-11-20'`).Scan(&current); err != nil || current != 3 {
+	if err := s.Conn().QueryRowContext(context.Background(), `SELECT count(*) FROM current_findings WHERE run_id = '2026-11-20'`).Scan(&current); err != nil || current != 3 {
 		t.Errorf("current_findings of day 3: %d (%v), want 3", current, err)
 	}
 
@@ -157,11 +160,11 @@ func TestFindingsDayOverDay(t *testing.T) {
 
 // finding_kinds mirrors the catalog after a run.
 func TestFindingKindsTable(t *testing.T) {
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	runDay(t, s, "0/1", day{date: "2026-11-18", members: map[string]string{"m1": "ok"}})
 	var n int
 	var action string
-	err := s.conn.QueryRowContext(context.Background(), `SELECT count(*), any_value(action) FILTER (WHERE kind = 'skipped_cycle') FROM finding_kinds`).Scan(&n, &action)
+	err := s.Conn().QueryRowContext(context.Background(), `SELECT count(*), any_value(action) FILTER (WHERE kind = 'skipped_cycle') FROM finding_kinds`).Scan(&n, &action)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ingest
+package checks
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store/storetest"
 )
 
 func TestLoadInterchangeRates(t *testing.T) {
@@ -60,7 +61,7 @@ func TestLoadInterchangeRates(t *testing.T) {
 // findings left out, an unlisted network at the * rate.
 func TestInterchangeAtRisk(t *testing.T) {
 	ctx := context.Background()
-	s := openTestStore(t)
+	s := storetest.Open(t)
 	for _, q := range []string{
 		`INSERT INTO interchange_rates VALUES ('VISA', 0.005, 0.009, 't', now()), ('MASTERCARD', 0.005, 0.0085, 't', now()),
 			('*', 0.004, 0.0075, 't', now())`,
@@ -80,14 +81,14 @@ func TestInterchangeAtRisk(t *testing.T) {
 			('r', DATE '2026-11-20', 'commercial_card_without_level3', 'm2', 't5', 10.00, 'EUR', 'r', 'new'),
 			('r', DATE '2026-11-20', 'commercial_card_without_level3', 'm2', 't6', 99.00, 'USD', 'r', 'resolved')`,
 	} {
-		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+		if _, err := s.Conn().ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	if _, err := s.conn.ExecContext(ctx, queries.InterchangeAtRisk(), "r"); err != nil {
+	if _, err := s.Conn().ExecContext(ctx, queries.InterchangeAtRisk(), "r"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := s.conn.QueryContext(ctx, `SELECT merchant_id || ' ' || network || ' ' || currency || ' ' || calls || ' ' ||
+	rows, err := s.Conn().QueryContext(ctx, `SELECT merchant_id || ' ' || network || ' ' || currency || ' ' || calls || ' ' ||
 		level3_calls || ' ' || level2_calls || ' ' || amount || ' ' || at_risk FROM interchange_at_risk ORDER BY ALL`)
 	if err != nil {
 		t.Fatal(err)

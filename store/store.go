@@ -1,4 +1,21 @@
-package ingest
+// Package store owns the working DuckDB file: opening it (and refusing a
+// DuckDB file another program made), its schema and the migrations of an
+// older file (queries/schema.sql, queries/migrations.sql), the one writer
+// connection and the read pool beside it, transactions (Transact), bulk
+// loads (Rows, Upsert, Replace: staged through the DuckDB Appender), the
+// memory limit, the run's time window (Window, SetWindow), the slices of
+// members that the checks and billing reports run over (ForEachSlice), and
+// the values of the run log's status columns and of findings.state
+// (status.go).
+//
+// It knows tables and statements, not what a run does with them: every
+// stage of a run (ingest, checks, pipeline) and the reports build on it,
+// and it imports none of them. That is why the types the stages share live
+// here rather than with the stage that writes them: the window (one type
+// for the checks, which set it as DuckDB variables, and the reports, which
+// print it) and the statuses (written by pipeline, ingest and checks, read
+// by the reports and the command).
+package store
 
 import (
 	"context"
@@ -22,7 +39,6 @@ import (
 type Store struct {
 	db     *sql.DB   // a pool for reads that run beside the writer
 	conn   *sql.Conn // the writer
-	path   string
 	staged map[string]string
 	// sliceRows is how many records the checks and billing reports take
 	// at a time (slices.go), sized by the memory limit.
@@ -56,7 +72,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to %s: %w", path, err)
 	}
-	s := &Store{db: db, conn: conn, path: path, staged: map[string]string{}}
+	s := &Store{db: db, conn: conn, staged: map[string]string{}}
 
 	// In one transaction: a process killed while creating a new file's
 	// tables leaves none of them, never a part that checkOwnDatabase would
@@ -75,6 +91,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	return s, nil
 }
+
+// Statements of queries/store.sql.
+var (
+	tablesAndViews = queries.Must("store.sql", "TablesAndViews")
+	jsonColumns    = queries.Must("store.sql", "JSONColumns")
+)
 
 // runLogTables are tables every reconcile database has held since its first
 // schema: a file holding them is one of ours, whichever version made it.
@@ -102,11 +124,7 @@ func checkOwnDatabase(ctx context.Context, path string) error {
 	}
 	db := sql.OpenDB(connector)
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `
-		SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal
-		UNION ALL
-		SELECT schema_name, view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal
-		ORDER BY ALL`)
+	rows, err := db.QueryContext(ctx, tablesAndViews)
 	if err != nil {
 		return fmt.Errorf("open %s: list its tables: %w", path, err)
 	}
@@ -181,12 +199,14 @@ func (s *Store) sizeSlices(ctx context.Context) error {
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// Path is the database file.
-func (s *Store) Path() string { return s.path }
-
 // Conn is the store's single connection; reads that must see the store's
 // uncommitted temp tables or settings go through it.
 func (s *Store) Conn() *sql.Conn { return s.conn }
+
+// ReadPool is a pool of connections for reads that run beside the writer
+// (a member's pull reads what an earlier run stored while the writer loads
+// other members). It sees only committed data.
+func (s *Store) ReadPool() *sql.DB { return s.db }
 
 // Close checkpoints and closes the database.
 func (s *Store) Close() error {
@@ -258,7 +278,7 @@ type Rows struct {
 // Add appends a row; values follow Columns.
 func (r *Rows) Add(values ...any) {
 	if len(values) != len(r.Columns) {
-		panic(fmt.Sprintf("ingest: %d values for %d columns of %s", len(values), len(r.Columns), r.Table))
+		panic(fmt.Sprintf("store: %d values for %d columns of %s", len(values), len(r.Columns), r.Table))
 	}
 	r.Values = append(r.Values, values)
 }
@@ -280,7 +300,7 @@ type Replace struct {
 // Appender) into a temporary staging table, then moved with set-based
 // statements; never row by row.
 func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replace *Replace) error {
-	stage, err := tx.stage(ctx, rows)
+	stage, err := tx.Stage(ctx, rows)
 	if err != nil {
 		return err
 	}
@@ -316,20 +336,20 @@ func (tx *Tx) Upsert(ctx context.Context, rows *Rows, key []string, replace *Rep
 	return nil
 }
 
-// stage fills the temporary staging table of rows.Table with rows and
-// returns its name. In the staging table, JSON columns are VARCHAR: the
+// Stage fills the temporary staging table of rows.Table with rows and
+// returns its name, for a set-based statement that reads them (Upsert's,
+// or an UPDATE ... FROM the staging table). In the staging table, JSON columns are VARCHAR: the
 // Appender is given JSON text as a string, and DuckDB's own cast checks and
 // stores it when the rows move to the real table. (Given to a JSON column,
 // the Appender would marshal the value again in Go: a string would become a
 // JSON string literal, and raw JSON would be re-validated and compacted at
 // a third of the load's time.)
-func (tx *Tx) stage(ctx context.Context, rows *Rows) (string, error) {
+func (tx *Tx) Stage(ctx context.Context, rows *Rows) (string, error) {
 	stage := "stage_" + rows.Table
 	sel, ok := tx.staged[stage]
 	if !ok {
 		var jsonCols []string
-		q, err := tx.conn.QueryContext(ctx, `SELECT column_name FROM duckdb_columns()
-			WHERE schema_name = 'main' AND table_name = ? AND data_type = 'JSON' ORDER BY column_index`, rows.Table)
+		q, err := tx.conn.QueryContext(ctx, jsonColumns, rows.Table)
 		if err != nil {
 			return "", fmt.Errorf("columns of %s: %w", rows.Table, err)
 		}

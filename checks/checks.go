@@ -1,0 +1,104 @@
+// Package checks runs what a run finds once its members are loaded: every
+// finding check of queries/findings over slices of the run's members, the
+// findings' day-over-day state (new, open, resolved against the member's
+// previous findings; first_seen_run, previous_findings, finding_kinds),
+// the interchange-at-risk estimate with its rate table, and the
+// recurring-billing reports of queries/billing (status log, recoveries,
+// ageing, metrics, three-way match).
+//
+// The checks themselves are SQL, read by analysts as they run; this
+// package decides which run and which members they see, and keeps their
+// results comparable from one day to the next. It reads and writes the
+// working database through store only, and knows nothing of the platform.
+package checks
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/store"
+)
+
+// Run is what the checks need to know of the run they check.
+type Run struct {
+	ID           string
+	BusinessDate time.Time
+	Window       store.Window
+	Started      time.Time // when the run started: the rate table's loaded_at
+	// InterchangeRates is the rate table of the interchange-at-risk
+	// estimate; nil means DefaultInterchangeRates (LoadInterchangeRates
+	// reads --interchange-rates).
+	InterchangeRates *RateTable
+	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
+	// at the run's cut-off to be reported stale; default 24 hours.
+	BNPLSessionAge time.Duration
+}
+
+// Statements of queries/checks.sql.
+var (
+	clearInterchangeRates  = queries.Must("checks.sql", "ClearInterchangeRates")
+	insertInterchangeRate  = queries.Must("checks.sql", "InsertInterchangeRate")
+	clearInterchangeAtRisk = queries.Must("checks.sql", "ClearInterchangeAtRisk")
+)
+
+// Findings runs the checks with what the payments audit needs around
+// them: the buy-now-pay-later session age and the interchange rate table
+// are put where the SQL reads them, and after the findings the interchange
+// at risk is estimated from them. It returns the run's findings per kind,
+// new and open together.
+func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, error) {
+	age := run.BNPLSessionAge
+	if age <= 0 {
+		age = 24 * time.Hour
+	}
+	if _, err := s.Conn().ExecContext(ctx, fmt.Sprintf("SET VARIABLE bnpl_session_age = INTERVAL '%d seconds'", int64(age/time.Second))); err != nil {
+		return nil, fmt.Errorf("set the session age: %w", err)
+	}
+	rates := run.InterchangeRates
+	if rates == nil {
+		rates = DefaultInterchangeRates()
+	}
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Exec(ctx, clearInterchangeRates); err != nil {
+			return err
+		}
+		for _, rt := range rates.Rates {
+			if _, err := tx.Exec(ctx, insertInterchangeRate, rt.Network,
+				strconv.FormatFloat(rt.Level2, 'f', -1, 64), strconv.FormatFloat(rt.Level3, 'f', -1, 64),
+				rates.Source, run.Started); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store interchange rates: %w", err)
+	}
+	counts, err := computeFindings(ctx, s, run.ID, run.BusinessDate, run.Window)
+	if err != nil {
+		return nil, err
+	}
+	err = s.Transact(ctx, func(tx *store.Tx) error {
+		_, err := tx.Exec(ctx, clearInterchangeAtRisk, run.ID)
+		return err
+	})
+	if err == nil {
+		err = s.ForEachSlice(ctx, run.ID, func(tx *store.Tx, _ store.Slice) error {
+			_, err := tx.Exec(ctx, queries.InterchangeAtRisk(), run.ID)
+			return err
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("estimate interchange at risk: %w", err)
+	}
+	return counts, nil
+}
+
+// Billing fills the run's recurring-billing tables; it runs after
+// Findings (see computeBilling).
+func Billing(ctx context.Context, s *store.Store, run Run) error {
+	return computeBilling(ctx, s, run.ID, run.BusinessDate, run.Window)
+}

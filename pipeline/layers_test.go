@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// layers ranks reconcile's packages in the order of the package doc: a
+// package imports only packages of a lower rank, so no stage imports one
+// that runs after it, and nothing below the pipeline imports it.
+var layers = map[string]int{
+	"internal/jsonbody": 0, "internal/testcert": 0, "queries": 0, "platform": 0, "outputs": 0, "cardmask": 0,
+	"sandbox":     0,
+	"level3audit": 1, "store": 1, "cardmask/cardmasktest": 1,
+	"groups": 2, "subscriptions": 2, "calls": 2, "store/storetest": 2,
+	"ingest": 3,
+	"checks": 4, "reports": 4,
+	"pipeline":      5,
+	"cmd/reconcile": 6, "pipeline/pipelinetest": 6,
+	"bench": 7,
+}
+
+const module = "github.com/reconcile/reconcile/"
+
+// TestNoPackageImportsUpTheFlow reads the imports of every package's
+// program files (tests aside) and fails on one that imports a package of
+// its own rank or above, or a package missing from layers.
+func TestNoPackageImportsUpTheFlow(t *testing.T) {
+	root := ".."
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != root || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		pkg := filepath.ToSlash(rel)
+		seen[pkg] = true
+		rank, ok := layers[pkg]
+		if !ok {
+			t.Errorf("package %s has no rank in layers: give it one (and a row in README's Layout)", pkg)
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			dep, ok := strings.CutPrefix(path, module)
+			if !ok {
+				continue
+			}
+			if r, known := layers[dep]; !known || r >= rank {
+				t.Errorf("%s imports %s (rank %d, %v), not below its own rank %d", p, dep, r, known, rank)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg := range layers {
+		if !seen[pkg] {
+			t.Errorf("layers names %s, which has no program files", pkg)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+// Package pipelinetest runs whole reconciliations for tests and
+// benchmarks: an in-process sandbox served on loopback, a real client and
+// a fresh working database in the test's temporary folder.
+package pipelinetest
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/time/rate"
+
+	"github.com/reconcile/reconcile/pipeline"
+	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/store"
+)
+
+// Run is a finished run and where it ran.
+type Run struct {
+	Result *pipeline.Result
+	Store  *store.Store // open until the test ends
+	Dir    string       // the test's folder holding the database (and the journals)
+}
+
+// JournalsOfSandbox, as Options.JournalGlob, imports the journals the
+// sandbox writes for its members.
+const JournalsOfSandbox = "sandbox"
+
+// Sandbox runs one reconciliation against a sandbox of cfg on loopback
+// into a fresh DuckDB file, with opts (its client, organization and date
+// are the sandbox's) and, when limit > 0, a request budget of limit per
+// second. Every member must reconcile.
+func Sandbox(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit) Run {
+	tb.Helper()
+	srv, err := sandbox.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	tb.Cleanup(hs.Close)
+	secret, _ := platform.NewSecret(sandbox.DefaultSecret)
+	c := srv.Config()
+	clientOpts := []platform.Option{platform.WithConnections(opts.Concurrency * max(opts.PaymentLists, 1))}
+	if limit > 0 {
+		clientOpts = append(clientOpts, platform.WithRateLimiter(rate.NewLimiter(limit, 1)))
+	}
+	client, err := platform.NewClient(hs.URL, platform.Credentials{KeyID: c.KeyID, Secret: secret, PortfolioID: c.OrganizationID}, clientOpts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	if opts.JournalGlob == JournalsOfSandbox {
+		if _, err := srv.WriteJournals(filepath.Join(dir, "journals")); err != nil {
+			tb.Fatal(err)
+		}
+		opts.JournalGlob = filepath.Join(dir, "journals", "*.ndjson")
+	}
+	s, err := store.Open(context.Background(), filepath.Join(dir, "bench.duckdb"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	opts.Client, opts.OrganizationID, opts.BusinessDate = client, c.OrganizationID, c.BusinessDate
+	res, err := pipeline.Run(context.Background(), s, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(res.Failed) > 0 {
+		tb.Fatalf("%d members failed: %v", len(res.Failed), res.Failed[0])
+	}
+	return Run{Result: res, Store: s, Dir: dir}
+}

@@ -1,0 +1,104 @@
+-- The statements of package checks around the checks of findings/ and the
+-- reports of billing/: which run and members they see, and the findings'
+-- day-over-day state. Named blocks, read with queries.Must.
+
+-- name: ClearFindings
+-- Run $1's findings, replaced by every computation of them.
+DELETE FROM findings WHERE run_id = $1
+
+-- name: PreviousRun
+-- The run run $2 (business date $1) is compared with: the latest earlier
+-- run of its shard that finished ok or partial. No row for a shard's first
+-- run.
+SELECT run_id FROM runs
+WHERE business_date < $1 AND status IN ('ok', 'partial')
+  AND coalesce(shard, '0/1') = coalesce((SELECT shard FROM runs WHERE run_id = $2), '0/1')
+ORDER BY business_date DESC, run_id DESC
+LIMIT 1
+
+-- name: RecordPreviousRun
+-- Run $2 was compared with run $1 (NULL for a shard's first run).
+UPDATE runs SET previous_run = $1 WHERE run_id = $2
+
+-- name: PreviousFindings
+-- Collects, into a temp table of the store's connection, each member's
+-- findings from the latest earlier run of the shard that reconciled it.
+-- $1 is the run, $2 its business date.
+CREATE OR REPLACE TEMP TABLE previous_findings AS
+WITH last_ok AS (
+    SELECT pm.merchant_id, arg_max(pr.run_id, pr.business_date) AS run_id
+    FROM run_members pm
+    JOIN runs pr ON pr.run_id = pm.run_id
+    WHERE pm.status = 'ok' AND pr.business_date < $2 AND pr.status IN ('ok', 'partial')
+      AND coalesce(pr.shard, '0/1') = coalesce((SELECT shard FROM runs WHERE run_id = $1), '0/1')
+    GROUP BY pm.merchant_id
+)
+SELECT p.* FROM findings p
+JOIN last_ok l ON l.merchant_id = p.merchant_id AND l.run_id = p.run_id
+WHERE p.state IN ('new', 'open')
+
+-- name: ClearFindingKinds
+-- finding_kinds is replaced by the catalog of every run.
+DELETE FROM finding_kinds
+
+-- name: InsertFindingKind
+-- Kind $1, in position $2, means $3; what to do: $4.
+INSERT INTO finding_kinds (kind, position, description, action) VALUES ($1, $2, $3, $4)
+
+-- name: InsertFindings
+-- Adds what one check (kind $3) finds among the members $4..$5 of run $1
+-- (business date $2) to the run's findings, each with the run it was
+-- first seen in and whether the member's previous findings had it (open)
+-- or not (new). The check's query (queries/findings/<kind>.sql) takes the
+-- place of the comment line inside FROM ( ). The history is read for the
+-- slice's members only, so that its cost too stays the size of a slice.
+INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
+                      amount, currency, detail, first_seen_run, state)
+SELECT $1, $2, $3, f.merchant_id, f.entity_id, g.group_id, f.amount, f.currency, f.detail,
+       coalesce(seen.first_seen_run, $1),
+       CASE WHEN p.entity_id IS NULL THEN 'new' ELSE 'open' END
+FROM (
+    -- the check's query
+) f
+JOIN run_members rm ON rm.run_id = $1 AND rm.merchant_id = f.merchant_id AND rm.status = 'ok'
+LEFT JOIN (SELECT merchant_id, min(group_id) AS group_id FROM group_members GROUP BY merchant_id) g
+       ON g.merchant_id = f.merchant_id
+LEFT JOIN (SELECT merchant_id, entity_id, min(first_seen_run) AS first_seen_run
+           FROM findings WHERE kind = $3 AND business_date < $2 AND merchant_id BETWEEN $4 AND $5
+           GROUP BY ALL) seen
+       ON seen.merchant_id = f.merchant_id AND seen.entity_id = f.entity_id
+LEFT JOIN (SELECT DISTINCT merchant_id, entity_id FROM previous_findings
+           WHERE kind = $3 AND merchant_id BETWEEN $4 AND $5) p
+       ON p.merchant_id = f.merchant_id AND p.entity_id = f.entity_id
+QUALIFY row_number() OVER (PARTITION BY f.merchant_id, f.entity_id ORDER BY f.entity_id) = 1
+
+-- name: InsertResolvedFindings
+-- Keeps under run $1 (business date $2), as resolved, the previous
+-- findings of its reconciled members that no check reports now. Only kinds
+-- of the catalog ($3): kinds no longer in it are not "resolved", nobody
+-- looked.
+INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
+                      amount, currency, detail, first_seen_run, state)
+SELECT $1, $2, p.kind, p.merchant_id, p.entity_id, p.group_id, p.amount, p.currency, p.detail,
+       p.first_seen_run, 'resolved'
+FROM previous_findings p
+JOIN run_members rm ON rm.run_id = $1 AND rm.merchant_id = p.merchant_id AND rm.status = 'ok'
+WHERE list_contains($3::VARCHAR[], p.kind)
+  AND NOT EXISTS (SELECT 1 FROM findings c
+                  WHERE c.run_id = $1 AND c.kind = p.kind
+                    AND c.merchant_id = p.merchant_id AND c.entity_id = p.entity_id)
+
+-- name: ClearInterchangeRates
+-- interchange_rates holds the rate table of the latest run.
+DELETE FROM interchange_rates
+
+-- name: InsertInterchangeRate
+-- Network $1's Level II ($2) and Level III ($3) rate differences, as
+-- decimal text, from source $4, loaded at $5.
+INSERT INTO interchange_rates (network, level2_rate, level3_rate, source, loaded_at)
+VALUES ($1, CAST($2 AS DECIMAL(9,6)), CAST($3 AS DECIMAL(9,6)), $4, $5)
+
+-- name: ClearInterchangeAtRisk
+-- Run $1's estimate, replaced by every computation of it
+-- (interchange_at_risk.sql).
+DELETE FROM interchange_at_risk WHERE run_id = $1

@@ -1,0 +1,66 @@
+-- The statements of package ingest, beside the bulk loads it generates from
+-- table and column names (store.Upsert). Named blocks, read with
+-- queries.Must.
+
+-- name: StoredPaymentLists
+-- What the database holds of member ?'s subscriptions whose payment list
+-- was pulled: the record and status the incremental rule compares, when
+-- the list was pulled, its totals, its next scheduled payment and its
+-- latest failed one.
+SELECT s.subscription_id, CAST(s.raw AS VARCHAR), s.status, s.payments_pulled_at,
+       s.payments_total_count, CAST(s.billing_cycles_to_skip AS VARCHAR), CAST(s.cycles_completed AS VARCHAR),
+       (SELECT min(p.payment_date) FROM subscription_payments p
+        WHERE p.merchant_id = s.merchant_id AND p.subscription_id = s.subscription_id
+          AND p.status IN ('SCHEDULED', 'SCHEDULED_SKIPPED')),
+       (SELECT max(p.payment_date) FROM subscription_payments p
+        WHERE p.merchant_id = s.merchant_id AND p.subscription_id = s.subscription_id
+          AND p.status = 'FAILED')
+FROM subscriptions s
+WHERE s.merchant_id = ? AND s.payments_pulled_at IS NOT NULL
+
+-- name: ImportedJournals
+-- The contents (SHA-256) of the journal files already imported.
+SELECT sha256 FROM journal_files
+
+-- name: JournalToInspectAgain
+-- Up to $2 journal rows inspected by another version than $1, with what
+-- the inspection reads.
+SELECT merchant_id, file, line, method, path, CAST(request AS VARCHAR), CAST(response AS VARCHAR)
+FROM journal
+WHERE inspect_version IS DISTINCT FROM $1
+LIMIT $2
+
+-- name: BINsToLookUp
+-- The BINs carried by the in-window transactions of run $3's reconciled
+-- members and by journal calls in the window [$1, $2) that need a lookup:
+-- never looked up, looked up before $4, or still MULTIPLE while a token
+-- that might resolve them is at hand. Each comes with a member that
+-- carries it, to act for.
+WITH seen AS (
+    SELECT card_bin AS bin, merchant_id FROM transactions
+    WHERE card_bin IS NOT NULL AND submit_time >= $1 AND submit_time < $2
+      AND merchant_id IN (SELECT merchant_id FROM run_members WHERE run_id = $3 AND status = 'ok')
+    UNION ALL
+    SELECT card_bin AS bin, merchant_id FROM journal
+    WHERE card_bin IS NOT NULL AND time >= $1 AND time < $2
+)
+SELECT s.bin, min(s.merchant_id)
+FROM seen s
+LEFT JOIN bin_attributes b ON b.bin = s.bin
+WHERE regexp_full_match(s.bin, '[0-9]{6}')
+  AND (b.bin IS NULL
+       OR b.looked_up_at < $4
+       OR (b.lookup_status = 'MULTIPLE' AND EXISTS (
+             SELECT 1 FROM transactions t
+             WHERE t.card_bin = s.bin AND (t.customer_id IS NOT NULL OR t.instrument_identifier_id IS NOT NULL))))
+GROUP BY s.bin
+ORDER BY s.bin
+
+-- name: TokensForBIN
+-- Up to three tokens carried by transactions on BIN ?, with the member that
+-- owns each (tokens are the merchant's own).
+SELECT DISTINCT merchant_id, customer_id, instrument_identifier_id
+FROM transactions
+WHERE card_bin = ? AND (customer_id IS NOT NULL OR instrument_identifier_id IS NOT NULL)
+ORDER BY merchant_id, customer_id, instrument_identifier_id
+LIMIT 3

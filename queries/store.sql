@@ -1,0 +1,29 @@
+-- The statements of package store: what it asks of a database file and of
+-- the run's members. Named blocks, read with queries.Must.
+
+-- name: TablesAndViews
+-- Every table and view of the opened file, by schema, in order: a file
+-- holding reconcile's run log is one of ours, a file holding other tables
+-- is another program's and is left alone.
+SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal
+UNION ALL
+SELECT schema_name, view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal
+ORDER BY ALL
+
+-- name: JSONColumns
+-- The JSON columns of table ? in column order: they are staged as VARCHAR.
+SELECT column_name FROM duckdb_columns()
+WHERE schema_name = 'main' AND table_name = ? AND data_type = 'JSON'
+ORDER BY column_index
+
+-- name: MemberSizes
+-- The members run ? reconciled, in merchant ID order, each with its
+-- records (payments, transactions and journal lines): what the slices of
+-- the checks are cut from.
+SELECT rm.merchant_id, coalesce(p.n, 0) + coalesce(t.n, 0) + coalesce(j.n, 0)
+FROM run_members rm
+LEFT JOIN (SELECT merchant_id, count(*) AS n FROM subscription_payments GROUP BY ALL) p USING (merchant_id)
+LEFT JOIN (SELECT merchant_id, count(*) AS n FROM transactions GROUP BY ALL) t USING (merchant_id)
+LEFT JOIN (SELECT merchant_id, count(*) AS n FROM journal GROUP BY ALL) j USING (merchant_id)
+WHERE rm.run_id = ? AND rm.status = 'ok'
+ORDER BY rm.merchant_id
