@@ -16,7 +16,7 @@ import (
 )
 
 // LoadCeiling decodes every stored record of src again (2 goroutines, as
-// MEASURED.md's ceiling) and loads it into a fresh database through the
+// docs/ceilings.md's ceiling) and loads it into a fresh database through the
 // same batches and single writer as a run. (Exported for BenchmarkIngest,
 // which runs a whole pipeline and so lives in package ingest_test.)
 func LoadCeiling(b *testing.B, src *store.Store, dir string) (int64, time.Duration) {

@@ -12,7 +12,7 @@ import (
 
 // TestAmountRoundTrip loads decimal strings through the bulk path and reads
 // them back from DuckDB unchanged: the Appender mis-scales floats and
-// decimals (MEASURED.md), so this guards the int64-hundredths path.
+// decimals (docs/ceilings.md, pitfalls), so this guards the int64-hundredths path.
 func TestAmountRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.Open(t)

@@ -497,7 +497,7 @@ func newJournalRows() *store.Rows {
 	return &store.Rows{Table: "journal", Columns: cols}
 }
 
-// journalLine is DESIGN.md's journal format.
+// journalLine is the journal format of docs/journal.md.
 type journalLine struct {
 	Time       string          `json:"time"`
 	MerchantID string          `json:"merchantId"`

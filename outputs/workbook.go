@@ -149,7 +149,7 @@ func WriteWorkbook(ctx context.Context, q Querier, path string, wb Workbook) (Wo
 	}
 	f := excelize.NewFile(excelize.Options{TmpDir: dir})
 	defer f.Close()
-	// Level-1 deflate: ~70k instead of ~45k rows/s (MEASURED.md) for a file
+	// Level-1 deflate: ~70k instead of ~45k rows/s (docs/ceilings.md) for a file
 	// ~25% larger (9.1 vs 7.2 MB for 100k rows of 8 columns),
 	// a good trade for a file written nightly and read by a handful of people.
 	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter {

@@ -58,7 +58,7 @@ func readReq(t *testing.T, r *http.Request) []byte {
 }
 
 // checkSignature recomputes the signature of a received request the way
-// platform-facts.md describes it, independently of sign.go, and reports a
+// docs/platform.md (HTTP signature) describes it, independently of sign.go, and reports a
 // mismatch. signAs is the merchant expected on the signing line.
 func checkSignature(t *testing.T, r *http.Request, body []byte, signAs string) {
 	t.Helper()

@@ -30,7 +30,7 @@ type Plan struct {
 	Raw           json.RawMessage `json:"-"`
 }
 
-// Subscription is a recurring billing subscription (platform-facts.md).
+// Subscription is a recurring billing subscription (docs/platform.md, Subscriptions).
 type Subscription struct {
 	ID              string
 	Code            string // subscriptionInformation.code

@@ -148,7 +148,7 @@ func decodeSummary(raw json.RawMessage) (TransactionSummary, error) {
 }
 
 // searchRequest is the body of POST /tss/v2/searches; the field order is the
-// one of platform-facts.md.
+// one of docs/platform.md (Transaction Search).
 type searchRequest struct {
 	Save     bool   `json:"save"`
 	Name     string `json:"name"`

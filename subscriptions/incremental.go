@@ -72,7 +72,7 @@ func PullReason(prev *Previous, cur platform.Subscription, t Terms) string {
 }
 
 // RetryInterval is the time between retries of a declined subscription
-// payment by billing frequency (platform-interface.md, "Retry schedule by
+// payment by billing frequency (docs/platform.md, "Billing and retry schedules"; the spec's "Retry schedule by
 // billing frequency"): daily 1 hour, weekly 1 day, monthly 2 days, yearly
 // 15 days. Custom frequencies are not documented; the unit's interval is
 // used, and an unknown unit gets the shortest (1 hour), so that it is never

@@ -90,7 +90,7 @@ func daysIn(year int, month time.Month) int {
 
 // WithinTwelveMonths reports whether the period respects the platform's
 // limit: "the interval between subscription payments cannot exceed 12
-// months" (platform-interface.md, Plan and Limits). The longest periods
+// months" (docs/platform.md, Plans; the spec's Plan and Limits). The longest periods
 // allowed are 12 M, 1 Y, 52 W and 365 D; 53 weeks (371 days) and 366 days
 // exceed a common year, so they are taken as over the limit.
 func (p Period) WithinTwelveMonths() bool {
@@ -183,11 +183,11 @@ func (s Schedule) Due(cutoff time.Time) (due []Cycle, next Cycle, ok, cut bool) 
 }
 
 // MaxRetries is the platform's limit on retries of one failed subscription
-// payment, whatever the frequency (platform-interface.md, Limits).
+// payment, whatever the frequency (docs/platform.md, Plans; the spec's Limits).
 const MaxRetries = 5
 
 // RetryLimit is how many times a declined subscription payment is retried
-// by billing frequency (platform-interface.md, "Retry schedule by billing
+// by billing frequency (docs/platform.md, "Billing and retry schedules"; the spec's "Retry schedule by billing
 // frequency"): daily once, weekly 3 times, monthly 5 times, yearly 3 times.
 // Custom frequencies map by their unit, as RetryInterval does; an unknown
 // unit gets the overall limit, MaxRetries.

@@ -28,7 +28,7 @@ import (
 	"github.com/reconcile/reconcile/store"
 )
 
-// runOptions are the flags of `reconcile run` (DESIGN.md's table, plus a
+// runOptions are the flags of `reconcile run` (the README's flags table, plus a
 // few operational ones).
 type runOptions struct {
 	config         string
