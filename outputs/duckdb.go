@@ -197,6 +197,28 @@ func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 	return nil
 }
 
+// AttachReadOnly attaches the DuckDB file at path to q's connection as the
+// catalog alias, read-only: its tables read as alias.table, and no
+// statement can write to it (DuckDB refuses, and writes no WAL beside
+// it). q must be one connection (a *sql.Conn), since an ATTACH holds only
+// on the connection that ran it. The returned function detaches it.
+func AttachReadOnly(ctx context.Context, q Querier, path, alias string) (detach func() error, err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("attach %s: %w", path, err)
+	}
+	if _, err := q.ExecContext(ctx, "ATTACH "+sqlString(abs)+" AS "+sqlIdent(alias)+" (READ_ONLY)"); err != nil {
+		return nil, fmt.Errorf("attach %s read-only: %w", path, err)
+	}
+	return func() error {
+		// Even when ctx is cancelled: a left-over ATTACH keeps the file open.
+		if _, err := q.ExecContext(context.WithoutCancel(ctx), "DETACH "+sqlIdent(alias)); err != nil {
+			return fmt.Errorf("detach %s: %w", path, err)
+		}
+		return nil
+	}, nil
+}
+
 // rowGroupBytes bounds a Parquet row group by its size rather than its row
 // count. DuckDB's writer holds each thread's row group uncompressed, and
 // with the default 122,880 rows a table with raw JSON bodies (a payment list

@@ -24,6 +24,24 @@ type ManifestFile struct {
 	SHA256 string `json:"sha256"`
 }
 
+// ManifestShard is one shard of a merged publication (`reconcile merge`):
+// which part of the members it was (i/n), its status ("ok", "partial", or
+// "missing" for one the merge was allowed to leave out, with the reason),
+// where its publication was read, and what it said of itself.
+type ManifestShard struct {
+	Shard       string         `json:"shard"`
+	Status      string         `json:"status"`
+	Reason      string         `json:"reason,omitempty"`
+	Folder      string         `json:"folder,omitempty"`
+	Members     map[string]int `json:"members,omitempty"`
+	FinishedAt  string         `json:"finishedAt,omitempty"`
+	PreviousRun string         `json:"previousRun,omitempty"`
+	Version     string         `json:"version,omitempty"`
+	// ManifestSHA256 is the SHA-256 of the shard's manifest.json as the
+	// merge read it, which in turn holds its snapshot's.
+	ManifestSHA256 string `json:"manifestSha256,omitempty"`
+}
+
 // Manifest describes one published run. Consumers (warehouse loaders, the
 // next run, an auditor) read it instead of listing the folder, so it is the
 // contract of what the folder holds.
@@ -35,6 +53,16 @@ type Manifest struct {
 	StartedAt    string `json:"startedAt"`
 	FinishedAt   string `json:"finishedAt"`
 	Status       string `json:"status"` // ok, partial
+	// Shard is the part of the members the run took (--shard i/n; 0/1 for
+	// all of them). A merged publication has none: it lists its Shards.
+	Shard string `json:"shard,omitempty"`
+	// Settings are the run's settings that the shards of a date must share
+	// for `reconcile merge` to combine them, by flag name (a rate table by
+	// its content's hash).
+	Settings map[string]string `json:"settings,omitempty"`
+	// Shards are, in a merged publication, every shard of the date and its
+	// status.
+	Shards []ManifestShard `json:"shards,omitempty"`
 	// Source is where the data came from: "platform", or "sandbox" for
 	// the embedded sandbox's simulated data.
 	Source         string           `json:"source"`
@@ -125,6 +153,59 @@ func hashFiles(dir string) ([]ManifestFile, error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil
+}
+
+// maxManifest bounds what ReadManifest reads: a manifest lists a folder's
+// few dozen files, so anything near this is not one.
+const maxManifest = 16 << 20
+
+// ReadManifest reads dir/manifest.json as published (by another process,
+// on shared storage: it is checked, not trusted), and returns it with the
+// SHA-256 of its bytes.
+func ReadManifest(dir string) (Manifest, string, error) {
+	var m Manifest
+	path := filepath.Join(dir, ManifestName)
+	f, err := os.Open(path)
+	if err != nil {
+		return m, "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
+	if err != nil {
+		return m, "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxManifest {
+		return m, "", fmt.Errorf("read %s: larger than %d MiB, not a manifest", path, maxManifest>>20)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, "", fmt.Errorf("read %s: %w", path, err)
+	}
+	sum := sha256.Sum256(b)
+	return m, hex.EncodeToString(sum[:]), nil
+}
+
+// File is the manifest's entry for path (slash-separated, relative to
+// the folder), if it lists one.
+func (m Manifest) File(path string) (ManifestFile, bool) {
+	for _, f := range m.Files {
+		if f.Path == path {
+			return f, true
+		}
+	}
+	return ManifestFile{}, false
+}
+
+// CheckFile tells whether the file at path has the size and SHA-256 the
+// manifest's entry says: a copy cut short or replaced is caught here.
+func CheckFile(path string, want ManifestFile) error {
+	size, sum, err := hashFile(path)
+	if err != nil {
+		return err
+	}
+	if size != want.Bytes || sum != want.SHA256 {
+		return fmt.Errorf("%s is %d bytes with SHA-256 %s; its manifest says %d bytes, %s", path, size, sum, want.Bytes, want.SHA256)
+	}
+	return nil
 }
 
 func hashFile(path string) (int64, string, error) {

@@ -27,6 +27,13 @@ type Run struct {
 	Status       string
 	Members      map[string]int // ok, failed, skipped
 	Version      string
+	// Shard is the part of the members the run took ("i/n"; "0/1" for
+	// all), and Settings the settings its shards must share to be merged
+	// (see the manifest's); a merged publication has no Shard and lists its
+	// Shards instead.
+	Shard    string
+	Settings map[string]string
+	Shards   []outputs.ManifestShard
 	// SplitBy "group" also writes one workbook per group; "" writes only
 	// the whole run's. See SplitByValues.
 	SplitBy string
@@ -192,6 +199,9 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		Status:          run.Status,
 		Source:          run.Source,
 		Members:         run.Members,
+		Shard:           run.Shard,
+		Settings:        run.Settings,
+		Shards:          run.Shards,
 		RowCounts:       rowCounts,
 		FindingsByKind:  current,
 		FindingsByState: findings,

@@ -1,18 +1,11 @@
 package reports
 
 import (
-	"archive/zip"
 	"context"
 	"flag"
-	"fmt"
-	"html"
-	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -20,136 +13,10 @@ import (
 
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/reports/reportstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from this run")
-
-// builtinFormats names the built-in number formats the writer uses.
-var builtinFormats = map[int]string{0: "General", 1: "0", 3: "#,##0", 4: "#,##0.00", 10: "0.00%"}
-
-// dumpWorkbook renders what a reader of the workbook sees, cell by cell: for
-// each sheet its frozen rows, autofilter and column widths, then every
-// non-empty cell with its type, stored value, shown value and number format;
-// then each chart's title and the cells it plots. Golden files compare this
-// text, never the file's bytes (zip and XML details vary harmlessly).
-func dumpWorkbook(t *testing.T, path string) string {
-	t.Helper()
-	f, err := excelize.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var b strings.Builder
-	for _, sheet := range f.GetSheetList() {
-		fmt.Fprintf(&b, "== sheet %q\n", sheet)
-		panes, _ := f.GetPanes(sheet)
-		if panes.Freeze {
-			fmt.Fprintf(&b, "frozen rows: %d\n", panes.YSplit)
-		}
-		for _, d := range f.GetDefinedName() {
-			if d.Name == "_xlnm._FilterDatabase" && d.Scope == sheet {
-				fmt.Fprintf(&b, "autofilter: %s\n", d.RefersTo)
-			}
-		}
-		raw, err := f.GetRows(sheet, excelize.Options{RawCellValue: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		shown, _ := f.GetRows(sheet)
-		ncols := 0
-		for _, r := range raw {
-			ncols = max(ncols, len(r))
-		}
-		var widths []string
-		for c := 1; c <= ncols; c++ {
-			name, _ := excelize.ColumnNumberToName(c)
-			w, _ := f.GetColWidth(sheet, name)
-			widths = append(widths, fmt.Sprintf("%s=%g", name, w))
-		}
-		fmt.Fprintf(&b, "widths: %s\n", strings.Join(widths, " "))
-		for r, row := range raw {
-			for c, v := range row {
-				if v == "" {
-					continue
-				}
-				ref, _ := excelize.CoordinatesToCellName(c+1, r+1)
-				typ, _ := f.GetCellType(sheet, ref)
-				kind := map[excelize.CellType]string{excelize.CellTypeInlineString: "text", excelize.CellTypeSharedString: "text",
-					excelize.CellTypeBool: "bool", excelize.CellTypeNumber: "number", excelize.CellTypeUnset: "number"}[typ]
-				line := fmt.Sprintf("%s %s %q", ref, kind, v)
-				if s := shown[r][c]; s != v {
-					line += fmt.Sprintf(" shown %q", s)
-				}
-				styleID, _ := f.GetCellStyle(sheet, ref)
-				if st, err := f.GetStyle(styleID); err == nil {
-					switch {
-					case st.CustomNumFmt != nil:
-						line += " fmt " + strconv.Quote(*st.CustomNumFmt)
-					case st.NumFmt != 0:
-						line += " fmt " + strconv.Quote(builtinFormats[st.NumFmt])
-					}
-					if st.Font != nil && st.Font.Bold {
-						line += " bold"
-					}
-					if st.Alignment != nil && st.Alignment.WrapText {
-						line += " wrap"
-					}
-				}
-				if fm, _ := f.GetCellFormula(sheet, ref); fm != "" {
-					line += " FORMULA " + strconv.Quote(fm)
-				}
-				b.WriteString(line + "\n")
-			}
-		}
-	}
-	charts := zipFiles(t, path, "xl/charts/chart")
-	names := make([]string, 0, len(charts))
-	for n := range charts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		x := charts[n]
-		title := ""
-		if m := regexp.MustCompile(`<a:t>([^<]*)</a:t>`).FindStringSubmatch(x); m != nil {
-			title = html.UnescapeString(m[1])
-		}
-		var refs []string
-		for _, m := range regexp.MustCompile(`<(?:c:)?f>([^<]*)</(?:c:)?f>`).FindAllStringSubmatch(x, -1) {
-			refs = append(refs, html.UnescapeString(m[1]))
-		}
-		typ := regexp.MustCompile(`<(?:c:)?(barChart|pieChart|doughnutChart|lineChart)>`).FindStringSubmatch(x)
-		kind := ""
-		if typ != nil {
-			kind = typ[1]
-		}
-		fmt.Fprintf(&b, "== chart %q %s %s\n", title, kind, strings.Join(refs, " "))
-	}
-	return b.String()
-}
-
-func zipFiles(t *testing.T, path, prefix string) map[string]string {
-	t.Helper()
-	zr, err := zip.OpenReader(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	out := map[string]string{}
-	for _, zf := range zr.File {
-		if !strings.HasPrefix(zf.Name, prefix) {
-			continue
-		}
-		rc, err := zf.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(rc)
-		rc.Close()
-		out[zf.Name] = string(b)
-	}
-	return out
-}
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
@@ -200,13 +67,13 @@ func writeFixtureWorkbook(t *testing.T, scope Scope) string {
 // testdata/workbook.golden: sheet names, headers, values, number formats,
 // frozen rows, filters, widths and charts.
 func TestWorkbookGolden(t *testing.T) {
-	golden(t, "workbook.golden", dumpWorkbook(t, writeFixtureWorkbook(t, Scope{})))
+	golden(t, "workbook.golden", reportstest.DumpWorkbook(t, writeFixtureWorkbook(t, Scope{})))
 }
 
 // TestGroupWorkbookGolden: the workbook of group 1002 holds its members
 // only (m2 is also in 1001 and appears in both), and its Summary names it.
 func TestGroupWorkbookGolden(t *testing.T) {
-	golden(t, "workbook-group-1002.golden", dumpWorkbook(t, writeFixtureWorkbook(t, Scope{GroupID: "1002"})))
+	golden(t, "workbook-group-1002.golden", reportstest.DumpWorkbook(t, writeFixtureWorkbook(t, Scope{GroupID: "1002"})))
 }
 
 // The properties users rely on, asserted directly (the golden file would
@@ -279,12 +146,12 @@ func TestWorkbookContract(t *testing.T) {
 	if len(found) != 4 {
 		t.Errorf("injection texts found as text: %v, want all 4", found)
 	}
-	for name, x := range zipFiles(t, path, "xl/worksheets/") {
+	for name, x := range reportstest.ZipFiles(t, path, "xl/worksheets/") {
 		if strings.Contains(x, "<f>") || strings.Contains(x, "<f ") {
 			t.Errorf("%s holds a formula", name)
 		}
 	}
-	if n := len(zipFiles(t, path, "xl/charts/chart")); n != 3 {
+	if n := len(reportstest.ZipFiles(t, path, "xl/charts/chart")); n != 3 {
 		t.Errorf("%d charts, want 3 (findings by kind, funding mix, payments by status)", n)
 	}
 }

@@ -68,6 +68,7 @@ const usage = `reconcile: reporting and reconciliation for the payments platform
 Usage:
   reconcile run       one batch run (what cron calls)
   reconcile schedule  stay up and run on a cron spec; never overlaps itself
+  reconcile merge     one publication from the shards (--shard i/n) of a date
   reconcile sandbox   serve the simulated platform on an address
   reconcile sql       read-only ad-hoc SQL over a DuckDB file
   reconcile version   print the version
@@ -106,6 +107,8 @@ func run(ctx context.Context, args []string, e env) int {
 		err = cmdSQL(ctx, rest, e)
 	case "schedule":
 		err = cmdSchedule(ctx, rest, e)
+	case "merge":
+		err = cmdMerge(ctx, rest, e)
 	case "version", "--version", "-version":
 		if len(rest) > 0 {
 			fs := newFlagSetCodes("version", "Print the version of reconcile (and the commit it was built from).",

@@ -309,6 +309,8 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Status:       string(res.Status),
 		Members:      map[string]int{string(store.MemberOK): res.MembersOK, string(store.MemberFailed): len(res.Failed)},
 		Version:      buildVersion(),
+		Shard:        shard.String(),
+		Settings:     shardSettings(o, org, rates),
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),
 	})

@@ -40,7 +40,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, cfg sandbox.Config) *fixture {
 	t.Helper()
-	if cfg.Scale.Name == "" {
+	if cfg.Scale.Members == 0 { // a custom scale has no name, but members
 		var err error
 		if cfg.Scale, err = sandbox.ParseScale("small"); err != nil {
 			t.Fatal(err)
