@@ -94,8 +94,8 @@ const shardAlias = "shard"
 
 // tables are the tables copied from each shard, in the order
 // queries/merge.sql needs (journal_files after the journal, whose lines
-// it dedupes by file), each by the statement named after it. runs is
-// merged from every shard's rows once they are all read.
+// it dedupes by file), each by the statement named after it. runs and
+// bin_attributes are chosen from every shard's rows once all are read.
 var tables = []string{
 	"groups", "group_members",
 	"plans", "subscriptions", "subscription_payments", "transactions", "subscription_schedules", "expected_cycles",
@@ -119,6 +119,8 @@ var (
 	shardMembers      = queries.Must("merge.sql", "ShardMembers")
 	collectLoads      = queries.Must("merge.sql", "CollectLoads")
 	collectRuns       = queries.Must("merge.sql", "CollectRuns")
+	collectBINTokens  = queries.Must("merge.sql", "CollectBINTokens")
+	binAttributes     = queries.Must("merge.sql", "BINAttributes")
 	owners            = queries.Must("merge.sql", "Owners")
 	mergeRuns         = queries.Must("merge.sql", "runs")
 	directoryMembers  = queries.Must("merge.sql", "DirectoryMembers")
@@ -219,8 +221,9 @@ func removeWork(path string) {
 // build fills the working database from the shards: a first pass checks
 // each shard's snapshot and collects which members it loaded and its
 // runs; a second copies every table (each member's rows from the shard
-// that loaded it last, merge_owners); then runs is merged, and the
-// missing shards' members recorded.
+// that loaded it last, merge_owners); then runs and the BIN attributes
+// are chosen from all the shards' rows, and the missing shards' members
+// recorded.
 func (m *merger) build(ctx context.Context) error {
 	conn := m.db.Conn()
 	if _, err := conn.ExecContext(ctx, createMergeTables); err != nil {
@@ -244,6 +247,9 @@ func (m *merger) build(ctx context.Context) error {
 	}
 	if _, err := conn.ExecContext(ctx, mergeRuns); err != nil {
 		return fmt.Errorf("merge: runs: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, binAttributes); err != nil {
+		return fmt.Errorf("merge: BIN attributes: %w", err)
 	}
 	return m.recordMissing(ctx)
 }
@@ -302,6 +308,9 @@ func (m *merger) collect(ctx context.Context, tx *store.Tx, p *publication) erro
 	}
 	if _, err := tx.Exec(ctx, collectRuns, p.shard.Index); err != nil {
 		return fmt.Errorf("collect its runs: %w", err)
+	}
+	if _, err := tx.Exec(ctx, collectBINTokens, p.shard.Index); err != nil {
+		return fmt.Errorf("collect its BINs' tokens: %w", err)
 	}
 	m.log.Info("shard checked", "shard", p.shard.String(), "members", len(members), "snapshot", p.snapshot)
 	return nil

@@ -17,7 +17,9 @@
 --     schedules, expected cycles): each member's rows from the shard that
 --     loaded it last (merge_owners);
 --   what every shard holds a copy of (groups, group memberships, journal
---     files, BIN attributes, finding kinds, the rate table): each once.
+--     files, BIN attributes, finding kinds, the rate table): each once
+--     (BIN attributes: the lookup a run over every member makes,
+--     BINAttributes).
 --
 -- The statements named after a table copy it from the attached shard; they
 -- take no parameters and read the DuckDB variables merge_run_id (the
@@ -29,10 +31,13 @@
 
 -- name: CreateMergeTables
 -- The merge's own working tables, temporary (never in the snapshot): the
--- members each shard loaded, with the latest run that loaded each, and the
--- shards' rows of runs.
+-- members each shard loaded, with the latest run that loaded each; the
+-- shards' rows of runs; their BIN lookups, and per BIN the lowest member
+-- whose transactions carry a token for it.
 CREATE OR REPLACE TEMP TABLE merge_loads (shard_index INTEGER NOT NULL, merchant_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL);
 CREATE OR REPLACE TEMP TABLE merge_runs AS SELECT 0 AS shard_index, * FROM runs LIMIT 0;
+CREATE OR REPLACE TEMP TABLE merge_bins AS SELECT 0 AS shard_index, * FROM bin_attributes LIMIT 0;
+CREATE OR REPLACE TEMP TABLE merge_bin_tokens (shard_index INTEGER NOT NULL, bin VARCHAR NOT NULL, merchant_id VARCHAR NOT NULL);
 
 -- name: ShardTables
 -- The base tables of the attached shard's snapshot (its views are never
@@ -54,6 +59,15 @@ SELECT merchant_id FROM shard.run_members WHERE run_id = $1
 -- did. $1 = the shard's i.
 INSERT INTO merge_loads
 SELECT $1, merchant_id, max(run_id) FROM shard.run_members WHERE status = 'ok' GROUP BY merchant_id
+
+-- name: CollectBINTokens
+-- Per BIN, the lowest member of the attached shard whose transactions
+-- carry a token for it (customer or instrument identifier), which a
+-- lookup that answered MULTIPLE retries with. $1 = the shard's i.
+INSERT INTO merge_bin_tokens
+SELECT $1, card_bin, min(merchant_id) FROM shard.transactions
+WHERE card_bin IS NOT NULL AND (customer_id IS NOT NULL OR instrument_identifier_id IS NOT NULL)
+GROUP BY card_bin
 
 -- name: CollectRuns
 -- The attached shard's rows of runs, every date. $1 = the shard's i.
@@ -128,20 +142,9 @@ INSERT INTO journal_files BY NAME SELECT * FROM shard.journal_files
 ON CONFLICT DO NOTHING
 
 -- name: bin_attributes
--- Shards look up the BINs they saw, many the same: of two lookups of a
--- BIN, one that resolved it (COMPLETED: a shard holding a token may
--- resolve what another could not), else the later one.
-INSERT INTO bin_attributes BY NAME SELECT * FROM shard.bin_attributes
-ON CONFLICT (bin) DO UPDATE SET
-    lookup_status = excluded.lookup_status, resolved_by = excluded.resolved_by,
-    funding_source = excluded.funding_source, funding_source_sub_type = excluded.funding_source_sub_type,
-    card_platform = excluded.card_platform, card_product = excluded.card_product,
-    health_card = excluded.health_card, brand = excluded.brand, card_type = excluded.card_type,
-    issuer_name = excluded.issuer_name, issuer_country = excluded.issuer_country,
-    raw = excluded.raw, looked_up_at = excluded.looked_up_at
-WHERE (excluded.lookup_status = 'COMPLETED') > (bin_attributes.lookup_status = 'COMPLETED')
-   OR ((excluded.lookup_status = 'COMPLETED') = (bin_attributes.lookup_status = 'COMPLETED')
-       AND excluded.looked_up_at > bin_attributes.looked_up_at)
+-- Every shard's lookups, collected (merge_bins); the BINs are chosen among
+-- them once every shard is read (BINAttributes).
+INSERT INTO merge_bins BY NAME SELECT getvariable('merge_shard_index') AS shard_index, * FROM shard.bin_attributes
 
 -- name: finding_kinds
 -- The same catalog in every shard (they ran one version).
@@ -204,6 +207,29 @@ SELECT run_id, any_value(business_date),
        any_value(version), max(previous_run)
 FROM merge_runs
 GROUP BY run_id
+
+-- name: BINAttributes
+-- One lookup per BIN from the shards' (merge_bins). A BIN that answers
+-- MULTIPLE is resolved with a token from the transactions of the lowest
+-- member carrying one (ingest's TokensForBIN), and a different card's
+-- token may resolve it differently; so the lookup of the shard that holds
+-- the lowest such member of them all is taken, which is the one a run
+-- over every member makes. Otherwise a lookup that resolved the BIN
+-- (COMPLETED), else the latest.
+INSERT INTO bin_attributes BY NAME
+SELECT * EXCLUDE (shard_index, pick) FROM (
+    SELECT b.*, row_number() OVER (
+        PARTITION BY b.bin
+        ORDER BY b.shard_index IS NOT DISTINCT FROM t.shard_index DESC, b.lookup_status = 'COMPLETED' DESC,
+                 b.looked_up_at DESC, b.shard_index) AS pick
+    FROM merge_bins b
+    LEFT JOIN (
+        SELECT k.bin, arg_min(o.shard_index, k.merchant_id) AS shard_index
+        FROM merge_bin_tokens k JOIN merge_owners o ON o.merchant_id = k.merchant_id
+        GROUP BY k.bin
+    ) t ON t.bin = b.bin
+)
+WHERE pick = 1
 
 -- name: DirectoryMembers
 -- The members of the directory the date's runs listed. $1 = run ID.

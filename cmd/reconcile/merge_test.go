@@ -12,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
+	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/outputs"
+	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/reports/reportstest"
 	"github.com/reconcile/reconcile/sandbox"
 )
@@ -21,22 +25,33 @@ import (
 // of four shards takes several, small enough to run ten times.
 const mergeScale = "members=24,subscriptions=10,groups=3"
 
-// runShards runs the shards i/n of date against f, each with its own
-// database and output folder (work/db/shard<i>.duckdb, work/shard=<i>), as
-// the pods of an Indexed Job would, and returns the glob of their output
-// folders.
-func runShards(t *testing.T, f *fixture, work, date string, n int, extra ...string) string {
+// runShard runs shard (i/n) of date against f as a pod of an Indexed Job
+// would, with its own database (work/db/<name>.duckdb) and output folder
+// (work/<name>), and returns its exit code and output.
+func runShard(t *testing.T, f *fixture, work, name, date, shard string, extra ...string) (int, string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(work, "db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, out := filepath.Join(work, "db", name+".duckdb"), filepath.Join(work, name)
+	args := append(f.runArgs(db, out, "--date", date, "--shard", shard), extra...)
+	code, so, se := runCLI(t, sandboxEnv, args...)
+	return code, so + se
+}
+
+// runShards runs the shards 0/n..n-1/n of date, each into work/shard=<i>,
+// each expected to exit want(i), and returns the glob of their folders.
+func runShards(t *testing.T, f *fixture, work, date string, n int, want func(i int) int) string {
 	t.Helper()
 	for i := range n {
-		db := filepath.Join(work, "db", fmt.Sprintf("shard%d.duckdb", i))
-		out := filepath.Join(work, fmt.Sprintf("shard=%d", i))
-		args := append(f.runArgs(db, out, "--date", date, "--shard", fmt.Sprintf("%d/%d", i, n)), extra...)
-		if code, so, se := runCLI(t, sandboxEnv, args...); code != exitOK {
-			t.Fatalf("shard %d/%d of %s exited %d\n%s\n%s", i, n, date, code, so, se)
+		if code, out := runShard(t, f, work, fmt.Sprintf("shard=%d", i), date, fmt.Sprintf("%d/%d", i, n)); code != want(i) {
+			t.Fatalf("shard %d/%d of %s exited %d, want %d\n%s", i, n, date, code, want(i), out)
 		}
 	}
 	return filepath.Join(work, "shard=*")
 }
+
+func allOK(int) int { return exitOK }
 
 // TestMergeEqualsFullRun runs the four shards of a date and one full run
 // against one sandbox, on two business dates (the billing engine a day
@@ -65,7 +80,7 @@ func TestMergeEqualsFullRun(t *testing.T) {
 		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(fullDB, fullOut, "--date", date)...); code != exitOK {
 			t.Fatalf("full run of %s exited %d\n%s\n%s", date, code, so, se)
 		}
-		from := runShards(t, f, work, date, 4)
+		from := runShards(t, f, work, date, 4, allOK)
 		before := tree(t, work)
 		code, stdout, stderr := runCLI(t, nil, "merge", "--date", date, "--from", from, "--out", merged)
 		if code != exitOK {
@@ -103,14 +118,22 @@ func TestMergeEqualsFullRun(t *testing.T) {
 // runIdentityCells are the workbook cells of a merged publication that
 // say which process ran, not what it found, and so differ from a full
 // run's: the Summary's "Finished (UTC)" (the last shard's end, not the
-// full run's). Nothing else may differ.
+// full run's). Nothing else may differ, but for correlationIDs.
 var runIdentityCells = []string{"Finished (UTC)"}
+
+// correlationIDs are the platform's request ids quoted in a failed
+// member's error: one per request, so a shard's request and the full
+// run's never share one. Compared as "(correlation id ...)".
+var correlationIDs = regexp.MustCompile(`correlation id [0-9a-fA-F-]{36}`)
+
+func withoutCorrelationIDs(s string) string { return correlationIDs.ReplaceAllString(s, "correlation id ...") }
 
 // compareWorkbooks compares the golden dumps of two workbooks line by
 // line, but for the values of runIdentityCells.
 func compareWorkbooks(t *testing.T, fullPath, mergedPath string) {
 	t.Helper()
-	full, merged := identityFree(t, reportstest.DumpWorkbook(t, fullPath)), identityFree(t, reportstest.DumpWorkbook(t, mergedPath))
+	full := identityFree(t, withoutCorrelationIDs(reportstest.DumpWorkbook(t, fullPath)))
+	merged := identityFree(t, withoutCorrelationIDs(reportstest.DumpWorkbook(t, mergedPath)))
 	if len(full) < 500 {
 		t.Fatalf("the full run's workbook dumps to %d lines: not a workbook worth comparing", len(full))
 	}
@@ -194,6 +217,14 @@ func compareTables(t *testing.T, date, fullPath, mergedPath string) {
 		}
 		q := fmt.Sprintf(`SELECT CAST(r AS VARCHAR) FROM (SELECT %s FROM %s%s) r ORDER BY 1`, strings.Join(cols, ", "), table, where)
 		a, b := queryList(t, full, q), queryList(t, merged, q)
+		for i := range a {
+			a[i] = withoutCorrelationIDs(a[i])
+		}
+		for i := range b {
+			b[i] = withoutCorrelationIDs(b[i])
+		}
+		slices.Sort(a)
+		slices.Sort(b)
 		if table == "findings" && len(a) == 0 {
 			t.Errorf("the full run of %s has no findings: nothing compared", date)
 		}
@@ -207,7 +238,8 @@ func compareTables(t *testing.T, date, fullPath, mergedPath string) {
 }
 
 // compareManifests compares what the two manifests count, and checks the
-// merged one lists n shards, each ok and read from its folder.
+// merged one lists n shards, each read from its folder with the status
+// and manifest found there.
 func compareManifests(t *testing.T, fullDir, mergedDir string, n int) {
 	t.Helper()
 	full, _, err := outputs.ReadManifest(fullDir)
@@ -237,8 +269,10 @@ func compareManifests(t *testing.T, fullDir, mergedDir string, n int) {
 		t.Fatalf("merged manifest: shard %q, %d shards listed, want none and %d", merged.Shard, len(merged.Shards), n)
 	}
 	for i, s := range merged.Shards {
-		if s.Shard != fmt.Sprintf("%d/%d", i, n) || s.Status != "ok" || !strings.HasSuffix(filepath.Dir(s.Folder), fmt.Sprintf("shard=%d", i)) || len(s.ManifestSHA256) != 64 {
-			t.Errorf("merged manifest's shard %d: %+v", i, s)
+		own, sum, err := outputs.ReadManifest(s.Folder)
+		if err != nil || s.Shard != fmt.Sprintf("%d/%d", i, n) || own.Shard != s.Shard || s.Status != own.Status ||
+			s.ManifestSHA256 != sum || !strings.HasSuffix(filepath.Dir(s.Folder), fmt.Sprintf("shard=%d", i)) {
+			t.Errorf("merged manifest's shard %d: %+v; its folder's manifest: shard %q, status %q, SHA-256 %s (%v)", i, s, own.Shard, own.Status, sum, err)
 		}
 	}
 }
@@ -333,4 +367,319 @@ func first(list []string, n int) string {
 		return strings.Join(list[:n], " | ") + " | ..."
 	}
 	return strings.Join(list, " | ")
+}
+
+// mergeCase is a tree of shard folders made for one case of
+// TestMergeRefusesWhatIsNoRun from the shards published once.
+type mergeCase struct {
+	t    *testing.T
+	dir  string // the case's folder: shard=<i> folders, and merged/
+	date string
+}
+
+// copyShard copies the publication of the date of base's shard folder
+// name into the case as folder as (symbolic links, current.duckdb, left
+// out).
+func (c *mergeCase) copyShard(base, name, as string) {
+	c.t.Helper()
+	src, dst := filepath.Join(base, name, c.date), filepath.Join(c.dir, as, c.date)
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		}
+		return nil
+	})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// merge runs reconcile merge over the case's shard folders into its
+// merged/ folder, and checks that it wrote nothing into them.
+func (c *mergeCase) merge(extra ...string) (int, string, string) {
+	c.t.Helper()
+	before := tree(c.t, c.dir)
+	args := append([]string{"merge", "--date", c.date, "--from", filepath.Join(c.dir, "shard=*"), "--out", c.out()}, extra...)
+	code, stdout, stderr := runCLI(c.t, nil, args...)
+	for _, d := range diffTrees(before, tree(c.t, c.dir)) {
+		if !strings.Contains(d, string(filepath.Separator)+"merged") {
+			c.t.Errorf("the merge changed a shard's folder: %s", d)
+		}
+	}
+	return code, stdout, stderr
+}
+
+func (c *mergeCase) out() string { return filepath.Join(c.dir, "merged") }
+
+// refused runs the merge and checks that it exits 1 with a message
+// holding each of want, and publishes nothing: no date folder, no
+// current.duckdb, no temp file left in its output folder.
+func (c *mergeCase) refused(want ...string) {
+	c.t.Helper()
+	code, stdout, stderr := c.merge()
+	if code != exitFailed {
+		c.t.Fatalf("merge exited %d, want 1 (refused)\n%s\n%s", code, stdout, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			c.t.Errorf("the refusal does not say %q:\n%s", w, stderr)
+		}
+	}
+	entries, _ := os.ReadDir(c.out())
+	for _, e := range entries {
+		c.t.Errorf("a refused merge left %s in its output folder", e.Name())
+	}
+}
+
+// TestMergeRefusesWhatIsNoRun publishes the four shards of a date once
+// (one of them partial: a member the sandbox fails) and merges trees made
+// from them: a merge of shards that do not make one run is refused with a
+// message naming what is wrong, and publishes nothing: a shard missing,
+// one whose run failed, shards of different n, one run with another
+// --lookback, a snapshot that is not what its manifest says, a shard
+// published twice, a snapshot with a view in place of a table, an --out
+// inside a shard's folder, a --from that matches nothing. With
+// --allow-partial the missing shard's members are failed members of a
+// partial run, in the Summary and the manifest. And the four shards,
+// one partial, merge to what a full run with that member failing publishes.
+func TestMergeRefusesWhatIsNoRun(t *testing.T) {
+	const date = "2026-11-20"
+	scale, _ := sandbox.ParseScale("members=8,subscriptions=4,groups=2")
+	probe, err := sandbox.New(sandbox.Config{Scale: scale, BusinessDate: testDate, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := probe.Members()[len(probe.Members())-1] // the last: no BIN lookup acts for it (they act for the lowest MID that carries the BIN)
+	f := newFixture(t, sandbox.Config{Scale: scale, Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})
+	owned := map[int][]string{}
+	for _, mid := range f.srv.Members() {
+		for i := range 4 {
+			if (groups.Shard{Index: i, Count: 4}).Owns(mid) {
+				owned[i] = append(owned[i], mid)
+			}
+		}
+	}
+	badShard, gone := -1, -1
+	for i := range 4 {
+		if slices.Contains(owned[i], bad) {
+			badShard = i
+		}
+	}
+	for i := range 4 {
+		if i != badShard && len(owned[i]) > 0 {
+			gone = i
+			break
+		}
+	}
+	if badShard < 0 || gone < 0 {
+		t.Fatalf("members by shard %v: no shard to leave out besides the failing member's", owned)
+	}
+	work := t.TempDir()
+	base := filepath.Join(work, "base")
+	runShards(t, f, base, date, 4, func(i int) int {
+		if i == badShard {
+			return exitPartial
+		}
+		return exitOK
+	})
+	newCase := func(t *testing.T, skip ...int) *mergeCase {
+		c := &mergeCase{t: t, dir: t.TempDir(), date: date}
+		for i := range 4 {
+			if !slices.Contains(skip, i) {
+				name := fmt.Sprintf("shard=%d", i)
+				c.copyShard(base, name, name)
+			}
+		}
+		return c
+	}
+	goneShard := fmt.Sprintf("%d/4", gone)
+
+	t.Run("missing", func(t *testing.T) {
+		newCase(t, gone).refused("shards missing for "+date, goneShard+": no publication for "+date, "--allow-partial")
+	})
+	t.Run("failed", func(t *testing.T) {
+		c := newCase(t, gone)
+		name := fmt.Sprintf("shard=%d", gone)
+		if err := os.MkdirAll(filepath.Join(c.dir, name), 0o755); err != nil { // the pod's volume
+			t.Fatal(err)
+		}
+		if code, out := runShard(t, f, c.dir, name, date, goneShard, "--organization-id", "no-such-organization"); code != exitFailed {
+			t.Fatalf("the failing shard exited %d, want 1\n%s", code, out)
+		}
+		c.refused(filepath.Join(c.dir, name)+": no publication for "+date+" (its run failed or has not finished)", goneShard)
+	})
+	t.Run("different n", func(t *testing.T) {
+		c := newCase(t)
+		if code, out := runShard(t, f, c.dir, "shard=x", date, "1/2"); code != exitOK && code != exitPartial {
+			t.Fatalf("shard 1/2 exited %d\n%s", code, out)
+		}
+		c.refused("split differently", "1/2 in "+filepath.Join(c.dir, "shard=x"), "0/4 in ")
+	})
+	t.Run("different settings", func(t *testing.T) {
+		c := newCase(t, gone)
+		name := fmt.Sprintf("shard=%d", gone)
+		if code, out := runShard(t, f, c.dir, name, date, goneShard, "--lookback", "2"); code != exitOK {
+			t.Fatalf("shard %s with --lookback 2 exited %d\n%s", goneShard, code, out)
+		}
+		c.refused("different settings", `--lookback: "2" in `+goneShard+`; "3" in `)
+	})
+	t.Run("snapshot not as its manifest says", func(t *testing.T) {
+		c := newCase(t)
+		snap := filepath.Join(c.dir, fmt.Sprintf("shard=%d", gone), date, "reconcile-"+date+".duckdb")
+		fh, err := os.OpenFile(snap, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.Write([]byte("x"))
+		fh.Close()
+		c.refused(goneShard+": its snapshot does not match its manifest")
+	})
+	t.Run("published twice", func(t *testing.T) {
+		c := newCase(t)
+		c.copyShard(base, "shard=1", "shard=1-again")
+		c.refused("shard 1/4 of "+date+" is published twice")
+	})
+	t.Run("a view in place of a table", func(t *testing.T) {
+		c := newCase(t)
+		dir := filepath.Join(c.dir, fmt.Sprintf("shard=%d", gone), date)
+		db := openReadWrite(t, filepath.Join(dir, "reconcile-"+date+".duckdb"))
+		if _, err := db.Exec(`DROP TABLE plans; CREATE VIEW plans AS SELECT * FROM subscriptions`); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		m, _, err := outputs.ReadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := outputs.WriteManifest(dir, m); err != nil { // the snapshot's new hash: a consistent forgery
+			t.Fatal(err)
+		}
+		c.refused("merge shard "+goneShard, "its snapshot has no table plans")
+	})
+	t.Run("out inside a shard", func(t *testing.T) {
+		c := newCase(t)
+		inside := filepath.Join(c.dir, "shard=0", "merged")
+		code, _, stderr := runCLI(t, nil, "merge", "--date", date, "--from", filepath.Join(c.dir, "shard=*"), "--out", inside)
+		if code != exitFailed || !strings.Contains(stderr, "never writes into a shard's folder") {
+			t.Errorf("--out inside a shard: exit %d\n%s", code, stderr)
+		}
+		if _, err := os.Stat(inside); err == nil {
+			t.Errorf("the refused merge made %s", inside)
+		}
+	})
+	t.Run("nothing matched", func(t *testing.T) {
+		c := &mergeCase{t: t, dir: t.TempDir(), date: date}
+		c.refused("matches no folder")
+	})
+
+	t.Run("allow partial", func(t *testing.T) {
+		c := newCase(t, gone)
+		code, stdout, stderr := c.merge("--allow-partial")
+		if code != exitPartial {
+			t.Fatalf("merge --allow-partial exited %d, want 3\n%s\n%s", code, stdout, stderr)
+		}
+		failed := len(owned[gone]) + 1 // and the member the sandbox fails
+		if want := fmt.Sprintf("merge %s (partial): 3 of 4 shards, %d of 8 members reconciled", date, 8-failed); !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+		dir := filepath.Join(c.out(), date)
+		m, _, err := outputs.ReadManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Status != "partial" || m.Members["failed"] != failed || m.Members["ok"] != 8-failed || len(m.Shards) != 4 {
+			t.Errorf("manifest: status %s, members %v, %d shards", m.Status, m.Members, len(m.Shards))
+		}
+		for i, s := range m.Shards {
+			switch {
+			case i == gone && (s.Status != "missing" || !strings.Contains(s.Reason, "no publication for "+date)):
+				t.Errorf("manifest: the missing shard is %+v", s)
+			case i == badShard && s.Status != "partial", i != gone && i != badShard && s.Status != "ok":
+				t.Errorf("manifest: shard %d is %+v", i, s)
+			}
+		}
+		facts, failedRows := summaryOf(t, filepath.Join(dir, "reconcile-"+date+".xlsx"))
+		for label, want := range map[string]string{
+			"Status": "partial", "Members": "8", "Members reconciled": fmt.Sprint(8 - failed),
+			"Members failed": fmt.Sprint(failed),
+			"Problems":       fmt.Sprintf("shards missing from the merge: %s (%d members)", goneShard, len(owned[gone])),
+		} {
+			if facts[label] != want {
+				t.Errorf("Summary %q = %q, want %q", label, facts[label], want)
+			}
+		}
+		for _, mid := range owned[gone] {
+			if !strings.Contains(failedRows[mid], "shard "+goneShard+" is missing from the merge") {
+				t.Errorf("Failed members: %s is %q, want its shard named missing", mid, failedRows[mid])
+			}
+		}
+		if !strings.Contains(failedRows[bad], "403") {
+			t.Errorf("Failed members: %s (the sandbox fails it) is %q", bad, failedRows[bad])
+		}
+		snap := openReadOnly(t, filepath.Join(dir, "reconcile-"+date+".duckdb"))
+		if n := queryList(t, snap, `SELECT merchant_id FROM findings WHERE merchant_id IN (SELECT unnest(?::VARCHAR[]))`, owned[gone]); len(n) > 0 {
+			t.Errorf("findings of the missing shard's members: %v", n)
+		}
+	})
+
+	t.Run("one shard partial equals a full run with that member failing", func(t *testing.T) {
+		c := newCase(t)
+		code, stdout, stderr := c.merge()
+		if code != exitPartial || !strings.Contains(stdout, "(partial): 4 of 4 shards, 7 of 8 members reconciled") {
+			t.Fatalf("merge exited %d, want 3\n%s\n%s", code, stdout, stderr)
+		}
+		fullDB, fullOut := filepath.Join(c.dir, "full.duckdb"), filepath.Join(c.dir, "full")
+		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(fullDB, fullOut)...); code != exitPartial {
+			t.Fatalf("full run exited %d, want 3\n%s\n%s", code, so, se)
+		}
+		full, merged := filepath.Join(fullOut, date), filepath.Join(c.out(), date)
+		compareTables(t, date, filepath.Join(full, "reconcile-"+date+".duckdb"), filepath.Join(merged, "reconcile-"+date+".duckdb"))
+		compareWorkbooks(t, filepath.Join(full, "reconcile-"+date+".xlsx"), filepath.Join(merged, "reconcile-"+date+".xlsx"))
+		compareManifests(t, full, merged, 4)
+	})
+}
+
+// summaryOf reads a workbook's Summary: its facts (label -> shown value)
+// and its Failed members table (merchant ID -> error).
+func summaryOf(t *testing.T, path string) (facts, failed map[string]string) {
+	t.Helper()
+	wb, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	rows, err := wb.GetRows(reports.SummarySheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts, failed = map[string]string{}, map[string]string{}
+	inFailed := false
+	for _, r := range rows {
+		if len(r) == 0 {
+			continue
+		}
+		if r[0] == "Failed members" {
+			inFailed = true
+			continue
+		}
+		if len(r) >= 2 {
+			if inFailed {
+				failed[r[0]] = r[1]
+			} else if _, seen := facts[r[0]]; !seen {
+				facts[r[0]] = r[1]
+			}
+		}
+	}
+	return facts, failed
 }
