@@ -18,9 +18,11 @@
 // No package imports one that comes after it in the flow. From the top
 // (each imports only what is listed, of reconcile's packages):
 //
-//	cmd/reconcile   pipeline, reports, checks (--interchange-rates), groups (--shard),
+//	cmd/reconcile   pipeline, merge, reports, checks (--interchange-rates), groups (--shard),
 //	                store, outputs, platform, sandbox
 //	pipeline        checks, ingest, groups, store, queries, platform
+//	merge           reports, groups, store, outputs, queries (reconcile merge: the shards of
+//	                a date published as one run)
 //	reports         outputs, store, queries
 //	checks          store, queries
 //	ingest          calls, cardmask, subscriptions, groups, store, queries, platform

@@ -11,7 +11,7 @@ import (
 // Every command answers -h and --help with its usage, examples and exit
 // codes, and exits 0: operators read these at 2 a.m.
 func TestHelpOnEveryCommand(t *testing.T) {
-	for _, cmd := range []string{"run", "schedule", "sandbox", "sql", "version"} {
+	for _, cmd := range []string{"run", "schedule", "merge", "sandbox", "sql", "version"} {
 		for _, flag := range []string{"-h", "--help"} {
 			code, stdout, stderr := runCLI(t, nil, cmd, flag)
 			out := stdout + stderr
@@ -51,6 +51,10 @@ func TestBadOperatorFlags(t *testing.T) {
 		{[]string{"schedule"}, "--cron is required"},
 		{[]string{"schedule", "--cron", "61 * * * *"}, "--cron"},
 		{[]string{"sql", "--tables", "a", "b"}, "--tables"},
+		{[]string{"merge"}, "--from is required"},
+		{[]string{"merge", "--from", "out/shard=*", "--split-by", "merchant"}, "--split-by"},
+		{[]string{"merge", "--from", "out/shard=*", "--date", "1999-12-31"}, "--date"},
+		{[]string{"merge", "--from", "out/shard=*", "--log-level", "loud"}, "--log-level"},
 	} {
 		code, _, stderr := runCLI(t, nil, tc.args...)
 		if code != exitFailed || !strings.Contains(stderr, tc.want) {

@@ -126,7 +126,9 @@ var runIdentityCells = []string{"Finished (UTC)"}
 // run's never share one. Compared as "(correlation id ...)".
 var correlationIDs = regexp.MustCompile(`correlation id [0-9a-fA-F-]{36}`)
 
-func withoutCorrelationIDs(s string) string { return correlationIDs.ReplaceAllString(s, "correlation id ...") }
+func withoutCorrelationIDs(s string) string {
+	return correlationIDs.ReplaceAllString(s, "correlation id ...")
+}
 
 // compareWorkbooks compares the golden dumps of two workbooks line by
 // line, but for the values of runIdentityCells.
@@ -543,12 +545,12 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 		}
 		fh.Write([]byte("x"))
 		fh.Close()
-		c.refused(goneShard+": its snapshot does not match its manifest")
+		c.refused(goneShard + ": its snapshot does not match its manifest")
 	})
 	t.Run("published twice", func(t *testing.T) {
 		c := newCase(t)
 		c.copyShard(base, "shard=1", "shard=1-again")
-		c.refused("shard 1/4 of "+date+" is published twice")
+		c.refused("shard 1/4 of " + date + " is published twice")
 	})
 	t.Run("a view in place of a table", func(t *testing.T) {
 		c := newCase(t)
