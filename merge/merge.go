@@ -254,14 +254,13 @@ func (m *merger) build(ctx context.Context) error {
 	return m.recordMissing(ctx)
 }
 
-// withShard attaches p's snapshot read-only and runs fn in one
-// transaction of the working database, then detaches it.
-func (m *merger) withShard(ctx context.Context, p *publication, fn func(context.Context, *store.Tx, *publication) error) error {
+// withShard attaches p's snapshot read-only, runs fn, then detaches it.
+func (m *merger) withShard(ctx context.Context, p *publication, fn func(context.Context, *publication) error) error {
 	detach, err := outputs.AttachReadOnly(ctx, m.db.Conn(), p.snapshot, shardAlias)
 	if err != nil {
 		return fmt.Errorf("merge shard %s: %w", p.shard, err)
 	}
-	err = m.db.Transact(ctx, func(tx *store.Tx) error { return fn(ctx, tx, p) })
+	err = fn(ctx, p)
 	if derr := detach(); err == nil {
 		err = derr
 	}
@@ -274,7 +273,11 @@ func (m *merger) withShard(ctx context.Context, p *publication, fn func(context.
 // collect checks that p's snapshot is a reconcile snapshot of the shard
 // its manifest says, whose run of the date took only members that hash to
 // the shard, and notes which members it loaded and its runs.
-func (m *merger) collect(ctx context.Context, tx *store.Tx, p *publication) error {
+func (m *merger) collect(ctx context.Context, p *publication) error {
+	return m.db.Transact(ctx, func(tx *store.Tx) error { return m.collectTx(ctx, tx, p) })
+}
+
+func (m *merger) collectTx(ctx context.Context, tx *store.Tx, p *publication) error {
 	have, err := queryStrings(ctx, tx, shardTables)
 	if err != nil {
 		return fmt.Errorf("list its tables: %w", err)
@@ -316,14 +319,18 @@ func (m *merger) collect(ctx context.Context, tx *store.Tx, p *publication) erro
 	return nil
 }
 
-// copyShard copies p's rows of every table into the working database.
-func (m *merger) copyShard(ctx context.Context, tx *store.Tx, p *publication) error {
-	if _, err := tx.Exec(ctx, "SET VARIABLE merge_shard_index = ?", p.shard.Index); err != nil {
+// copyShard copies p's rows of every table into the working database,
+// each table in a transaction of its own, so that DuckDB holds no more
+// than one table's insert uncommitted. (A failure leaves the working
+// database half filled; it is thrown away.)
+func (m *merger) copyShard(ctx context.Context, p *publication) error {
+	conn := m.db.Conn()
+	if _, err := conn.ExecContext(ctx, "SET VARIABLE merge_shard_index = ?", p.shard.Index); err != nil {
 		return err
 	}
 	for _, t := range tables {
 		start := time.Now()
-		res, err := tx.Exec(ctx, copyTable[t])
+		res, err := conn.ExecContext(ctx, copyTable[t])
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", t, err)
 		}
