@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/reconcile/reconcile/groups"
@@ -208,7 +208,7 @@ func agree(pubs []*publication) error {
 		}
 	}
 	var differ []string
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		by := map[string][]string{}
 		for i, p := range pubs {
 			v, ok := all[i][k]
@@ -221,7 +221,7 @@ func agree(pubs []*publication) error {
 			continue
 		}
 		var parts []string
-		for _, v := range sortedKeys(by) {
+		for _, v := range slices.Sorted(maps.Keys(by)) {
 			parts = append(parts, fmt.Sprintf("%q in %s", v, strings.Join(by[v], ", ")))
 		}
 		differ = append(differ, k+": "+strings.Join(parts, "; "))
@@ -326,13 +326,4 @@ func shardList(pubs []*publication) string {
 		s = append(s, p.shard.String()+" in "+p.root)
 	}
 	return strings.Join(s, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -1,6 +1,7 @@
 package outputs
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"os"
@@ -268,5 +269,55 @@ func TestSnapshotDuckDBFailureLeavesNothing(t *testing.T) {
 	}
 	if n := queryInt(t, db, `SELECT count(*) FROM duckdb_databases() WHERE NOT internal`); n != 1 {
 		t.Errorf("source has %d databases attached after a failed snapshot, want 1", n)
+	}
+}
+
+// AttachReadOnly reads another DuckDB file on one connection and cannot
+// write it: the file's bytes stay as they were, and no WAL appears beside
+// it; detach lets it go.
+func TestAttachReadOnly(t *testing.T) {
+	ctx := context.Background()
+	other := filepath.Join(t.TempDir(), "it's a shard.duckdb") // a quote in the path
+	src, err := sql.Open("duckdb", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, src, `CREATE TABLE plans AS SELECT range AS id FROM range(5)`, `CHECKPOINT`)
+	src.Close()
+	before, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	detach, err := AttachReadOnly(ctx, conn, other, "shard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM shard.plans`).Scan(&n); err != nil || n != 5 {
+		t.Errorf("read %d rows (%v), want 5", n, err)
+	}
+	for _, stmt := range []string{`INSERT INTO shard.plans VALUES (9)`, `CREATE TABLE shard.x (a INTEGER)`, `DELETE FROM shard.plans`} {
+		if _, err := conn.ExecContext(ctx, stmt); err == nil {
+			t.Errorf("%s: accepted on a read-only attachment", stmt)
+		}
+	}
+	if err := detach(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, `SELECT count(*) FROM shard.plans`); err == nil {
+		t.Error("still attached after detach")
+	}
+	after, _ := os.ReadFile(other)
+	if !bytes.Equal(before, after) {
+		t.Error("the attached file changed")
+	}
+	if names := listDir(t, filepath.Dir(other)); !slices.Equal(names, []string{filepath.Base(other)}) {
+		t.Errorf("beside the attached file: %v", names)
 	}
 }

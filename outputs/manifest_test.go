@@ -176,3 +176,56 @@ func TestStaging(t *testing.T) {
 		}
 	}
 }
+
+// ReadManifest reads back what WriteManifest wrote, with the hash of its
+// bytes; CheckFile holds a file to its entry, so a copy cut short or
+// changed is caught; a file too large to be a manifest is refused
+// unread.
+func TestReadManifestAndCheckFile(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "reconcile-2026-11-20.duckdb")
+	writeFile(t, snap, strings.Repeat("s", 4096))
+	want := Manifest{RunID: "2026-11-20", BusinessDate: "2026-11-20", Status: "ok", Shard: "1/4",
+		Settings: map[string]string{"lookback": "3"}}
+	if err := WriteManifest(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	got, sum, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, ManifestName))
+	if h := sha256.Sum256(raw); sum != hex.EncodeToString(h[:]) {
+		t.Errorf("ReadManifest's hash %s is not the file's", sum)
+	}
+	if got.Shard != "1/4" || got.Settings["lookback"] != "3" || got.RunID != want.RunID {
+		t.Errorf("read back %+v", got)
+	}
+	entry, ok := got.File("reconcile-2026-11-20.duckdb")
+	if !ok {
+		t.Fatalf("no entry for the snapshot in %+v", got.Files)
+	}
+	if _, ok := got.File("other.duckdb"); ok {
+		t.Error("an entry for a file the folder does not hold")
+	}
+	if err := CheckFile(snap, entry); err != nil {
+		t.Errorf("the file as written: %v", err)
+	}
+	for name, change := range map[string]string{"cut short": strings.Repeat("s", 4000), "changed": strings.Repeat("t", 4096)} {
+		writeFile(t, snap, change)
+		if err := CheckFile(snap, entry); err == nil || !strings.Contains(err.Error(), "its manifest says") {
+			t.Errorf("a file %s: %v", name, err)
+		}
+	}
+
+	big := t.TempDir()
+	writeFile(t, filepath.Join(big, ManifestName), `{"runId": "`+strings.Repeat("x", maxManifest)+`"}`)
+	if _, _, err := ReadManifest(big); err == nil || !strings.Contains(err.Error(), "not a manifest") {
+		t.Errorf("an oversized manifest: %v", err)
+	}
+	bad := t.TempDir()
+	writeFile(t, filepath.Join(bad, ManifestName), `{"runId": 7}`)
+	if _, _, err := ReadManifest(bad); err == nil {
+		t.Error("a manifest of the wrong types read")
+	}
+}
