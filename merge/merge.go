@@ -127,6 +127,7 @@ var (
 	missingMembers    = queries.Must("merge.sql", "MissingMembers")
 	markMissingShards = queries.Must("merge.sql", "MarkMissingShards")
 	mergedRun         = queries.Must("merge.sql", "MergedRun")
+	memberCounts      = queries.Must("merge.sql", "MemberCounts")
 )
 
 // Merge publishes the shards of o.Date found under o.From as one run into
@@ -169,11 +170,9 @@ type merger struct {
 	use    []*publication
 	shards []outputs.ManifestShard
 	db     *store.Store
-	// missingMembers counts the members of the missing shards, failed.
-	missingMembers int
 }
 
-func (m *merger) run(ctx context.Context) (res *Result, err error) {
+func (m *merger) run(ctx context.Context) (*Result, error) {
 	if err := os.MkdirAll(m.o.Out, 0o777); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
@@ -182,6 +181,7 @@ func (m *merger) run(ctx context.Context) (res *Result, err error) {
 	// (outputs.NewStaging), and is removed when the merge ends.
 	work := outputs.TempName(m.o.Out, "merge-"+m.runID+".duckdb")
 	defer removeWork(work)
+	var err error
 	if m.db, err = store.Open(ctx, work); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
@@ -383,7 +383,6 @@ func (m *merger) recordMissing(ctx context.Context) error {
 			total += len(mids)
 			names = append(names, fmt.Sprintf("%s (%d members)", s.Shard, len(mids)))
 		}
-		m.missingMembers = total
 		note := "shards missing from the merge: " + strings.Join(names, ", ")
 		if _, err := tx.Exec(ctx, markMissingShards, m.runID, total, note); err != nil {
 			return fmt.Errorf("merge: mark the run partial: %w", err)
@@ -394,34 +393,39 @@ func (m *merger) recordMissing(ctx context.Context) error {
 }
 
 // publishedRun is what the publish step is told of the merged run: its
-// facts from the merged runs row, the members the shards' manifests
-// counted (and the missing shards' as failed), and the shards.
+// facts from the merged runs row, its members by status (the missing
+// shards' among the failed), and the shards.
 func (m *merger) publishedRun(ctx context.Context) (reports.Run, error) {
 	first := m.use[0].manifest
 	run := reports.Run{
-		RunID:    m.runID,
-		Version:  m.o.Version,
-		SplitBy:  m.o.SplitBy,
-		Source:   first.Source,
-		Settings: first.Settings,
-		Shards:   m.shards,
-		Members:  map[string]int{},
+		RunID:        m.runID,
+		BusinessDate: m.o.Date,
+		Version:      m.o.Version,
+		SplitBy:      m.o.SplitBy,
+		Source:       first.Source,
+		Settings:     first.Settings,
+		Shards:       m.shards,
+		Members:      map[string]int{string(store.MemberOK): 0, string(store.MemberFailed): 0},
 	}
-	var status string
-	var w store.Window
-	err := m.db.Conn().QueryRowContext(ctx, mergedRun, m.runID).Scan(&status, &run.StartedAt, &run.FinishedAt, &w.Start, &w.End)
-	if err != nil {
+	conn := m.db.Conn()
+	if err := conn.QueryRowContext(ctx, mergedRun, m.runID).Scan(&run.Status, &run.StartedAt, &run.FinishedAt,
+		&run.Window.Start, &run.Window.End); err != nil {
 		return run, fmt.Errorf("merge: read the merged run: %w", err)
 	}
-	run.Status, run.Window = status, w
-	run.BusinessDate = m.o.Date
-	for _, p := range m.use {
-		for k, n := range p.manifest.Members {
-			run.Members[k] += n
-		}
+	rows, err := conn.QueryContext(ctx, memberCounts, m.runID)
+	if err != nil {
+		return run, fmt.Errorf("merge: count the run's members: %w", err)
 	}
-	run.Members[string(store.MemberFailed)] += m.missingMembers
-	return run, nil
+	defer rows.Close()
+	for rows.Next() {
+		var status string
+		var n int
+		if err := rows.Scan(&status, &n); err != nil {
+			return run, fmt.Errorf("merge: count the run's members: %w", err)
+		}
+		run.Members[status] = n
+	}
+	return run, rows.Err()
 }
 
 func queryStrings(ctx context.Context, tx *store.Tx, query string, args ...any) ([]string, error) {

@@ -184,7 +184,7 @@ COMMENT ON COLUMN findings.state IS 'new: not reported by the previous run; open
 COMMENT ON TABLE runs IS 'The run log: one row per business date (re-running a date replaces it).';
 COMMENT ON COLUMN runs.run_id IS 'Run ID: the business date (YYYY-MM-DD).';
 COMMENT ON COLUMN runs.business_date IS 'Business date (UTC) the run reconciles.';
-COMMENT ON COLUMN runs.shard IS 'Shard i/n of the members this run took.';
+COMMENT ON COLUMN runs.shard IS 'Shard i/n of the members this run took; in a merged publication (reconcile merge), the shards merged, e.g. 0/4,1/4,2/4,3/4.';
 COMMENT ON COLUMN runs.window_start IS 'Start of the window read: business date minus lookback days, 00:00 UTC.';
 COMMENT ON COLUMN runs.window_end IS 'End of the window (exclusive): the day after the business date, 00:00 UTC.';
 COMMENT ON COLUMN runs.started_at IS 'When the last attempt started (UTC).';
@@ -200,7 +200,7 @@ COMMENT ON COLUMN runs.retries IS 'Requests that were retries.';
 COMMENT ON COLUMN runs.findings IS 'Findings reported (new and open; resolved not counted).';
 COMMENT ON COLUMN runs.error IS 'Why the run failed, or its first problem.';
 COMMENT ON COLUMN runs.version IS 'reconcile version that ran.';
-COMMENT ON COLUMN runs.previous_run IS 'Run the findings were compared with for new/open/resolved: the latest earlier run of the same shard that finished ok or partial.';
+COMMENT ON COLUMN runs.previous_run IS 'Run the findings were compared with for new/open/resolved: the latest earlier run of the same shard that finished ok or partial (in a merged publication, the latest any shard compared with).';
 
 COMMENT ON TABLE run_members IS 'Per run, each member''s outcome: status, error, rows pulled, requests.';
 COMMENT ON COLUMN run_members.run_id IS 'Run (runs.run_id).';

@@ -251,6 +251,10 @@ UPDATE runs SET status = 'partial',
     error = concat_ws('; ', $3::VARCHAR, error)
 WHERE run_id = $1
 
+-- name: MemberCounts
+-- The run's members by status (ok, failed). $1 = run ID.
+SELECT status, count(*) FROM run_members WHERE run_id = $1 GROUP BY status
+
 -- name: MergedRun
 -- The merged run of the date, for the publish step. $1 = run ID.
 SELECT status, started_at, finished_at, window_start, window_end FROM runs WHERE run_id = $1
