@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"sync"
 )
@@ -236,10 +235,3 @@ func sortedStrings[V any](m map[string]V) []string {
 
 // scratch recycles the buffers list answers are encoded into.
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 128<<10); return &b }}
-
-// writeRaw writes an already encoded JSON answer.
-func (s *Server) writeRaw(w http.ResponseWriter, code int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(body)
-}

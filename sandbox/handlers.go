@@ -45,39 +45,59 @@ func money(c int64) string {
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// intParam reads an integer query parameter with a default and a range; a
-// value out of range or not a number is a VALIDATION_ERROR detail.
-func intParam(q url.Values, name string, def, lo, hi int) (int, *errorDetail) {
-	v := q.Get(name)
+// intParam is an integer query parameter: its default and its range.
+type intParam struct {
+	name        string
+	def, lo, hi int
+}
+
+var offsetParam = intParam{"offset", 0, 0, 1<<31 - 1}
+
+// read reads p from q; a value out of range or not a number is a
+// VALIDATION_ERROR detail.
+func (p intParam) read(q url.Values) (int, *errorDetail) {
+	v := q.Get(p.name)
 	if v == "" {
-		return def, nil
+		return p.def, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, &errorDetail{Field: name, Reason: fmt.Sprintf("must be an integer between %d and %d", lo, hi)}
+	if err != nil || n < p.lo || n > p.hi {
+		return 0, &errorDetail{Field: p.name, Reason: fmt.Sprintf("must be an integer between %d and %d", p.lo, p.hi)}
 	}
 	return n, nil
 }
 
-// pageParams reads offset and limit of a list; the error is already
-// answered. filters names the other query parameters the list takes:
-// anything else, or a parameter given twice, is a VALIDATION_ERROR, since a
-// filter the list ignored would answer more than was asked for.
-func (s *Server) pageParams(w http.ResponseWriter, r *http.Request, defLimit, maxLimit int, filters ...string) (offset, limit int, ok bool) {
-	q := r.URL.Query()
-	details := unknownParams(q, append([]string{"offset", "limit"}, filters...))
-	offset, d1 := intParam(q, "offset", 0, 0, 1<<31-1)
-	limit, d2 := intParam(q, "limit", defLimit, 1, maxLimit)
-	for _, d := range []*errorDetail{d1, d2} {
-		if d != nil {
+// queryInts reads the integer query parameters of a list. others names
+// the other parameters it takes: anything else, or a parameter given
+// twice, is a VALIDATION_ERROR, since a filter the list ignored would
+// answer more than was asked for.
+func (x *exchange) queryInts(others []string, params ...intParam) ([]int, *answer) {
+	q := x.r.URL.Query()
+	known := make([]string, 0, len(params)+len(others))
+	for _, p := range params {
+		known = append(known, p.name)
+	}
+	details := unknownParams(q, append(known, others...))
+	values := make([]int, len(params))
+	for i, p := range params {
+		var d *errorDetail
+		if values[i], d = p.read(q); d != nil {
 			details = append(details, *d)
 		}
 	}
 	if len(details) > 0 {
-		s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "invalid query parameters", details...)
-		return 0, 0, false
+		return nil, refusal(x.validationError("invalid query parameters", details...))
 	}
-	return offset, limit, true
+	return values, nil
+}
+
+// page reads the offset and limit of a list that takes filters.
+func (x *exchange) page(defLimit, maxLimit int, filters ...string) (offset, limit int, refused *answer) {
+	v, refused := x.queryInts(filters, offsetParam, intParam{"limit", defLimit, 1, maxLimit})
+	if refused != nil {
+		return 0, 0, refused
+	}
+	return v[0], v[1], nil
 }
 
 // unknownParams lists, sorted, the query parameters of q that are not in

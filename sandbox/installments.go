@@ -111,7 +111,7 @@ func pct(bp int64) string { return fmt.Sprintf("%d.%02d", bp/100, bp%100) }
 
 // installmentCard reads the card of an installments request: a full card
 // number, or one stored-token identifier.
-func (s *Server) installmentCard(c *checks, d doc, m *member) (card, bool) {
+func installmentCard(c *checks, d doc, m *member) (card, bool) {
 	if num := d.str("paymentInformation.card.number"); num != "" {
 		if !luhnValid(num) || len(num) < 13 || len(num) > 19 {
 			c.invalid("paymentInformation.card.number", "")
@@ -147,23 +147,15 @@ func maxLen(c *checks, d doc, path string, n int) {
 }
 
 // getInstallmentPlans answers POST /fin/v1/plans/.
-func (s *Server) getInstallmentPlans(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) getInstallmentPlans(x *exchange, d doc) answer {
+	m := x.member
 	var c checks
 	checkProvider(&c, d)
-	cd, _ := s.installmentCard(&c, d, m)
+	cd, _ := installmentCard(&c, d, m)
 	amount, _ := c.amountField(d, "orderInformation.amountDetails.totalAmount", true)
 	currency := c.currencyField(d, "orderInformation.amountDetails.currency", true)
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	now := s.Clock()
 	plans := []map[string]any{}
@@ -172,7 +164,7 @@ func (s *Server) getInstallmentPlans(w http.ResponseWriter, r *http.Request) {
 			plans = append(plans, p.details(amount, currency))
 		}
 	}
-	s.writeJSON(w, http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
+	return reply(http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
 		"processorInformation":   map[string]any{"responseCode": "00"},
 		"installmentInformation": map[string]any{"planDetails": plans}})
 }
@@ -236,16 +228,8 @@ func paymentIdentifier(c *checks, d doc, auth *transaction) {
 // selectPlan answers POST /fin/v1/plan-acceptance/: links an authorization,
 // found by its approval code or network transaction id, to a plan on
 // offer.
-func (s *Server) selectPlan(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) selectPlan(x *exchange, d doc) answer {
+	m := x.member
 	now := s.Clock()
 	var c checks
 	checkProvider(&c, d)
@@ -296,8 +280,8 @@ func (s *Server) selectPlan(w http.ResponseWriter, r *http.Request) {
 			c.invalid("installmentInformation.planId", "INVALID_DATA: a plan is already selected for this authorization")
 		}
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	st := m.state(s.gen)
 	a := &acceptance{id: "SBXIA" + m.nextID(now), planID: plan.id, tcVersion: plan.tcVersion, auth: auth, byCode: code != "", byNTI: nti != ""}
@@ -305,7 +289,7 @@ func (s *Server) selectPlan(w http.ResponseWriter, r *http.Request) {
 	if auth.api != nil {
 		auth.api.accept = a
 	}
-	s.writeJSON(w, http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
+	return reply(http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
 		"processorInformation":   map[string]any{"responseCode": "00"},
 		"installmentInformation": map[string]any{"id": a.id, "planId": a.planID},
 		"paymentInformation":     map[string]any{"paymentAccountReference": map[string]any{"id": par(auth.card)}}})
@@ -316,16 +300,8 @@ func (s *Server) selectPlan(w http.ResponseWriter, r *http.Request) {
 // code the same, with the authorization's time. A refundAmount makes it a
 // partial refund (below the order total; all of them together at most the
 // captured amount); without one the plan is cancelled.
-func (s *Server) cancelPlan(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) cancelPlan(x *exchange, d doc) answer {
+	m := x.member
 	now := s.Clock()
 	var c checks
 	checkProvider(&c, d)
@@ -394,15 +370,15 @@ func (s *Server) cancelPlan(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	if partial {
 		a.refunded += refund
 	} else {
 		a.cancelled = true
 	}
-	s.writeJSON(w, http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
+	return reply(http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
 		"processorInformation":   map[string]any{"responseCode": "00"},
 		"paymentInformation":     map[string]any{"paymentAccountReference": map[string]any{"id": par(a.auth.card)}},
 		"installmentInformation": map[string]any{"id": a.id, "planId": a.planID}})
