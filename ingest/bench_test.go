@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 
@@ -43,22 +43,12 @@ type benchRun struct {
 // "sandbox", the run imports the sandbox's journals.
 func runAgainstSandbox(b testing.TB, cfg sandbox.Config, opts Options, limit rate.Limit) benchRun {
 	b.Helper()
-	srv, err := sandbox.New(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	b.Cleanup(hs.Close)
-	secret, _ := platform.NewSecret(sandbox.DefaultSecret)
-	c := srv.Config()
 	clientOpts := []platform.Option{platform.WithConnections(opts.Concurrency * max(opts.PaymentLists, 1))}
 	if limit > 0 {
 		clientOpts = append(clientOpts, platform.WithRateLimiter(rate.NewLimiter(limit, 1)))
 	}
-	client, err := platform.NewClient(hs.URL, platform.Credentials{KeyID: c.KeyID, Secret: secret, PortfolioID: c.OrganizationID}, clientOpts...)
-	if err != nil {
-		b.Fatal(err)
-	}
+	env := sandboxtest.Start(b, cfg, sandboxtest.WithClientOptions(clientOpts...))
+	srv, client, c := env.Server, env.Client, env.Server.Config()
 	dir := b.TempDir()
 	if opts.JournalGlob == "sandbox" {
 		if _, err := srv.WriteJournals(filepath.Join(dir, "journals")); err != nil {
