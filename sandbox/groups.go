@@ -18,6 +18,37 @@ import (
 // shown, so the sandbox accepts this one only.
 const groupTypeCustom = "CUSTOM"
 
+// group is a group of MIDs. Its fields are guarded by Server.groupMu.
+type group struct {
+	id, name, description, groupType string
+	owner                            string // the organization with administrative control
+	members                          []string
+	created, updated                 time.Time
+}
+
+// buildGroups spreads the members round-robin over the groups; about one
+// member in ten (those whose index ends in 3, so at least one from 4
+// members on) also belongs to the next group.
+func buildGroups(cfg Config) []*group {
+	n := cfg.Scale.Groups
+	gs := make([]*group, n)
+	for g := range gs {
+		created := cfg.BusinessDate.AddDate(0, 0, -(500 + 17*g)).Add(9*time.Hour + time.Duration(g)*time.Minute)
+		gs[g] = &group{id: strconv.Itoa(1001 + g), name: fmt.Sprintf("Region %d", g+1), owner: cfg.OrganizationID,
+			description: fmt.Sprintf("Merchant accounts of region %d", g+1), groupType: groupTypeCustom,
+			created: created, updated: created.AddDate(0, 0, 30)}
+	}
+	for i := 0; i < cfg.Scale.Members; i++ {
+		mid := memberID(i)
+		gs[i%n].members = append(gs[i%n].members, mid)
+		if n > 1 && i%10 == 3 {
+			second := (i%n + 1) % n
+			gs[second].members = append(gs[second].members, mid)
+		}
+	}
+	return gs
+}
+
 type groupItem struct {
 	ID          string          `json:"id"`
 	Name        string          `json:"name"`

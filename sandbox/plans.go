@@ -60,13 +60,6 @@ type billToJSON struct {
 	Email              string `json:"email,omitempty"`
 }
 
-func optMoney(c int64) string {
-	if c == 0 {
-		return ""
-	}
-	return money(c)
-}
-
 func renderPlan(p *plan) planJSON {
 	self := "/rbs/v1/plans/" + p.id
 	links := &linkSet{Self: &link{Href: self, Method: http.MethodGet}}

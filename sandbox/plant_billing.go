@@ -1,13 +1,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"net/http"
-	"sort"
-	"strconv"
 	"time"
 )
 
@@ -305,18 +301,7 @@ func (g *generator) forceBilling(m *member) {
 	}
 }
 
-// ---- The merchant's billing journal ----
-
-// billingJournalName is the file of a member's billing journal, beside
-// its call journal (journalName).
-func billingJournalName(mid string) string { return "journal-billing-" + mid + ".ndjson" }
-
-// billingNoticePath is where the simulated merchants receive the recurring
-// billing service's payment notifications. The journal is the merchant's
-// record of them, in the journal format of DESIGN.md: the platform sends
-// the spec's substitution values (Events), the merchant's endpoint answers
-// 200.
-const billingNoticePath = "/notifications/recurring-billing"
+// ---- What the merchant's billing journal holds (journal.go writes it) ----
 
 // noticeFate is what a merchant's billing journal holds of one payment's
 // notification.
@@ -353,57 +338,4 @@ func (g *generator) noticeFate(m *member, pm *payment) noticeFate {
 		f.flipped = true
 	}
 	return f
-}
-
-// billingJournal renders member m's billing journal: one line per payment
-// notification of the planting range that the merchant recorded, in time
-// order.
-func (s *Server) billingJournal(m *member) ([]byte, error) {
-	type entry struct {
-		at   time.Time
-		id   string
-		line journalLine
-	}
-	var entries []entry
-	for _, sub := range m.subs {
-		for _, pm := range sub.payments {
-			f := s.gen.noticeFate(m, pm)
-			if !f.journaled {
-				continue
-			}
-			event := noticeSuccess
-			if (pm.status == payPaid) == f.flipped {
-				event = noticeFailure
-			}
-			cur := pm.currency
-			if f.currency != "" {
-				cur = f.currency
-			}
-			req := map[string]any{"event": event, "paymentDate": ts(pm.date), "subscriptionId": sub.id,
-				"subscriptionName": sub.name, "billingAmount": money(pm.amount + f.amountDelta), "currency": cur,
-				"merchantName": "Sandbox Merchant " + strconv.Itoa(m.index+1), "transactionId": pm.txnID}
-			if pm.setupFee != 0 {
-				req["setupFee"] = money(pm.setupFee)
-			}
-			entries = append(entries, entry{pm.date, pm.id, journalLine{Time: ts(pm.date), MerchantID: m.id,
-				Method: http.MethodPost, Path: billingNoticePath, Request: req, Status: http.StatusOK,
-				Response: map[string]any{"received": true}}})
-		}
-	}
-	sort.Slice(entries, func(i, j int) bool {
-		if !entries[i].at.Equal(entries[j].at) {
-			return entries[i].at.Before(entries[j].at)
-		}
-		return entries[i].id < entries[j].id
-	})
-	var buf bytes.Buffer
-	for _, e := range entries {
-		b, err := marshal(e.line)
-		if err != nil {
-			return nil, fmt.Errorf("billing journal of %s: %w", m.id, err)
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
-	}
-	return buf.Bytes(), nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,14 +34,6 @@ type Server struct {
 	faultRNG *rand.Rand
 }
 
-// group is a group of MIDs. Its fields are guarded by Server.groupMu.
-type group struct {
-	id, name, description, groupType string
-	owner                            string // the organization with administrative control
-	members                          []string
-	created, updated                 time.Time
-}
-
 // New builds a sandbox. Members are generated lazily on first use (and kept
 // in a bounded cache), so New is cheap at every scale.
 func New(cfg Config) (*Server, error) {
@@ -61,29 +52,6 @@ func New(cfg Config) (*Server, error) {
 	s.nextGroupID = 1001 + len(s.groups)
 	s.mux = s.routes()
 	return s, nil
-}
-
-// buildGroups spreads the members round-robin over the groups; about one
-// member in ten (those whose index ends in 3, so at least one from 4
-// members on) also belongs to the next group.
-func buildGroups(cfg Config) []*group {
-	n := cfg.Scale.Groups
-	gs := make([]*group, n)
-	for g := range gs {
-		created := cfg.BusinessDate.AddDate(0, 0, -(500 + 17*g)).Add(9*time.Hour + time.Duration(g)*time.Minute)
-		gs[g] = &group{id: strconv.Itoa(1001 + g), name: fmt.Sprintf("Region %d", g+1), owner: cfg.OrganizationID,
-			description: fmt.Sprintf("Merchant accounts of region %d", g+1), groupType: groupTypeCustom,
-			created: created, updated: created.AddDate(0, 0, 30)}
-	}
-	for i := 0; i < cfg.Scale.Members; i++ {
-		mid := memberID(i)
-		gs[i%n].members = append(gs[i%n].members, mid)
-		if n > 1 && i%10 == 3 {
-			second := (i%n + 1) % n
-			gs[second].members = append(gs[second].members, mid)
-		}
-	}
-	return gs
 }
 
 // Handler serves the platform's endpoints.
@@ -242,6 +210,3 @@ func correlationID() string {
 	a, b := rand.Uint64(), rand.Uint64()
 	return fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", a>>32, (a>>16)&0xffff, a&0xfff, (b>>48)&0x3fff|0x8000, b&0xffffffffffff)
 }
-
-// workers bounds the goroutines that stream over members.
-func workers() int { return max(1, min(runtime.GOMAXPROCS(0), 8)) }

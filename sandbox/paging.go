@@ -1,6 +1,7 @@
 package sandbox
 
-// Helpers the handlers share: links, amounts, times and paging.
+// The paging of lists: offset and limit (and the other query parameters a
+// list takes), and the self and next links of a page.
 
 import (
 	"fmt"
@@ -10,40 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
-
-type link struct {
-	Href   string `json:"href"`
-	Method string `json:"method,omitempty"`
-}
-
-// linkSet is the _links object of a plan or a subscription: a struct, not
-// a map, because encoding a map per item was a large share of serving a
-// page of 100. Fields are in alphabetical order, the order a map encodes
-// in, so the bytes are the same.
-type linkSet struct {
-	Activate   *link `json:"activate,omitempty"`
-	Cancel     *link `json:"cancel,omitempty"`
-	Deactivate *link `json:"deactivate,omitempty"`
-	Self       *link `json:"self,omitempty"`
-	Suspend    *link `json:"suspend,omitempty"`
-	Update     *link `json:"update,omitempty"`
-}
-
-// money writes minor units as a decimal amount with two decimals.
-func money(c int64) string {
-	var buf [24]byte
-	b := buf[:0]
-	if c < 0 {
-		b, c = append(b, '-'), -c
-	}
-	b = strconv.AppendInt(b, c/100, 10)
-	b = append(b, '.', byte('0'+c%100/10), byte('0'+c%10))
-	return string(b)
-}
-
-func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // intParam is an integer query parameter: its default and its range.
 type intParam struct {
