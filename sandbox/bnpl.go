@@ -132,8 +132,9 @@ func (s *Server) createSession(x *exchange, d doc) answer {
 		return x.rejected(&c)
 	}
 	now := s.Clock()
+	id, reconID := m.recordIDs(s.gen, now)
 	st := m.state(s.gen)
-	ss := &bnplSession{id: m.nextID(now), reconID: alnum(st.rng, 12), code: d.str("clientReferenceInformation.code"),
+	ss := &bnplSession{id: id, reconID: reconID, code: d.str("clientReferenceInformation.code"),
 		method: d.str("paymentInformation.paymentType.method.name"), country: country, state: sessionPending,
 		amount: amount, currency: currency, created: now}
 	for {
@@ -200,7 +201,8 @@ func (s *Server) bnplAuth(x *exchange, d doc) answer {
 			c.invalid("orderInformation.amountDetails.totalAmount", "INVALID_DATA: more than the session's amount, or another currency")
 		}
 	}
-	t := &transaction{id: m.nextID(now), reconciliationID: alnum(st.rng, 12), time: now, kind: kindAuth, amount: amount,
+	id, reconID := m.recordIDs(s.gen, now)
+	t := &transaction{id: id, reconciliationID: reconID, time: now, kind: kindAuth, amount: amount,
 		currency: currency, code: d.str("clientReferenceInformation.code"), networkTxnID: alnum(st.rng, 16)}
 	t.rootID = t.id
 	a := &apiTxn{bnpl: ss, commerce: "internet"}
@@ -326,17 +328,16 @@ func (s *Server) bnplCapture(x *exchange, d doc, auth *transaction) answer {
 		return x.rejected(&c)
 	}
 	now := s.Clock()
-	st := m.state(s.gen)
-	id := m.nextID(now)
+	id, reconID := m.recordIDs(s.gen, now)
 	self := "/pts/v2/captures/" + id
 	resp := map[string]any{"_links": map[string]link{"self": {Href: self, Method: http.MethodGet},
 		"refund": {Href: self + "/refunds", Method: http.MethodPost}},
-		"id": id, "status": "SETTLED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+		"id": id, "status": "SETTLED", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 		"clientReferenceInformation": map[string]any{"code": auth.code},
 		"orderInformation":           map[string]any{"amountDetails": map[string]any{"totalAmount": money(amount), "currency": auth.currency}},
 		"processorInformation":       map[string]any{"transactionId": auth.networkTxnID, "responseCode": "00"}}
 	auth.api.captured += amount
-	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: resp["reconciliationId"].(string), time: now,
+	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: reconID, time: now,
 		kind: kindCapture, amount: amount, currency: auth.currency, code: auth.code,
 		api: &apiTxn{status: "SETTLED", app: okApp("ics_ap_capture"), commerce: "internet", bnpl: auth.api.bnpl, response: resp}})
 	return reply(http.StatusCreated, resp)
@@ -359,15 +360,14 @@ func (s *Server) bnplRefund(x *exchange, d doc, capture *transaction, refunded i
 		return x.rejected(&c)
 	}
 	now := s.Clock()
-	st := m.state(s.gen)
-	id := m.nextID(now)
+	id, reconID := m.recordIDs(s.gen, now)
 	code := followCode(d, capture)
 	resp := map[string]any{"_links": map[string]link{"self": {Href: "/pts/v2/refunds/" + id, Method: http.MethodGet}},
-		"id": id, "status": "PENDING", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+		"id": id, "status": "PENDING", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 		"clientReferenceInformation": map[string]any{"code": code},
 		"refundAmountDetails":        refundAmounts(amount, capture.currency),
 		"processorInformation":       map[string]any{"transactionId": capture.networkTxnID, "responseCode": "00"}}
-	appendTxn(m, &transaction{id: id, rootID: capture.id, reconciliationID: resp["reconciliationId"].(string), time: now,
+	appendTxn(m, &transaction{id: id, rootID: capture.id, reconciliationID: reconID, time: now,
 		kind: kindRefund, amount: amount, currency: capture.currency, code: code,
 		api: &apiTxn{status: "PENDING", app: okApp("ics_ap_refund"), commerce: "internet", bnpl: capture.api.bnpl, response: resp}})
 	return reply(http.StatusCreated, resp)

@@ -115,11 +115,10 @@ func (s *Server) reverse(x *exchange, d doc, auth *transaction) answer {
 		return x.rejected(&c)
 	}
 	now := s.Clock()
-	st := m.state(s.gen)
-	id := m.nextID(now)
+	id, reconID := m.recordIDs(s.gen, now)
 	code := followCode(d, auth)
 	resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/reversals/" + id, Method: http.MethodGet}},
-		"id": id, "status": "REVERSED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+		"id": id, "status": "REVERSED", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 		"clientReferenceInformation": map[string]any{"code": code},
 		"reversalAmountDetails":      map[string]any{"reversedAmount": money(auth.amount), "currency": auth.currency},
 		"processorInformation":       map[string]any{"responseCode": "00"}}
@@ -131,7 +130,7 @@ func (s *Server) reverse(x *exchange, d doc, auth *transaction) answer {
 			auth.api.accept.needsCancel = true
 		}
 	}
-	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: resp["reconciliationId"].(string), time: now,
+	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: reconID, time: now,
 		kind: kindReversal, amount: auth.amount, currency: auth.currency, card: auth.card, code: code, api: a})
 	return reply(http.StatusCreated, resp)
 }
@@ -171,11 +170,10 @@ func (s *Server) void(kinds ...txnKind) func(*exchange, doc, *transaction) answe
 		if !c.ok() {
 			return x.rejected(&c)
 		}
-		st := m.state(s.gen)
-		id := m.nextID(now)
+		id, reconID := m.recordIDs(s.gen, now)
 		code := followCode(d, t)
 		resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/voids/" + id, Method: http.MethodGet}},
-			"id": id, "status": "VOIDED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+			"id": id, "status": "VOIDED", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 			"clientReferenceInformation": map[string]any{"code": code},
 			"voidAmountDetails":          map[string]any{"voidAmount": money(t.amount), "currency": t.currency}}
 		t.voided = true
@@ -185,7 +183,7 @@ func (s *Server) void(kinds ...txnKind) func(*exchange, doc, *transaction) answe
 				t.api.accept.needsCancel = true
 			}
 		}
-		appendTxn(m, &transaction{id: id, rootID: t.rootID, reconciliationID: resp["reconciliationId"].(string), time: now,
+		appendTxn(m, &transaction{id: id, rootID: t.rootID, reconciliationID: reconID, time: now,
 			kind: kindVoid, amount: t.amount, currency: t.currency, card: t.card, code: code,
 			api: &apiTxn{status: "VOIDED", app: okApp("ics_void"), commerce: "internet", response: resp}})
 		return reply(http.StatusCreated, resp)

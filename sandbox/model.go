@@ -135,6 +135,13 @@ type payment struct {
 // expected is billingAmount + setupFee + surchargeAmount in minor units.
 func (p *payment) expected() int64 { return p.amount + p.setupFee + p.surcharge }
 
+// again is another payment of pm's cycle, at t: a retry, or the cycle
+// billed a second time.
+func (pm *payment) again(status, ptype string, at time.Time) *payment {
+	return &payment{status: status, ptype: ptype, date: at, cycle: pm.cycle, periodStart: pm.periodStart, periodEnd: pm.periodEnd,
+		amount: pm.amount, setupFee: pm.setupFee, surcharge: pm.surcharge, currency: pm.currency}
+}
+
 // processed reports whether the payment's time has come: it was paid,
 // declined, or skipped (a SCHEDULED_SKIPPED cycle whose date passed).
 func (p *payment) processed() bool {

@@ -508,12 +508,12 @@ func par(c *card) string {
 
 // newAPICall makes the call record of a payment made now, with fresh ids.
 func (s *Server) newAPICall(m *member, kind callKind, now time.Time, pr *payReq) *call {
-	st := m.state(s.gen)
 	cd := pr.card
 	c := &call{kind: kind, time: now, code: pr.code, amount: pr.amount, currency: pr.currency, card: &cd,
 		level3: pr.level3, bill: pr.bill, commercial: cd.entry().commercial()}
-	c.respID = m.nextID(now)
-	c.reconcileID, c.networkID, c.approval = alnum(st.rng, 12), digits(st.rng, 20), digits(st.rng, 6)
+	c.respID, c.reconcileID = m.recordIDs(s.gen, now)
+	st := m.state(s.gen)
+	c.networkID, c.approval = digits(st.rng, 20), digits(st.rng, 6)
 	if kind != callAuth {
 		c.l3Status = level3Status(m, pr.level3)
 	}

@@ -166,15 +166,8 @@ func (g *generator) removePaidCycle(s *subscription, pick int) bool {
 
 // duplicatePayment bills pm's cycle a second time, after d.
 func duplicatePayment(s *subscription, pm *payment, d time.Duration) *payment {
-	dup := &payment{status: payPaid, ptype: payStandard, date: pm.date.Add(d), cycle: pm.cycle,
-		periodStart: pm.periodStart, periodEnd: pm.periodEnd,
-		amount: pm.amount, setupFee: pm.setupFee, surcharge: pm.surcharge, currency: pm.currency}
-	for i, q := range s.payments {
-		if q == pm {
-			s.payments = append(s.payments[:i+1:i+1], append([]*payment{dup}, s.payments[i+1:]...)...)
-			break
-		}
-	}
+	dup := pm.again(payPaid, payStandard, pm.date.Add(d))
+	s.insertAfter(pm, dup)
 	return dup
 }
 
@@ -204,15 +197,7 @@ func (g *generator) breachRetries(s *subscription, extra bool) {
 	shift := map[byte]time.Duration{'D': -30 * time.Minute, 'M': -24 * time.Hour, 'Y': -7 * 24 * time.Hour}[s.terms.unit]
 	switch {
 	case canExtra && (extra || shift == 0):
-		rt := &payment{status: payFailed, ptype: payRetry, date: last.date.Add(every), cycle: base.cycle,
-			periodStart: base.periodStart, periodEnd: base.periodEnd,
-			amount: base.amount, setupFee: base.setupFee, surcharge: base.surcharge, currency: base.currency}
-		for i, q := range s.payments {
-			if q == last {
-				s.payments = append(s.payments[:i+1:i+1], append([]*payment{rt}, s.payments[i+1:]...)...)
-				break
-			}
-		}
+		s.insertAfter(last, base.again(payFailed, payRetry, last.date.Add(every)))
 	case shift != 0:
 		rt := retries[len(retries)/2]
 		rt.date = rt.date.Add(shift)
