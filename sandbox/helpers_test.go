@@ -92,9 +92,16 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *tclient) {
 		sg: signer{keyID: c.KeyID, secret: c.Secret, lineMID: c.OrganizationID}}
 }
 
+// rawBody is a request body sent as it is, well-formed or not.
+type rawBody string
+
 func (c *tclient) do(method, path, mid string, body any) (*http.Response, []byte, error) {
 	var raw []byte
-	if body != nil {
+	switch b := body.(type) {
+	case nil:
+	case rawBody:
+		raw = []byte(b)
+	default:
 		var err error
 		if raw, err = json.Marshal(body); err != nil {
 			return nil, nil, err
