@@ -195,12 +195,16 @@ type tSearch struct {
 	} `json:"_embedded"`
 }
 
-func (c *tclient) subscriptions(mid string) []tSub {
-	var all []tSub
+func (c *tclient) subscriptions(mid string) []tSub { return allSubscriptions[tSub](c, mid) }
+
+// allSubscriptions pages through a member's subscriptions, decoding each
+// into T.
+func allSubscriptions[T any](c *tclient, mid string) []T {
+	var all []T
 	for off := 0; ; {
 		var page struct {
 			TotalCount    int
-			Subscriptions []tSub
+			Subscriptions []T
 		}
 		c.call("GET", fmt.Sprintf("/rbs/v1/subscriptions?offset=%d&limit=100", off), mid, nil, 200, &page)
 		all = append(all, page.Subscriptions...)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -101,7 +102,7 @@ func (s *Server) listPayments(x *exchange, _ noBody) answer {
 		b = strconv.AppendInt(b, int64(cy), 10)
 	}
 	b = append(b, `],"cyclesCompletedCount":{`...)
-	for i, k := range sortedStrings(completed) {
+	for i, k := range slices.Sorted(maps.Keys(completed)) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -111,17 +112,10 @@ func (s *Server) listPayments(x *exchange, _ noBody) answer {
 	}
 	b = append(b, `},"submitTimeUtc":`...)
 	b = appendJSONString(b, s.now())
-	b = append(b, `,"subscriptionPayment":[`...)
-	for i, pm := range window(listed, offset, limit) {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	b = appendPageEnd(b, "subscriptionPayment", window(listed, offset, limit), len(listed), func(b []byte, pm *payment) []byte {
 		pj := renderPayment(pm, now)
-		b = pj.appendJSON(b)
-	}
-	b = append(b, `],"totalCount":`...)
-	b = strconv.AppendInt(b, int64(len(listed)), 10)
-	b = append(b, '}')
+		return pj.appendJSON(b)
+	})
 	return x.encoded(http.StatusOK, b)
 }
 
@@ -191,7 +185,7 @@ func (s *Server) skipPayments(x *exchange, d doc) answer {
 			changed[cy] = true
 		}
 	}
-	for _, cy := range sortedKeys(changed) {
+	for _, cy := range slices.Sorted(maps.Keys(changed)) {
 		if !changed[cy] {
 			continue
 		}
@@ -222,13 +216,4 @@ func (s *Server) skipPayments(x *exchange, d doc) answer {
 		"_links":        map[string]link{"self": {Href: path, Method: http.MethodGet}, "update": {Href: path, Method: http.MethodPut}},
 		"submitTimeUtc": s.clockNow(), "status": "COMPLETED", "billingCyclesToSkip": append([]int{}, want...),
 	})
-}
-
-func sortedKeys[V any](m map[int]V) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -132,17 +132,10 @@ func (s *Server) listSubscriptions(x *exchange, _ noBody) answer {
 	b := x.buffer()
 	b = append(b, `{"_links":`...)
 	b = appendLinksMap(b, pageLinks("/rbs/v1/subscriptions", filters, offset, limit, len(subs), true))
-	b = append(b, `,"subscriptions":[`...)
-	for i, sub := range window(subs, offset, limit) {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	b = appendPageEnd(b, "subscriptions", window(subs, offset, limit), len(subs), func(b []byte, sub *subscription) []byte {
 		sj := renderSubscription(sub, false)
-		b = sj.appendJSON(b)
-	}
-	b = append(b, `],"totalCount":`...)
-	b = strconv.AppendInt(b, int64(len(subs)), 10)
-	b = append(b, '}')
+		return sj.appendJSON(b)
+	})
 	return x.encoded(http.StatusOK, b)
 }
 

@@ -26,10 +26,11 @@ const (
 
 // Kinds lists every finding kind of the ground truth.
 func Kinds() []string {
-	return append([]string{KindLevel3NotTransmitted, KindCommercialCardWithoutLevel3, KindSkippedCycle,
+	kinds := []string{KindLevel3NotTransmitted, KindCommercialCardWithoutLevel3, KindSkippedCycle,
 		KindSubscriptionDelinquent, KindSubscriptionSuspended, KindPaidWithoutTransaction,
-		KindAmountMismatch, KindBinUnresolved, KindMissedCycle, KindDoubleCharge, KindPlanAmountMismatch,
-		KindRetryScheduleBreach, KindRetriesExhausted, KindIntervalExceeds12Months}, areaKinds()...)
+		KindAmountMismatch, KindBinUnresolved}
+	kinds = append(kinds, billingKinds()...)
+	return append(kinds, areaKinds()...)
 }
 
 // GroundTruth is what a correct reconciliation of the generated data over
