@@ -91,6 +91,8 @@ func handle[Req any](s *Server, a access, h func(x *exchange, req Req) answer) h
 	}
 }
 
+// serveExchange takes handle's steps in order; the first refusal is the
+// answer.
 func serveExchange[Req any](x *exchange, a access, h func(*exchange, Req) answer) answer {
 	if refused := x.permit(a); refused != nil {
 		return *refused
