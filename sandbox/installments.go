@@ -119,12 +119,15 @@ func installmentCard(c *checks, d doc, m *member) (card, bool) {
 		}
 		return cardFromPAN(num, "", 12, 2030), true
 	}
-	for f, k := range map[string]byte{"customer": tokenCustomer, "instrumentIdentifier": tokenInstrument, "paymentInstrument": tokenPaymentInstrument} {
-		if id := d.str("paymentInformation." + f + ".id"); id != "" {
-			if cd, ok := m.cardOfToken(k, id); ok {
+	for _, tok := range []struct {
+		field string
+		kind  byte
+	}{{"customer", tokenCustomer}, {"instrumentIdentifier", tokenInstrument}, {"paymentInstrument", tokenPaymentInstrument}} {
+		if id := d.str("paymentInformation." + tok.field + ".id"); id != "" {
+			if cd, ok := m.cardOfToken(tok.kind, id); ok {
 				return cd, true
 			}
-			c.invalid("paymentInformation."+f+".id", "INVALID_DATA: unknown token")
+			c.invalid("paymentInformation."+tok.field+".id", "INVALID_DATA: unknown token")
 			return card{}, false
 		}
 	}
@@ -139,10 +142,19 @@ func checkProvider(c *checks, d doc) {
 	}
 }
 
-// maxLen checks the spec's installment field lengths.
-func maxLen(c *checks, d doc, path string, n int) {
-	if len(d.str(path)) > n {
-		c.invalid(path, fmt.Sprintf("INVALID_DATA: longer than %d", n))
+// fieldLen is the spec's longest value of an installment field.
+type fieldLen struct {
+	path string
+	max  int
+}
+
+// maxLens checks field lengths, in the order given (so that the details
+// of an answer come in the same order every time).
+func maxLens(c *checks, d doc, limits ...fieldLen) {
+	for _, l := range limits {
+		if len(d.str(l.path)) > l.max {
+			c.invalid(l.path, fmt.Sprintf("INVALID_DATA: longer than %d", l.max))
+		}
 	}
 }
 
@@ -210,7 +222,7 @@ func paymentIdentifier(c *checks, d doc, auth *transaction) {
 	case parID != "" && len(tokens) > 0, len(tokens) > 1:
 		c.invalid("paymentInformation", "INVALID_DATA: either the payment account reference or exactly one token identifier")
 	case parID != "":
-		maxLen(c, d, "paymentInformation.paymentAccountReference.id", 29)
+		maxLens(c, d, fieldLen{"paymentInformation.paymentAccountReference.id", 29})
 		if auth != nil && auth.card != nil && parID != par(auth.card) {
 			c.invalid("paymentInformation.paymentAccountReference.id", "INVALID_DATA: not the authorization's card")
 		}
@@ -234,10 +246,9 @@ func (s *Server) selectPlan(x *exchange, d doc) answer {
 	var c checks
 	checkProvider(&c, d)
 	c.require(d, "installmentInformation.planId")
-	for p, n := range map[string]int{authOpts + "authorizationCode": 6, authOpts + "networkTransactionId": 20,
-		"installmentInformation.planId": 50, "installmentInformation.tcVersion": 36, "installmentInformation.identifier": 10} {
-		maxLen(&c, d, p, n)
-	}
+	maxLens(&c, d, fieldLen{authOpts + "authorizationCode", 6}, fieldLen{authOpts + "networkTransactionId", 20},
+		fieldLen{"installmentInformation.planId", 50}, fieldLen{"installmentInformation.tcVersion", 36},
+		fieldLen{"installmentInformation.identifier", 10})
 	code, nti := d.str(authOpts+"authorizationCode"), d.str(authOpts+"networkTransactionId")
 	if code == "" && nti == "" {
 		c.require(d, authOpts+"networkTransactionId")
@@ -305,9 +316,8 @@ func (s *Server) cancelPlan(x *exchange, d doc) answer {
 	now := s.Clock()
 	var c checks
 	checkProvider(&c, d)
-	for p, n := range map[string]int{authOpts + "authorizationCode": 6, authOpts + "networkTransactionId": 20, authOpts + "authorizationDateTime": 20} {
-		maxLen(&c, d, p, n)
-	}
+	maxLens(&c, d, fieldLen{authOpts + "authorizationCode", 6}, fieldLen{authOpts + "networkTransactionId", 20},
+		fieldLen{authOpts + "authorizationDateTime", 20})
 	total, _ := c.amountField(d, "orderInformation.amountDetails.totalAmount", true)
 	currency := c.currencyField(d, "orderInformation.amountDetails.currency", true)
 	code, nti := d.str(authOpts+"authorizationCode"), d.str(authOpts+"networkTransactionId")
@@ -351,7 +361,7 @@ func (s *Server) cancelPlan(x *exchange, d doc) answer {
 	}
 	refund, partial := int64(0), d.has("processingInformation.refundOptions.refundAmount")
 	if partial {
-		maxLen(&c, d, "processingInformation.refundOptions.refundAmount", 19)
+		maxLens(&c, d, fieldLen{"processingInformation.refundOptions.refundAmount", 19})
 		v, ok := c.amountField(d, "processingInformation.refundOptions.refundAmount", true)
 		refund = v
 		if ok && a != nil {
