@@ -92,9 +92,16 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *tclient) {
 		sg: signer{keyID: c.KeyID, secret: c.Secret, lineMID: c.OrganizationID}}
 }
 
+// rawBody is a request body sent as it is, well-formed or not.
+type rawBody string
+
 func (c *tclient) do(method, path, mid string, body any) (*http.Response, []byte, error) {
 	var raw []byte
-	if body != nil {
+	switch b := body.(type) {
+	case nil:
+	case rawBody:
+		raw = []byte(b)
+	default:
 		var err error
 		if raw, err = json.Marshal(body); err != nil {
 			return nil, nil, err
@@ -188,12 +195,16 @@ type tSearch struct {
 	} `json:"_embedded"`
 }
 
-func (c *tclient) subscriptions(mid string) []tSub {
-	var all []tSub
+func (c *tclient) subscriptions(mid string) []tSub { return allSubscriptions[tSub](c, mid) }
+
+// allSubscriptions pages through a member's subscriptions, decoding each
+// into T.
+func allSubscriptions[T any](c *tclient, mid string) []T {
+	var all []T
 	for off := 0; ; {
 		var page struct {
 			TotalCount    int
-			Subscriptions []tSub
+			Subscriptions []T
 		}
 		c.call("GET", fmt.Sprintf("/rbs/v1/subscriptions?offset=%d&limit=100", off), mid, nil, 200, &page)
 		all = append(all, page.Subscriptions...)

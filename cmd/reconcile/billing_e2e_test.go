@@ -13,7 +13,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/sandbox"
 )
 
@@ -245,15 +244,7 @@ func TestBillingMatchesGroundTruthMedium(t *testing.T) {
 func TestBillingRecoveryDayOverDay(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	ctx := context.Background()
-	secret, err := platform.NewSecret(sandbox.DefaultSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := f.srv.Config()
-	client, err := platform.NewClient(f.url, platform.Credentials{KeyID: cfg.KeyID, Secret: secret, PortfolioID: cfg.OrganizationID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := f.client
 	statuses := func() map[string]string { // merchant/subscription -> status
 		out := map[string]string{}
 		for _, mid := range f.srv.Members() {
