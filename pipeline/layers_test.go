@@ -16,7 +16,7 @@ import (
 var layers = map[string]int{
 	"internal/jsonbody": 0, "internal/testcert": 0, "queries": 0, "platform": 0, "outputs": 0, "cardmask": 0,
 	"sandbox":     0,
-	"level3audit": 1, "store": 1, "cardmask/cardmasktest": 1,
+	"level3audit": 1, "store": 1, "cardmask/cardmasktest": 1, "sandbox/sandboxtest": 1,
 	"groups": 2, "subscriptions": 2, "calls": 2, "store/storetest": 2,
 	"ingest": 3,
 	"checks": 4, "reports": 4,
