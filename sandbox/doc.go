@@ -3,7 +3,7 @@
 // --base-url) and its test bed. A reconciliation run against it is compared,
 // entity by entity, with the ground truth it writes, so the data carries no
 // anomaly that is not planted and recorded, and the ground truth is computed
-// from the data by the definitions of DESIGN.md rather than from the
+// from the data by the definitions of the README's Findings table rather than from the
 // planting decisions. docs/sandbox.md is the user's guide.
 //
 // # What it serves
@@ -83,7 +83,7 @@
 //
 // # Authentication
 //
-// Every request is checked like the platform does (platform-facts.md): the
+// Every request is checked like the platform does (docs/platform.md, Authentication): the
 // HTTP signature with HmacSHA256 over host, date, request-target (the old
 // (request-target) spelling is accepted too), digest (required on
 // POST/PUT/PATCH and checked against the body) and v-c-merchant-id, whose
@@ -146,7 +146,7 @@
 // custom billing frequencies take the retry schedule of their unit; an
 // inactive plan offers only self and activate links; billingCycles.total
 // "0" asks for a bill-indefinitely plan; plans are deleted with DELETE on
-// the plan; commercial credits always carry Level III, because DESIGN.md's
+// the plan; commercial credits always carry Level III, because the README's
 // rule flags captures and sales only; tokens are stateless (enciphered BIN
 // and range), so any merchant's BIN lookup resolves them without a token
 // table; card payments settle in a nightly batch at 00:00 UTC, after which

@@ -17,7 +17,7 @@ import (
 
 var testDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 
-// signer signs requests as platform-facts.md describes, written here from
+// signer signs requests as docs/platform.md (HTTP signature) describes, written here from
 // the facts alone (the module's own client is not imported).
 type signer struct {
 	keyID    string

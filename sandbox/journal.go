@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// The simulated merchants' journals (DESIGN.md's journal format): each
+// The simulated merchants' journals (the journal format of docs/journal.md): each
 // member's log of its own calls to the payments API, and its billing
 // journal of the recurring billing service's notifications. The calls'
 // answers are those the endpoints give (call.response), so a merchant's
@@ -56,7 +56,7 @@ func (s *Server) WriteJournals(dir string) ([]string, error) {
 	return paths, nil
 }
 
-// journalLine is one line of a merchant journal (DESIGN.md).
+// journalLine is one line of a merchant journal (docs/journal.md).
 type journalLine struct {
 	Time       string         `json:"time"`
 	MerchantID string         `json:"merchantId,omitempty"`
@@ -271,7 +271,7 @@ func billingJournalName(mid string) string { return "journal-billing-" + mid + "
 
 // billingNoticePath is where the simulated merchants receive the recurring
 // billing service's payment notifications. The journal is the merchant's
-// record of them, in the journal format of DESIGN.md: the platform sends
+// record of them, in the journal format of docs/journal.md: the platform sends
 // the spec's substitution values (Events), the merchant's endpoint answers
 // 200.
 const billingNoticePath = "/notifications/recurring-billing"
