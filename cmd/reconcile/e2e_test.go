@@ -35,6 +35,7 @@ type fixture struct {
 	srv      *sandbox.Server
 	url      string
 	client   *platform.Client // signed as the portfolio user
+	env      *sandboxtest.Env // Do: the sandbox's write endpoints
 	dir      string
 	journals string
 	truth    *sandbox.GroundTruth
@@ -65,7 +66,7 @@ func newFixture(t *testing.T, cfg sandbox.Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{srv: srv, url: env.URL, client: env.Client, dir: dir, journals: journals, truth: truth}
+	return &fixture{srv: srv, url: env.URL, client: env.Client, env: env, dir: dir, journals: journals, truth: truth}
 }
 
 // runCLI runs the CLI in-process and returns its exit code, stdout and stderr.

@@ -99,9 +99,9 @@ func TestMemberPanicIsRecorded(t *testing.T) {
 // expected.
 func TestNoMembersFailsUnlessAllowed(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
-	cfg, client := f.srv.Config(), f.client
+	cfg := f.srv.Config()
 	var group struct{ GroupID, ID string }
-	err := client.Merchant(cfg.OrganizationID).Do(context.Background(), "POST", "/groups",
+	err := f.env.Do(context.Background(), cfg.OrganizationID, "POST", "/groups",
 		map[string]any{"organizationId": cfg.OrganizationID, "name": "Empty"}, &group)
 	if err != nil {
 		t.Fatal(err)

@@ -12,12 +12,19 @@
 package sandboxtest
 
 import (
+	"bytes"
 	"cmp"
+	"context"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/testsign"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/sandbox"
 )
@@ -33,6 +40,9 @@ type Env struct {
 	// organization), in the auth mode of WithAuth, with no rate limit and
 	// retries that wait milliseconds, not seconds.
 	Client *platform.Client
+
+	http *http.Client
+	sign testsign.HTTPSignature
 }
 
 // fastRetry is the client's retry policy: the platform's rules with
@@ -99,5 +109,49 @@ func Start(tb testing.TB, cfg sandbox.Config, opts ...Option) *Env {
 	if err != nil {
 		tb.Fatalf("sandboxtest: client: %v", err)
 	}
-	return &Env{URL: hs.URL, Server: srv, Client: client}
+	return &Env{URL: hs.URL, Server: srv, Client: client, http: hs.Client(),
+		sign: testsign.HTTPSignature{KeyID: c.KeyID, Secret: c.Secret, SignAs: c.OrganizationID}}
+}
+
+// Do sends one request the product's client does not model (the
+// sandbox's write endpoints: create a subscription, update a card, create
+// a group, ...) as the portfolio user acting for merchant, signed with an
+// HTTP signature by internal/testsign (not by package platform). body is
+// nil or encoded as JSON; out is nil or decoded from the answer. An answer
+// other than 2xx is an error carrying the status and body.
+func (e *Env) Do(ctx context.Context, merchant, method, path string, body, out any) error {
+	var raw []byte
+	if body != nil {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			return fmt.Errorf("%s %s: encode: %w", method, path, err)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, e.URL+path, bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("v-c-merchant-id", merchant)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	e.sign.Sign(req, raw)
+	resp, err := e.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("%s %s: read the answer: %w", method, path, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("%s %s: status %d: %s", method, path, resp.StatusCode, b)
+	}
+	if out != nil && len(b) > 0 {
+		if err := json.Unmarshal(b, out); err != nil {
+			return fmt.Errorf("%s %s: decode: %w", method, path, err)
+		}
+	}
+	return nil
 }
