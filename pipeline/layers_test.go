@@ -20,7 +20,7 @@ var layers = map[string]int{
 	"groups": 2, "subscriptions": 2, "calls": 2, "store/storetest": 2,
 	"ingest": 3,
 	"checks": 4, "reports": 4,
-	"pipeline":      5,
+	"pipeline": 5, "alarms": 5, "notify": 5,
 	"cmd/reconcile": 6, "pipeline/pipelinetest": 6,
 	"bench": 7,
 }
