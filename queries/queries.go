@@ -18,7 +18,7 @@ import (
 )
 
 //go:embed schema.sql migrations.sql views.sql comments.sql interchange_at_risk.sql findings/*.sql billing/*.sql store.sql ingest.sql checks.sql pipeline.sql
-//go:embed alarms.sql
+//go:embed alarms.sql notify.sql
 //go:embed reports/*.sql cli/*.sql
 var files embed.FS
 
