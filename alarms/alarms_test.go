@@ -303,7 +303,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("\"*\" applies to every kind: %+v", k)
 	}
 	for yaml, want := range map[string]string{
-		"members-lost: yes\nmember-lost: true":            "member-lost",
+		"members-lost: yes\nmember-lost: true":             "member-lost",
 		"kinds: {skiped_cycle: {count: 1}}":                "skiped_cycle",
 		"kinds: {skipped_cycle: {count: -1}}":              "count -1",
 		"kinds: {skipped_cycle: {amount: {usd: 5}}}":       `"usd"`,

@@ -485,13 +485,13 @@ func TestParseConfig(t *testing.T) {
 	}
 	bad := secretFile(t, "ftp://x/TOKEN-XYZ")
 	for text, want := range map[string]string{
-		"":                            "empty",
-		"emial: {}":                   "emial",
-		"email: {server: smtp.example.com, from: r@example.com, to: [a@example.com]}": "host:port",
+		"":          "empty",
+		"emial: {}": "emial",
+		"email: {server: smtp.example.com, from: r@example.com, to: [a@example.com]}":         "host:port",
 		"email: {server: 'h:25', from: \"r@example.com\\r\\nBcc: x@y\", to: [a@example.com]}": "line break",
-		"email: {server: 'h:25', from: r@example.com, to: [not an address]}":                 "not an address",
-		"email: {server: 'h:25', from: r@example.com, to: [a@example.com], username: u}":     "RECONCILE_SMTP_PASSWORD",
-		"email: {server: 'h:25', from: r@example.com, to: [a@example.com], attach-max: 5PB}": "attach-max",
+		"email: {server: 'h:25', from: r@example.com, to: [not an address]}":                  "not an address",
+		"email: {server: 'h:25', from: r@example.com, to: [a@example.com], username: u}":      "RECONCILE_SMTP_PASSWORD",
+		"email: {server: 'h:25', from: r@example.com, to: [a@example.com], attach-max: 5PB}":  "attach-max",
 		"webhook: {}":                                     "RECONCILE_WEBHOOK_URL",
 		"webhook: {url-file: " + bad + "}":                "not an http(s) URL",
 		"groups: {'1001': {to: [a@example.com]}}":         "needs the email section",
