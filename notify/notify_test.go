@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/notify/notifytest"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/store/storetest"
@@ -189,7 +190,7 @@ func mustContain(t *testing.T, what, s string, wants ...string) {
 }
 
 func TestEmailDigests(t *testing.T) {
-	srv := startSMTP(t, false)
+	srv := notifytest.StartSMTP(t, false)
 	db := fixture(t)
 	pub := published(t)
 	cfg := config(t, `
@@ -206,32 +207,32 @@ groups:
     to: [owner-1002@example.com]
   "9999":
     to: [nobody@example.com]   # not a group of the run: no digest
-`, srv.addr, srv.caFile)
+`, srv.Addr, srv.CAFile)
 	deliveries := Send(context.Background(), db.Conn(), cfg, fixtureRun, pub)
 	for _, d := range deliveries {
 		if d.Err != nil {
 			t.Fatalf("delivery %+v", d)
 		}
 	}
-	got := srv.messages()
+	got := srv.Messages()
 	if len(got) != 3 || len(deliveries) != 3 {
 		t.Fatalf("%d messages, %d deliveries; want the run's and groups 1001's and 1002's", len(got), len(deliveries))
 	}
 	for _, m := range got {
-		if !m.tls || m.from != "reconcile@example.com" {
-			t.Errorf("message to %v sent under TLS %v, from %s", m.to, m.tls, m.from)
+		if !m.TLS || m.From != "reconcile@example.com" {
+			t.Errorf("message to %v sent under TLS %v, from %s", m.To, m.TLS, m.From)
 		}
 	}
-	if want := []string{"reconcile", "reconcile", "reconcile"}; !slices.Equal(srv.auths, want) {
-		t.Errorf("AUTH %v, want one per message", srv.auths)
+	if want := []string{"reconcile", "reconcile", "reconcile"}; !slices.Equal(srv.Auths(), want) {
+		t.Errorf("AUTH %v, want one per message", srv.Auths())
 	}
 
 	// The whole run's digest.
 	run := got[0]
-	if want := []string{"finance@example.com", "ops@example.com"}; !slices.Equal(run.to, want) {
-		t.Errorf("recipients %v, want %v", run.to, want)
+	if want := []string{"finance@example.com", "ops@example.com"}; !slices.Equal(run.To, want) {
+		t.Errorf("recipients %v, want %v", run.To, want)
 	}
-	m := parseMessage(t, run.data)
+	m := parseMessage(t, run.Data)
 	if want := "[ALARM] reconcile 2026-11-20 partial: 4 new findings, 1 member failed; alarms: members_lost"; m.subject != want {
 		t.Errorf("subject %q, want %q", m.subject, want)
 	}
@@ -255,9 +256,9 @@ groups:
 	}
 
 	// Group 1001: its members only, its own workbook, no run alarm.
-	g := parseMessage(t, got[1].data)
-	if !slices.Equal(got[1].to, []string{"owner-1001@example.com"}) || g.subject != "reconcile 2026-11-20 group 1001 (Region 1) partial: 3 new findings" {
-		t.Errorf("group 1001: to %v, subject %q", got[1].to, g.subject)
+	g := parseMessage(t, got[1].Data)
+	if !slices.Equal(got[1].To, []string{"owner-1001@example.com"}) || g.subject != "reconcile 2026-11-20 group 1001 (Region 1) partial: 3 new findings" {
+		t.Errorf("group 1001: to %v, subject %q", got[1].To, g.subject)
 	}
 	mustContain(t, "group 1001's text", g.text, "Members: 2 of 2 reconciled, 0 failed", "New today: 3", "USD 1,234.50\n",
 		"Still open: 1", "Resolved since 2026-11-19: 1", "Acknowledged: 0")
@@ -265,7 +266,7 @@ groups:
 		t.Errorf("group 1001's attachments %v, want its own workbook only", slices.Collect(mapsKeys(g.attachments)))
 	}
 	// Group 1002 has no workbook of its own: the whole run's is named, not sent.
-	g2 := parseMessage(t, got[2].data)
+	g2 := parseMessage(t, got[2].Data)
 	if len(g2.attachments) != 0 || !strings.Contains(g2.text, "not attached to a group's digest") {
 		t.Errorf("group 1002 got the whole run's workbook: %d attachments\n%s", len(g2.attachments), g2.text)
 	}
@@ -275,25 +276,25 @@ groups:
 // Outside text is shown, never obeyed: no header forged through the
 // subject, HTML escaped, the card number masked, no finding detail read.
 func TestEmailHostileText(t *testing.T) {
-	srv := startSMTP(t, false)
+	srv := notifytest.StartSMTP(t, false)
 	db := fixture(t)
 	cfg := config(t, `
 email: {server: "%[1]s", from: reconcile@example.com, username: reconcile, ca-file: "%[2]s"}
 groups: {"1002": {to: [owner@example.com]}}
-`, srv.addr, srv.caFile)
+`, srv.Addr, srv.CAFile)
 	for _, d := range Send(context.Background(), db.Conn(), cfg, fixtureRun, published(t)) {
 		if d.Err != nil {
 			t.Fatal(d.Err)
 		}
 	}
-	got := srv.messages()
+	got := srv.Messages()
 	if len(got) != 1 {
 		t.Fatalf("%d messages", len(got))
 	}
-	if !slices.Equal(got[0].to, []string{"owner@example.com"}) {
-		t.Errorf("recipients %v: the group's name added one", got[0].to)
+	if !slices.Equal(got[0].To, []string{"owner@example.com"}) {
+		t.Errorf("recipients %v: the group's name added one", got[0].To)
 	}
-	m := parseMessage(t, got[0].data)
+	m := parseMessage(t, got[0].Data)
 	for k := range m.header {
 		if !slices.Contains([]string{"From", "To", "Subject", "Date", "Message-Id", "Mime-Version", "Auto-Submitted", "Content-Type"}, k) {
 			t.Errorf("header %s: %q", k, m.header[k])
@@ -305,7 +306,7 @@ groups: {"1002": {to: [owner@example.com]}}
 	if strings.Contains(m.html, "<script>") || strings.Contains(m.html, "<b>Forbidden") || !strings.Contains(m.html, "&lt;script&gt;") {
 		t.Errorf("HTML not escaped:\n%s", m.html)
 	}
-	for _, part := range []string{string(got[0].data), m.text, m.html, m.subject} {
+	for _, part := range []string{string(got[0].Data), m.text, m.html, m.subject} {
 		if strings.Contains(part, testPAN) {
 			t.Errorf("the card number reached the message:\n%s", part)
 		}
@@ -315,13 +316,13 @@ groups: {"1002": {to: [owner@example.com]}}
 
 // A server that offers no STARTTLS gets nothing: no password, no digest.
 func TestEmailRefusesCleartext(t *testing.T) {
-	srv := startSMTP(t, true)
-	cfg := config(t, `email: {server: "%[1]s", from: r@example.com, to: [f@example.com], username: reconcile}`, srv.addr)
+	srv := notifytest.StartSMTP(t, true)
+	cfg := config(t, `email: {server: "%[1]s", from: r@example.com, to: [f@example.com], username: reconcile}`, srv.Addr)
 	ds := Deliver(context.Background(), cfg, []Digest{{BusinessDate: "2026-11-20", Status: "ok", to: cfg.Email.To}})
 	if len(ds) != 1 || !errors.Is(ds[0].Err, ErrNoSTARTTLS) {
 		t.Fatalf("deliveries %+v, want ErrNoSTARTTLS", ds)
 	}
-	if len(srv.messages()) != 0 || len(srv.auths) != 0 {
+	if len(srv.Messages()) != 0 || len(srv.Auths()) != 0 {
 		t.Error("something was sent in clear")
 	}
 }
@@ -329,18 +330,18 @@ func TestEmailRefusesCleartext(t *testing.T) {
 // The server's certificate is verified: one the client was not told to
 // trust is refused before anything is sent.
 func TestEmailVerifiesTheServer(t *testing.T) {
-	srv := startSMTP(t, false)
-	cfg := config(t, `email: {server: "%[1]s", from: r@example.com, to: [f@example.com], username: reconcile}`, srv.addr)
+	srv := notifytest.StartSMTP(t, false)
+	cfg := config(t, `email: {server: "%[1]s", from: r@example.com, to: [f@example.com], username: reconcile}`, srv.Addr)
 	ds := Deliver(context.Background(), cfg, []Digest{{BusinessDate: "2026-11-20", Status: "ok", to: cfg.Email.To}})
 	if len(ds) != 1 || ds[0].Err == nil || !strings.Contains(ds[0].Err.Error(), "certificate") {
 		t.Fatalf("deliveries %+v, want a certificate error", ds)
 	}
-	if len(srv.messages()) != 0 {
+	if len(srv.Messages()) != 0 {
 		t.Error("sent to an unverified server")
 	}
 	// A wrong password: the server refuses, permanently, and says so.
-	srv.pass = "other"
-	cfg = config(t, `email: {server: "%[1]s", from: r@example.com, to: [f@example.com], username: reconcile, ca-file: "%[2]s"}`, srv.addr, srv.caFile)
+	srv.SetPassword("other")
+	cfg = config(t, `email: {server: "%[1]s", from: r@example.com, to: [f@example.com], username: reconcile, ca-file: "%[2]s"}`, srv.Addr, srv.CAFile)
 	ds = Deliver(context.Background(), cfg, []Digest{{BusinessDate: "2026-11-20", Status: "ok", to: cfg.Email.To}})
 	if len(ds) != 1 || ds[0].Err == nil || !strings.Contains(ds[0].Err.Error(), "AUTH as reconcile") || strings.Contains(ds[0].Err.Error(), "s3cret") {
 		t.Fatalf("deliveries %+v, want an AUTH error without the password", ds)
@@ -348,23 +349,23 @@ func TestEmailVerifiesTheServer(t *testing.T) {
 }
 
 func TestEmailAttachmentLimit(t *testing.T) {
-	srv := startSMTP(t, false)
+	srv := notifytest.StartSMTP(t, false)
 	db := fixture(t)
 	cfg := config(t, `email: {server: "%[1]s", from: r@example.com, to: [f@example.com], username: reconcile, ca-file: "%[2]s", attach-max: 8KB}`,
-		srv.addr, srv.caFile)
+		srv.Addr, srv.CAFile)
 	for _, d := range Send(context.Background(), db.Conn(), cfg, fixtureRun, published(t)) {
 		if d.Err != nil {
 			t.Fatal(d.Err)
 		}
 	}
-	m := parseMessage(t, srv.messages()[0].data)
+	m := parseMessage(t, srv.Messages()[0].Data)
 	if len(m.attachments) != 0 || !strings.Contains(m.text, "(not attached: 9 KB is over the 8 KB limit)") {
 		t.Errorf("a 9 KB workbook with attach-max 8KB: %d attachments\n%s", len(m.attachments), m.text)
 	}
 }
 
 func TestWebhookDigests(t *testing.T) {
-	hook, group := startHook(t), startHook(t)
+	hook, group := notifytest.StartHook(t), notifytest.StartHook(t)
 	db := fixture(t)
 	pub := published(t)
 	cfg := config(t, `
@@ -376,7 +377,7 @@ groups: {"1002": {webhook-url-file: "%[4]s"}}
 			t.Fatalf("delivery %+v", d)
 		}
 	}
-	posts, paths := hook.received()
+	posts, paths := hook.Received()
 	if len(posts) != 1 || paths[0] != "/services/T000/B000/token" {
 		t.Fatalf("run webhook: %d posts at %v", len(posts), paths)
 	}
@@ -398,7 +399,7 @@ groups: {"1002": {webhook-url-file: "%[4]s"}}
 		t.Error("a webhook says the workbook is attached")
 	}
 
-	gposts, _ := group.received()
+	gposts, _ := group.Received()
 	if len(gposts) != 1 {
 		t.Fatalf("group webhook: %d posts", len(gposts))
 	}
@@ -414,7 +415,7 @@ groups: {"1002": {webhook-url-file: "%[4]s"}}
 // 4xx is not, and an unreachable server is an error like any other. The
 // error names the webhook's host, never its URL.
 func TestDeliveryFailuresAreReported(t *testing.T) {
-	flaky, gone := startHook(t, 503, 503), startHook(t, 404)
+	flaky, gone := notifytest.StartHook(t, 503, 503), notifytest.StartHook(t, 404)
 	cfg := config(t, `
 webhook: {url-file: "%[3]s"}
 groups: {"1001": {webhook-url-file: "%[4]s"}}
@@ -426,10 +427,10 @@ groups: {"1001": {webhook-url-file: "%[4]s"}}
 	if len(ds) != 2 || ds[0].Err == nil || ds[1].Err == nil {
 		t.Fatalf("deliveries %+v, want two failures", ds)
 	}
-	if _, paths := flaky.received(); len(paths) != 2 {
+	if _, paths := flaky.Received(); len(paths) != 2 {
 		t.Errorf("a 503 was tried %d times, want twice", len(paths))
 	}
-	if _, paths := gone.received(); len(paths) != 1 {
+	if _, paths := gone.Received(); len(paths) != 1 {
 		t.Errorf("a 404 was tried %d times, want once", len(paths))
 	}
 	for _, d := range ds {
@@ -453,14 +454,14 @@ groups: {"1001": {webhook-url-file: "%[4]s"}}
 }
 
 func TestFailedRunDigest(t *testing.T) {
-	hook := startHook(t)
+	hook := notifytest.StartHook(t)
 	cfg := config(t, `webhook: {url-file: "%[3]s"}`, "", "", secretFile(t, hook.URL))
 	ds := Deliver(context.Background(), cfg, FailedRun(cfg, "2026-11-20", reports.SourceSandbox,
 		errors.New("list groups: 503 for card "+testPAN)))
 	if len(ds) != 1 || ds[0].Err != nil {
 		t.Fatalf("%+v", ds)
 	}
-	posts, _ := hook.received()
+	posts, _ := hook.Received()
 	text, _ := posts[0]["text"].(string)
 	mustContain(t, "failed run's text", text, "[SIMULATED] reconcile 2026-11-20 failed: list groups: 503", "SIMULATED DATA (sandbox)",
 		"The run failed before it published anything")

@@ -21,7 +21,7 @@ var layers = map[string]int{
 	"ingest": 3,
 	"checks": 4, "reports": 4,
 	"pipeline": 5, "alarms": 5, "notify": 5,
-	"cmd/reconcile": 6, "pipeline/pipelinetest": 6,
+	"cmd/reconcile": 6, "pipeline/pipelinetest": 6, "notify/notifytest": 6,
 	"bench": 7,
 }
 

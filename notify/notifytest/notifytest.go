@@ -1,4 +1,8 @@
-package notify
+// Package notifytest runs the receivers of package notify's tests and of the
+// command's: a real SMTP server (github.com/emersion/go-smtp) offering
+// STARTTLS with a throwaway certificate and AUTH PLAIN, and a local HTTP
+// receiver of webhooks. It is for tests only.
+package notifytest
 
 import (
 	"crypto/tls"
@@ -23,28 +27,30 @@ import (
 // smtpServer is a real SMTP server (github.com/emersion/go-smtp) on a
 // loopback port, offering STARTTLS with a test certificate and AUTH PLAIN
 // only over TLS, that keeps every message it accepts.
-type smtpServer struct {
-	addr   string
-	caFile string // the PEM the client must trust
-	user   string
-	pass   string
+type SMTPServer struct {
+	Addr   string // host:port
+	CAFile string // the PEM file of its certificate, for the client to trust
+	User   string // the one account AUTH accepts
+	Pass   string
 	mu     sync.Mutex
-	got    []received
+	got    []Message
 	auths  []string // the username of each successful AUTH
-	noTLS  bool     // offer no STARTTLS
 }
 
-// received is one message as the server took it.
-type received struct {
-	from string
-	to   []string
-	tls  bool // the session was under TLS when the message came
-	data []byte
+// Message is one message as the server took it.
+type Message struct {
+	From string
+	To   []string
+	TLS  bool // the session was under TLS when the message came
+	Data []byte
 }
 
-func startSMTP(t *testing.T, noTLS bool) *smtpServer {
+// StartSMTP starts the server on a loopback port until the test ends. It
+// offers STARTTLS unless noTLS, accepts AUTH only under TLS, and the
+// message only after AUTH as User with Pass ("reconcile", "s3cret pass").
+func StartSMTP(t *testing.T, noTLS bool) *SMTPServer {
 	t.Helper()
-	s := &smtpServer{user: "reconcile", pass: "s3cret pass", noTLS: noTLS}
+	s := &SMTPServer{User: "reconcile", Pass: "s3cret pass"}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &session{srv: s, conn: c}, nil
 	}))
@@ -55,38 +61,42 @@ func startSMTP(t *testing.T, noTLS bool) *smtpServer {
 	if !noTLS {
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
-	s.caFile = filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(s.caFile, pem.PEM(), 0o600); err != nil {
+	s.CAFile = filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(s.CAFile, pem.PEM(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.addr = ln.Addr().String()
+	s.Addr = ln.Addr().String()
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return s
 }
 
-func (s *smtpServer) messages() []received {
+// Messages are the messages accepted so far, in order.
+func (s *SMTPServer) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]received(nil), s.got...)
+	return append([]Message(nil), s.got...)
 }
 
 type session struct {
-	srv  *smtpServer
+	srv  *SMTPServer
 	conn *smtp.Conn
 	auth bool
-	msg  received
+	msg  Message
 }
 
 func (s *session) AuthMechanisms() []string { return []string{sasl.Plain} }
 
 func (s *session) Auth(mech string) (sasl.Server, error) {
 	return sasl.NewPlainServer(func(identity, username, password string) error {
-		if username != s.srv.user || password != s.srv.pass {
+		s.srv.mu.Lock()
+		ok := username == s.srv.User && password == s.srv.Pass
+		s.srv.mu.Unlock()
+		if !ok {
 			return errors.New("invalid credentials")
 		}
 		s.auth = true
@@ -101,12 +111,12 @@ func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 	if !s.auth {
 		return smtp.ErrAuthRequired
 	}
-	s.msg = received{from: from}
+	s.msg = Message{From: from}
 	return nil
 }
 
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.msg.to = append(s.msg.to, to)
+	s.msg.To = append(s.msg.To, to)
 	return nil
 }
 
@@ -115,20 +125,34 @@ func (s *session) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	_, s.msg.tls = s.conn.TLSConnectionState()
-	s.msg.data = b
+	_, s.msg.TLS = s.conn.TLSConnectionState()
+	s.msg.Data = b
 	s.srv.mu.Lock()
 	s.srv.got = append(s.srv.got, s.msg)
 	s.srv.mu.Unlock()
 	return nil
 }
 
+// Auths are the usernames of the successful AUTHs so far.
+func (s *SMTPServer) Auths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.auths...)
+}
+
+// SetPassword changes the password AUTH accepts.
+func (s *SMTPServer) SetPassword(p string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Pass = p
+}
+
 func (s *session) Reset()        {}
 func (s *session) Logout() error { return nil }
 
-// hookReceiver is a local HTTP server that keeps the JSON posted to it and
+// HookReceiver is a local HTTP server that keeps the JSON posted to it and
 // answers each post with the next status of answers (200 once they run out).
-type hookReceiver struct {
+type HookReceiver struct {
 	*httptest.Server
 	mu      sync.Mutex
 	posts   []map[string]any
@@ -136,9 +160,10 @@ type hookReceiver struct {
 	answers []int
 }
 
-func startHook(t *testing.T, answers ...int) *hookReceiver {
+// StartHook starts the receiver until the test ends.
+func StartHook(t *testing.T, answers ...int) *HookReceiver {
 	t.Helper()
-	h := &hookReceiver{answers: answers}
+	h := &HookReceiver{answers: answers}
 	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body map[string]any
 		err := json.NewDecoder(r.Body).Decode(&body)
@@ -159,7 +184,9 @@ func startHook(t *testing.T, answers ...int) *hookReceiver {
 	return h
 }
 
-func (h *hookReceiver) received() ([]map[string]any, []string) {
+// Received are the JSON bodies posted so far (with the right Content-Type),
+// and the path of every request.
+func (h *HookReceiver) Received() ([]map[string]any, []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]map[string]any(nil), h.posts...), append([]string(nil), h.paths...)
