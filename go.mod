@@ -3,6 +3,7 @@ module github.com/reconcile/reconcile
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/duckdb/duckdb-go/v2 v2.5.6
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
