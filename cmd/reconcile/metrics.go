@@ -38,7 +38,7 @@ type runMetrics struct {
 	stages     map[string]time.Duration
 	rows       int64
 	versionStr string
-	source     string // reports.SourcePlatform or reports.SourceSandbox
+	source     string            // reports.SourcePlatform or reports.SourceSandbox
 	alarms     []reports.Alarm   // every alarm checked (--alarms), raised or not
 	deliveries []notify.Delivery // the digests sent (--notify), delivered or not
 }
