@@ -119,7 +119,7 @@ func Collect(ctx context.Context, q Querier, cfg *Config, run reports.Run, pub *
 		// holds other groups' members, so it is named but not attached.
 		wb, own := pub.GroupWorkbooks[g.id]
 		if own {
-			d.Workbook = safetext.Line(wb)
+			d.Workbook = where(wb)
 		}
 		d.attachable = own
 		d.to, d.webhook = route.To, route.Webhook
@@ -146,7 +146,7 @@ func FailedRun(cfg *Config, date, source string, runErr error) []Digest {
 func collect(ctx context.Context, q Querier, run reports.Run, pub *reports.Published, groupID, groupName string) (Digest, error) {
 	d := Digest{BusinessDate: run.BusinessDate.Format("2006-01-02"), GroupID: safetext.Cut(groupID, 64),
 		GroupName: safetext.Cut(groupName, 80), Status: run.Status, Simulated: run.Source == reports.SourceSandbox,
-		PreviousRun: pub.PreviousRun, Workbook: safetext.Line(pub.Workbook)}
+		PreviousRun: pub.PreviousRun, Workbook: where(pub.Workbook)}
 	var group any // SQL NULL: the whole run
 	if groupID != "" {
 		group = groupID
@@ -247,6 +247,15 @@ func runGroups(ctx context.Context, q Querier, runID string) ([]runGroup, error)
 		out = append(out, g)
 	}
 	return out, rows.Err()
+}
+
+// where is a published file's path as a digest names it: absolute, since
+// its reader is not in the run's working directory.
+func where(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return safetext.Line(path)
 }
 
 // attachment decides whether the digest's workbook goes with the e-mail:

@@ -240,7 +240,7 @@ groups:
 		t.Errorf("To: %s", to)
 	}
 	mustContain(t, "the run's text", m.text,
-		"ALARMS (1)", "members_lost: 1 member reconciled by run 2026-11-19",
+		"ALARMS (1)", "[members_lost] 1 member reconciled by run 2026-11-19",
 		"Members: 3 of 4 reconciled, 1 failed",
 		"New today: 4", "amount_mismatch", "EUR 99.99, USD 1,234.50", "bin_unresolved",
 		"Still open: 1", "Resolved since 2026-11-19: 1", "Acknowledged: 1",

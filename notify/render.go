@@ -69,7 +69,7 @@ func (d Digest) Text() string {
 	if len(d.Alarms) > 0 {
 		fmt.Fprintf(&b, "\nALARMS (%d)\n", len(d.Alarms))
 		for _, a := range d.Alarms {
-			fmt.Fprintf(&b, "  - %s: %s\n", a.Name, a.Message)
+			fmt.Fprintf(&b, "  - [%s] %s\n", a.Name, a.Message)
 		}
 	}
 	fmt.Fprintf(&b, "\nMembers: %d of %d reconciled, %d failed\n", d.MembersOK, d.Members, d.FailedTotal)
@@ -81,7 +81,7 @@ func (d Digest) Text() string {
 	}
 	fmt.Fprintf(&b, "\nNew today: %d\n", d.NewTotal)
 	for _, k := range d.New {
-		line := fmt.Sprintf("  %-34s %6d  %s", k.Kind, k.Count, strings.Join(k.Amounts, ", "))
+		line := fmt.Sprintf("  %-40s %6d  %s", k.Kind, k.Count, strings.Join(k.Amounts, ", "))
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 	fmt.Fprintf(&b, "Still open: %d\n", d.Open)
@@ -113,7 +113,7 @@ var htmlPage = template.Must(template.New("digest").Funcs(template.FuncMap{
 {{if .Simulated}}<p><strong>{{label "sandbox"}}</strong></p>{{end}}
 {{if .Error}}<p>The run failed before it published anything:</p><pre>{{.Error}}</pre>{{else}}
 {{if .Alarms}}<h3 style="color: #b00020">Alarms ({{len .Alarms}})</h3><ul>
-{{range .Alarms}}<li><strong>{{.Name}}</strong>: {{.Message}}</li>
+{{range .Alarms}}<li>[{{.Name}}] {{.Message}}</li>
 {{end}}</ul>{{end}}
 <p>Members: {{.MembersOK}} of {{.Members}} reconciled, {{.FailedTotal}} failed</p>
 {{if .Failed}}<table border="1" cellpadding="4" style="border-collapse: collapse">
