@@ -76,6 +76,8 @@ const runExamples = `  reconcile run                                    # embedd
   RECONCILE_SECRET=$(cat key.b64) reconcile run --base-url https://api.example.com \
       --organization-id myorg --key-id 1a2b3c --journal '/var/log/payments/*.ndjson'
   reconcile run --config reconcile.yaml --shard 0/4
+  reconcile run --config reconcile.yaml --alarms alarms.yaml --notify notify.yaml \
+      --metrics-push http://pushgateway:9091          # the digest, alarms, the Pushgateway
 `
 
 func cmdRun(ctx context.Context, args []string, e env) error {
