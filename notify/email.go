@@ -84,7 +84,10 @@ func sendEmail(ctx context.Context, e *Email, d Digest, timeout time.Duration) e
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("%s: the message was refused: %w", e.Server, err)
 	}
-	return c.Quit()
+	// The server has taken the message: a QUIT that fails now must not
+	// make the caller send it again.
+	c.Quit()
+	return nil
 }
 
 // transientSMTP tells whether an SMTP failure may pass: a 4xx reply or the
@@ -119,7 +122,7 @@ func buildMessage(from *mail.Address, d Digest) ([]byte, error) {
 		to[i] = a.String()
 	}
 	var b bytes.Buffer
-	header := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
+	header := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, fold(len(k)+2, v)) }
 	header("From", from.String())
 	header("To", strings.Join(to, ", "))
 	header("Subject", mime.QEncoding.Encode("utf-8", d.Subject()))
@@ -163,6 +166,30 @@ func buildMessage(from *mail.Address, d Digest) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// fold breaks a header value at its spaces so that no line of the header
+// (the name's used columns first) is longer than 78 characters where it can
+// be helped (RFC 5322 2.1.1): an encoded subject of a long non-ASCII name
+// would otherwise pass the hard limit of 998.
+func fold(used int, v string) string {
+	var b strings.Builder
+	line := used
+	for i, word := range strings.Split(v, " ") {
+		switch {
+		case i == 0:
+		case line+1+len(word) > 78:
+			b.WriteString("\r\n")
+			line = 0
+			fallthrough
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	return b.String()
 }
 
 // alternative is the text and the HTML part as a multipart/alternative

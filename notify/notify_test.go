@@ -348,6 +348,30 @@ func TestEmailVerifiesTheServer(t *testing.T) {
 	}
 }
 
+// A long subject of non-ASCII text is folded: every line of the message
+// keeps to RFC 5322's limit, and the subject reads back whole.
+func TestLongSubjectIsFolded(t *testing.T) {
+	from, _ := mail.ParseAddress("r@example.com")
+	to, _ := mail.ParseAddress("Ünïcödé Öwner <o@example.com>")
+	d := Digest{BusinessDate: "2026-11-20", Status: "ok", GroupID: "1001", GroupName: "Région Süd " + strings.Repeat("✓", 300), to: []*mail.Address{to}}
+	msg, err := buildMessage(from, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(msg), "\r\n") {
+		if len(line) > 998 {
+			t.Errorf("a line of %d characters: %q", len(line), line)
+		}
+	}
+	m := parseMessage(t, msg)
+	if m.subject != d.Subject() || !strings.Contains(m.subject, "Région Süd ✓") {
+		t.Errorf("subject %q, want %q", m.subject, d.Subject())
+	}
+	if got, err := m.header.AddressList("To"); err != nil || len(got) != 1 || got[0].Name != "Ünïcödé Öwner" {
+		t.Errorf("To %v, %v", got, err)
+	}
+}
+
 func TestEmailAttachmentLimit(t *testing.T) {
 	srv := notifytest.StartSMTP(t, false)
 	db := fixture(t)
