@@ -75,8 +75,10 @@ func (h *runHooks) published(p *reports.Published) {
 
 // runWithOutput runs one job (runRun) with what an operator sees around it:
 // the logger (text on a terminal, JSON lines otherwise, at --log-level),
-// the progress display on a terminal, and the metrics file, written
-// whatever the outcome, so a failed run shows in monitoring too.
+// the progress display on a terminal, the digest of a run that failed
+// before publishing (runRun sends a published run's), and the metrics,
+// to the file and the Pushgateway, whatever the outcome, so a failed run
+// shows in monitoring too.
 func runWithOutput(ctx context.Context, o runOptions, e env) error {
 	started := time.Now()
 	hooks := &runHooks{}
