@@ -47,6 +47,14 @@ func startPushReceiver(t *testing.T) *pushReceiver {
 	return p
 }
 
+// last is the last push: its method, path and Content-Type, and how many
+// pushes came.
+func (p *pushReceiver) last() (method, path, ctype string, pushes int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.method, p.path, p.ctype, p.pushes
+}
+
 // samples parses the last push as parseProm parses a metrics file.
 func (p *pushReceiver) samples(t *testing.T) []promSample {
 	t.Helper()
@@ -220,8 +228,9 @@ webhook:
 	if last, _ := posts[len(posts)-1]["text"].(string); !strings.Contains(last, "[ALARM] reconcile 2026-11-21 partial") {
 		t.Errorf("night 2 webhook text: %s", last)
 	}
-	if push.method != http.MethodPut || push.path != "/metrics/job/reconcile/shard@base64/MC8x" || !strings.HasPrefix(push.ctype, "text/plain; version=0.0.4") {
-		t.Errorf("push: %s %s (%s)", push.method, push.path, push.ctype)
+	if method, path, ctype, _ := push.last(); method != http.MethodPut || path != "/metrics/job/reconcile/shard@base64/MC8x" ||
+		!strings.HasPrefix(ctype, "text/plain; version=0.0.4") {
+		t.Errorf("push: %s %s (%s)", method, path, ctype)
 	}
 	if v, _ := promValue(push.samples(t), "reconcile_alarm", "name", "members_lost"); v != 1 {
 		t.Errorf("pushed reconcile_alarm{name=members_lost} = %v", v)
@@ -241,8 +250,8 @@ webhook:
 	if got := alarmsIn("2026-11-22"); len(got) != 0 {
 		t.Errorf("night 3 manifest alarms %+v, want none", got)
 	}
-	if push.pushes != 3 {
-		t.Errorf("%d pushes, want one per night", push.pushes)
+	if _, _, _, n := push.last(); n != 3 {
+		t.Errorf("%d pushes, want one per night", n)
 	}
 }
 
