@@ -188,7 +188,11 @@ CREATE TABLE IF NOT EXISTS journal (
     payment_solution           VARCHAR,
     wallet_data                BOOLEAN,
     terminal_id                VARCHAR,
-    inspect_version            INTEGER
+    inspect_version            INTEGER,
+    card_type                  VARCHAR,
+    processor_response_code    VARCHAR,
+    merchant_advice_code       VARCHAR,
+    merchant_advice_code_raw   VARCHAR
 );
 
 CREATE TABLE IF NOT EXISTS journal_files (
