@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,6 +94,40 @@ func LoadInterchangeRates(path string) (*RateTable, error) {
 }
 
 func parseRatesCSV(b []byte) ([]InterchangeRate, error) {
+	rows, err := readCSVTable(b, []string{"network", "level2", "level3"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []InterchangeRate
+	for _, row := range rows {
+		rate := InterchangeRate{Network: row.values["network"]}
+		for _, f := range []struct {
+			name string
+			dst  *float64
+		}{{"level2", &rate.Level2}, {"level3", &rate.Level3}} {
+			v, err := strconv.ParseFloat(strings.TrimSpace(row.values[f.name]), 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %s %q is not a number", row.line, f.name, row.values[f.name])
+			}
+			*f.dst = v
+		}
+		out = append(out, rate)
+	}
+	return out, nil
+}
+
+// csvRow is a data row of a table file: its line number and its values by
+// column name (lower case).
+type csvRow struct {
+	line   int
+	values map[string]string
+}
+
+// readCSVTable reads a small table file: CSV with a header row naming at
+// least the columns want, and perhaps the columns optional (any order,
+// any case; others are refused, so a misspelt optional column is not
+// silently ignored); lines starting with # are comments.
+func readCSVTable(b []byte, want, optional []string) ([]csvRow, error) {
 	r := csv.NewReader(bytes.NewReader(b))
 	r.TrimLeadingSpace = true
 	r.Comment = '#'
@@ -102,15 +137,19 @@ func parseRatesCSV(b []byte) ([]InterchangeRate, error) {
 	}
 	col := map[string]int{}
 	for i, h := range header {
-		col[strings.ToLower(strings.TrimSpace(h))] = i
+		name := strings.ToLower(strings.TrimSpace(h))
+		if !slices.Contains(want, name) && !slices.Contains(optional, name) {
+			return nil, fmt.Errorf("the header row %v names %q (want %s)", header, h, strings.Join(append(append([]string{}, want...), optional...), ","))
+		}
+		col[name] = i
 	}
-	for _, want := range []string{"network", "level2", "level3"} {
-		if _, ok := col[want]; !ok {
-			return nil, fmt.Errorf("the header row %v lacks %q (want network,level2,level3)", header, want)
+	for _, w := range want {
+		if _, ok := col[w]; !ok {
+			return nil, fmt.Errorf("the header row %v lacks %q (want %s)", header, w, strings.Join(want, ","))
 		}
 	}
-	var out []InterchangeRate
-	for line := 2; ; line++ {
+	var out []csvRow
+	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			return out, nil
@@ -118,18 +157,12 @@ func parseRatesCSV(b []byte) ([]InterchangeRate, error) {
 		if err != nil {
 			return nil, err
 		}
-		rate := InterchangeRate{Network: rec[col["network"]]}
-		for _, f := range []struct {
-			name string
-			dst  *float64
-		}{{"level2", &rate.Level2}, {"level3", &rate.Level3}} {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rec[col[f.name]]), 64)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %s %q is not a number", line, f.name, rec[col[f.name]])
-			}
-			*f.dst = v
+		line, _ := r.FieldPos(0)
+		row := csvRow{line: line, values: map[string]string{}}
+		for name, i := range col {
+			row.values[name] = rec[i]
 		}
-		out = append(out, rate)
+		out = append(out, row)
 	}
 }
 

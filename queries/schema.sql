@@ -326,6 +326,23 @@ CREATE TABLE IF NOT EXISTS interchange_at_risk (
     PRIMARY KEY (run_id, merchant_id, network, currency)
 );
 
+-- The card networks' limits on reattempts of a declined card that the
+-- run's reattempts_over_network_limit applied: per network, at most
+-- `reattempts` reattempts of the same card at the same merchant within a
+-- rolling window_length, customer- and merchant-initiated ones counted
+-- apart or together. Replaced by every run, from --retry-limits or the
+-- documented default (docs/payments-audit.md). Key: network,
+-- window_length (DuckDB indexes no INTERVAL; the loader refuses a network
+-- and window given twice).
+CREATE TABLE IF NOT EXISTS retry_limits (
+    network       VARCHAR NOT NULL,
+    reattempts    INTEGER NOT NULL,
+    window_length INTERVAL NOT NULL,
+    cit_mit_apart BOOLEAN NOT NULL,
+    source        VARCHAR NOT NULL,
+    loaded_at     TIMESTAMPTZ NOT NULL
+);
+
 -- The recurring-billing reconciliation (docs/billing.md): the schedule the
 -- product projects for each subscription (written with each member's load,
 -- by ingest from the subscriptions package's rules), and what each run
