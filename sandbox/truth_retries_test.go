@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -131,4 +132,169 @@ func (c *tclient) brand(body map[string]any) string {
 		return ""
 	}
 	return out.PaymentAccountInformation.Card.BrandName
+}
+
+// TestRetryPlantingsAndNearMisses: member 1's data (and its pair's) holds
+// both kinds on the business day and every near-miss the definitions must
+// not report, each checked on the attempts themselves: a retry after a
+// "try again later" decline, reattempts exactly at a limit, a count an
+// approval resets, customer- and merchant-initiated reattempts that only
+// together exceed Visa's limit, a Mastercard day's reattempts one second
+// short of a 24-hour window, and a card over the limit only across two
+// merchants. At scale medium, the billing engine's attempts are among the
+// findings of both kinds, as charges and as refusals.
+func TestRetryPlantingsAndNearMisses(t *testing.T) {
+	s, err := New(Config{Seed: 7, BusinessDate: testDate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w0, w1 := s.windowBounds()
+	in := func(tm time.Time) bool { return !tm.Before(w0) && tm.Before(w1) }
+	var first, second []attempt
+	calls := map[string]*call{}
+	s.withMember(0, func(m *member) {
+		first = cardAttempts(m, w0, w1)
+		for _, c := range m.calls {
+			calls[c.respID] = c
+		}
+	})
+	s.withMember(1, func(m *member) { second = cardAttempts(m, w0, w1) })
+	afterRefusal, overLimit := judgeRetries(first, in)
+	reported := map[string]bool{}
+	for _, a := range append(afterRefusal, overLimit...) {
+		reported[a.id] = true
+	}
+	onBusinessDay := func(list []attempt) bool {
+		for _, a := range list {
+			if utcDay(a.at).Equal(testDate) {
+				return true
+			}
+		}
+		return false
+	}
+	if !onBusinessDay(afterRefusal) || !onBusinessDay(overLimit) {
+		t.Errorf("member 1 has no finding of one kind on the business day: %d after a refusal, %d over a limit", len(afterRefusal), len(overLimit))
+	}
+
+	byCard := func(list []attempt) map[string][]attempt {
+		out := map[string][]attempt{}
+		for _, a := range list {
+			out[a.card] = append(out[a.card], a)
+		}
+		return out
+	}
+	cards := byCard(first)
+	near := map[string]bool{}
+	for key, seq := range cards {
+		anyReported := false
+		for _, a := range seq {
+			anyReported = anyReported || reported[a.id]
+		}
+		for i, a := range seq {
+			if i == 0 || !in(a.at) || reported[a.id] {
+				continue
+			}
+			if p := calls[seq[i-1].id]; p != nil && p.x != nil && p.x.decline != nil &&
+				slices.Contains([]string{"01", "02", "24", "25", "26", "27", "28", "29", "30"}, p.x.decline.advice) {
+				near["a retry after a try-again-later advice"] = true
+			}
+		}
+		if anyReported {
+			continue
+		}
+		net := seq[0].network
+		switch {
+		case net == "VISA" && maxCount(seq, 30*24*time.Hour, true, "merchant") == 20:
+			near["Visa reattempts at the limit"] = true
+		case net == "VISA" && maxCount(seq, 30*24*time.Hour, false, "merchant") > 20:
+			near["Visa reattempts the approval resets"] = true
+		case net == "VISA" && maxCount(seq, 30*24*time.Hour, true, "") > 20:
+			near["Visa reattempts over the limit only together"] = true
+		case net == "MASTERCARD" && maxCount(seq, 24*time.Hour, true, "") == 10 && maxCount(seq, 24*time.Hour+time.Second, true, "") == 11:
+			near["Mastercard reattempts a second short of a day"] = true
+		}
+		if other, ok := byCard(second)[key]; ok && net == "MASTERCARD" {
+			both := append(slices.Clone(seq), other...)
+			sort.Slice(both, func(i, j int) bool { return both[i].at.Before(both[j].at) })
+			if maxCount(seq, 24*time.Hour, true, "") <= 10 && maxCount(both, 24*time.Hour, true, "") > 10 {
+				near["Mastercard reattempts over the limit only across two merchants"] = true
+			}
+		}
+	}
+	for _, want := range []string{"a retry after a try-again-later advice", "Visa reattempts at the limit",
+		"Visa reattempts the approval resets", "Visa reattempts over the limit only together",
+		"Mastercard reattempts a second short of a day", "Mastercard reattempts over the limit only across two merchants"} {
+		if !near[want] {
+			t.Errorf("member 1 has no near-miss: %s", want)
+		}
+	}
+
+	// At scale medium the billing engine's attempts take part in both kinds.
+	scale, _ := ParseScale("medium")
+	s, err = New(Config{Seed: 7, BusinessDate: testDate, Scale: scale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	billing := map[string]int{}
+	for i := 0; i < scale.Members; i++ {
+		s.withMember(i, func(m *member) {
+			journaled := map[string]bool{}
+			for _, c := range m.calls {
+				journaled[c.respID] = true
+			}
+			all := cardAttempts(m, w0, w1)
+			afterRefusal, overLimit := judgeRetries(all, in)
+			for _, a := range afterRefusal {
+				if !journaled[a.id] {
+					billing["a charge after a refusal"]++
+				}
+				for _, p := range all {
+					if p.card == a.card && p.refused && p.at.Before(a.at) && !journaled[p.id] {
+						billing["a charge after a billing refusal"]++
+						break
+					}
+				}
+			}
+			for _, a := range overLimit {
+				if !journaled[a.id] {
+					billing["a reattempt over a limit"]++
+				}
+			}
+		})
+	}
+	for _, want := range []string{"a charge after a refusal", "a charge after a billing refusal", "a reattempt over a limit"} {
+		if billing[want] == 0 {
+			t.Errorf("scale medium: no subscription payment is %s", want)
+		}
+	}
+}
+
+// maxCount is the most reattempts of a card's attempts (with initiator
+// merchant or customer only, or "" for all) that fall within window of one
+// another, counted since the last approval (reset) or across approvals.
+func maxCount(seq []attempt, window time.Duration, reset bool, initiator string) int {
+	var counter []attempt
+	for _, a := range seq {
+		if initiator == "" || a.merchant == (initiator == "merchant") {
+			counter = append(counter, a)
+		}
+	}
+	most := 0
+	var since []attempt
+	for i, a := range counter {
+		if i > 0 && counter[i-1].declined {
+			since = append(since, a)
+			n := 0
+			for _, p := range since {
+				if a.at.Sub(p.at) < window {
+					n++
+				}
+			}
+			most = max(most, n)
+		}
+		if !a.declined && reset {
+			since = nil
+		}
+	}
+	return most
 }
