@@ -63,25 +63,8 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 	if _, err := s.Conn().ExecContext(ctx, fmt.Sprintf("SET VARIABLE bnpl_session_age = INTERVAL '%d seconds'", int64(age/time.Second))); err != nil {
 		return nil, fmt.Errorf("set the session age: %w", err)
 	}
-	rates := run.InterchangeRates
-	if rates == nil {
-		rates = DefaultInterchangeRates()
-	}
-	err := s.Transact(ctx, func(tx *store.Tx) error {
-		if _, err := tx.Exec(ctx, clearInterchangeRates); err != nil {
-			return err
-		}
-		for _, rt := range rates.Rates {
-			if _, err := tx.Exec(ctx, insertInterchangeRate, rt.Network,
-				strconv.FormatFloat(rt.Level2, 'f', -1, 64), strconv.FormatFloat(rt.Level3, 'f', -1, 64),
-				rates.Source, run.Started); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store interchange rates: %w", err)
+	if err := storeInterchangeRates(ctx, s, run); err != nil {
+		return nil, err
 	}
 	if err := storeRetryLimits(ctx, s, run); err != nil {
 		return nil, err
@@ -104,6 +87,32 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 		return nil, fmt.Errorf("estimate interchange at risk: %w", err)
 	}
 	return counts, nil
+}
+
+// storeInterchangeRates replaces interchange_rates with the run's table,
+// where the estimate reads it.
+func storeInterchangeRates(ctx context.Context, s *store.Store, run Run) error {
+	rates := run.InterchangeRates
+	if rates == nil {
+		rates = DefaultInterchangeRates()
+	}
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Exec(ctx, clearInterchangeRates); err != nil {
+			return err
+		}
+		for _, rt := range rates.Rates {
+			if _, err := tx.Exec(ctx, insertInterchangeRate, rt.Network,
+				strconv.FormatFloat(rt.Level2, 'f', -1, 64), strconv.FormatFloat(rt.Level3, 'f', -1, 64),
+				rates.Source, run.Started); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store interchange rates: %w", err)
+	}
+	return nil
 }
 
 // storeRetryLimits replaces retry_limits with the run's table, where

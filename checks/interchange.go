@@ -2,13 +2,7 @@ package checks
 
 import (
 	"bytes"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,19 +49,9 @@ func LoadInterchangeRates(path string) (*RateTable, error) {
 	if path == "" {
 		return DefaultInterchangeRates(), nil
 	}
-	b, err := os.ReadFile(path)
+	rates, err := readTableFile(path, "interchange rates", parseRatesCSV, parseRatesYAML)
 	if err != nil {
-		return nil, fmt.Errorf("interchange rates: %w", err)
-	}
-	var rates []InterchangeRate
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml":
-		rates, err = parseRatesYAML(b)
-	default:
-		rates, err = parseRatesCSV(b)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("interchange rates %s: %w", path, err)
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, r := range rates {
@@ -114,56 +98,6 @@ func parseRatesCSV(b []byte) ([]InterchangeRate, error) {
 		out = append(out, rate)
 	}
 	return out, nil
-}
-
-// csvRow is a data row of a table file: its line number and its values by
-// column name (lower case).
-type csvRow struct {
-	line   int
-	values map[string]string
-}
-
-// readCSVTable reads a small table file: CSV with a header row naming at
-// least the columns want, and perhaps the columns optional (any order,
-// any case; others are refused, so a misspelt optional column is not
-// silently ignored); lines starting with # are comments.
-func readCSVTable(b []byte, want, optional []string) ([]csvRow, error) {
-	r := csv.NewReader(bytes.NewReader(b))
-	r.TrimLeadingSpace = true
-	r.Comment = '#'
-	header, err := r.Read()
-	if err != nil {
-		return nil, fmt.Errorf("read the header row: %w", err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		name := strings.ToLower(strings.TrimSpace(h))
-		if !slices.Contains(want, name) && !slices.Contains(optional, name) {
-			return nil, fmt.Errorf("the header row %v names %q (want %s)", header, h, strings.Join(append(append([]string{}, want...), optional...), ","))
-		}
-		col[name] = i
-	}
-	for _, w := range want {
-		if _, ok := col[w]; !ok {
-			return nil, fmt.Errorf("the header row %v lacks %q (want %s)", header, w, strings.Join(want, ","))
-		}
-	}
-	var out []csvRow
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		line, _ := r.FieldPos(0)
-		row := csvRow{line: line, values: map[string]string{}}
-		for name, i := range col {
-			row.values[name] = rec[i]
-		}
-		out = append(out, row)
-	}
 }
 
 func parseRatesYAML(b []byte) ([]InterchangeRate, error) {

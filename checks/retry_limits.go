@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,19 +59,9 @@ func LoadRetryLimits(path string) (*RetryLimitTable, error) {
 	if path == "" {
 		return DefaultRetryLimits(), nil
 	}
-	b, err := os.ReadFile(path)
+	limits, err := readTableFile(path, "retry limits", parseRetryLimitsCSV, parseRetryLimitsYAML)
 	if err != nil {
-		return nil, fmt.Errorf("retry limits: %w", err)
-	}
-	var limits []RetryLimit
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml":
-		limits, err = parseRetryLimitsYAML(b)
-	default:
-		limits, err = parseRetryLimitsCSV(b)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("retry limits %s: %w", path, err)
+		return nil, err
 	}
 	if err := checkRetryLimits(limits); err != nil {
 		return nil, fmt.Errorf("retry limits %s: %w", path, err)

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,14 +12,7 @@ import (
 )
 
 func TestLoadRetryLimits(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write, dir := tableFiles(t)
 	want := []RetryLimit{
 		{Network: "*", Reattempts: 5, Window: 7 * 24 * time.Hour},
 		{Network: "MASTERCARD", Reattempts: 10, Window: 24 * time.Hour},
