@@ -84,4 +84,3 @@ func readCSVTable(b []byte, want, optional []string) ([]csvRow, error) {
 		out = append(out, row)
 	}
 }
-
