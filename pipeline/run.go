@@ -19,7 +19,8 @@
 // (each imports only what is listed, of reconcile's packages):
 //
 //	cmd/reconcile   pipeline, notify (--notify), alarms (--alarms), reports, checks
-//	                (--interchange-rates), groups (--shard), store, outputs, platform, sandbox
+//	                (--interchange-rates, --retry-limits), groups (--shard), store, outputs,
+//	                platform, sandbox
 //	pipeline        checks, ingest, groups, store, queries, platform
 //	notify          reports, cardmask, queries
 //	alarms          reports, queries
@@ -71,6 +72,10 @@ type Options struct {
 	// estimate; nil means checks.DefaultInterchangeRates
 	// (checks.LoadInterchangeRates reads --interchange-rates).
 	InterchangeRates *checks.RateTable
+	// RetryLimits is the card networks' retry-limit table; nil means
+	// checks.DefaultRetryLimits (checks.LoadRetryLimits reads
+	// --retry-limits).
+	RetryLimits *checks.RetryLimitTable
 	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
 	// at the run's cut-off to be reported stale; default 24 hours.
 	BNPLSessionAge time.Duration
@@ -328,7 +333,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 
 	r.report("findings")
 	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
-		InterchangeRates: r.opts.InterchangeRates, BNPLSessionAge: r.opts.BNPLSessionAge}
+		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge}
 	res.Findings, err = r.check(ctx, run)
 	if err != nil {
 		return fail(fmt.Errorf("compute findings: %w", err))

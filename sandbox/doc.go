@@ -38,12 +38,13 @@
 //	gen.go            generating a member from the seed; the planted rates of recurring billing
 //	plant_billing.go  the planted recurring-billing anomalies and billing-journal gaps
 //	plant_calls.go    the planted calls of the other service areas, and their rates
+//	plant_retries.go  the planted runs of retries of declined cards, and their rates
 //	bins.go           the BIN table, cards and stateless tokens
 //	engine.go         the billing engine the data clock drives
 //	clock.go          the data clock (and its control endpoint)
 //	cache.go          the bounded cache of generated members
 //	apistate.go       what payments-API writes leave on a member; merchant settings
-//	truth*.go         the ground truth, computed from the data (areas, billing)
+//	truth*.go         the ground truth, computed from the data (areas, billing, retries)
 //	journal*.go       the merchants' journals (journal_areas.go: the area calls' shapes)
 //
 // The HTTP server: every request's way in and out.
@@ -53,6 +54,7 @@
 //	routes.go         the route table: each endpoint, its access and its handler
 //	exchange.go       the adapter every handler runs in: permission, body, lock, target, answer
 //	answer.go         the error body and how answers are written
+//	declines.go       how a declined payment is answered (response and merchant advice codes)
 //	requests.go       request bodies read by dotted path, and their field checks
 //	paging.go         query parameters and the links of list pages
 //	format.go         how amounts, rates, times and links are written
@@ -133,7 +135,9 @@
 // BusinessDate itself, inside the window whatever the lookback. The
 // merchants' calls of the other service areas (credentialed, healthcare,
 // buy-now-pay-later, installments, wallets, contactless) and the payments
-// audit's kinds are planted by plant_calls.go, at the rates listed there.
+// audit's kinds are planted by plant_calls.go, at the rates listed there;
+// the card-network retry kinds, with their near-misses, by
+// plant_retries.go.
 //
 // # Where the spec and the facts are silent
 //

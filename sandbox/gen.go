@@ -104,6 +104,7 @@ func (g *generator) member(idx int) *member {
 	}
 	g.plantBilling(m)
 	g.plantAreas(m)
+	g.plantRetries(m)
 	g.finish(m)
 	return m
 }

@@ -128,8 +128,8 @@ type tSummary struct {
 	ID                     string
 	SubmitTimeUtc          string
 	ApplicationInformation struct {
-		Status       string
-		Applications []struct{ Name, RCode string }
+		Status, ReasonCode string
+		Applications       []struct{ Name, RCode string }
 	}
 	OrderInformation struct {
 		AmountDetails struct{ TotalAmount, Currency string }

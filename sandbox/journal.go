@@ -216,6 +216,9 @@ func (c *call) response() map[string]any {
 	if c.x != nil && c.x.custom(c) {
 		return c.x.response(c)
 	}
+	if c.x != nil && c.x.decline != nil {
+		return c.x.decline.answer(c.respID, c.reconcileID, c.code, c.networkID, c.time)
+	}
 	id := c.respID
 	var self, status string
 	links := map[string]any{}

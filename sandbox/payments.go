@@ -572,32 +572,25 @@ func (s *Server) pay(x *exchange, d doc) answer {
 	// healthcare card without the healthcare amounts is declined by its
 	// issuer; a CIT storing credentials in a region that mandates strong
 	// customer authentication must be strongly authenticated.
+	var decline *issuerDecline
 	switch {
 	case pr.amount%100 == centsDecline:
-		a.decline = "PROCESSOR_DECLINED"
-		a.app = appJSON{Name: "ics_auth", ReasonCode: "203", RCode: "0", RFlag: "DCARDREFUSED", RMessage: "General decline of the card"}
+		decline = cardDecline(&pr.card, false)
 	case pr.amount%100 == centsNoRetry:
-		a.decline = "PROCESSOR_DECLINED"
-		a.app = appJSON{Name: "ics_auth", ReasonCode: "205", RCode: "0", RFlag: "DCARDREFUSED", RMessage: "Stolen or lost card: do not retry"}
+		decline = cardDecline(&pr.card, true)
 	case pr.card.record() != nil && pr.card.record().health && !pr.healthcare:
-		a.decline = "PROCESSOR_DECLINED"
-		a.app = appJSON{Name: "ics_auth", ReasonCode: "233", RCode: "0", RFlag: "DNOAUTH", RMessage: "Healthcare card: the issuer needs the healthcare amounts"}
+		decline = healthcareDecline(&pr.card)
 	case pr.initiator == "customer" && pr.storedOnFile && slices.Contains(scaCountries, pr.bill.country) &&
 		!slices.Contains(strongAuthIndicators, strings.ToLower(pr.commerce)):
-		a.decline = "CUSTOMER_AUTHENTICATION_REQUIRED"
-		a.app = appJSON{Name: "ics_auth", ReasonCode: "478", RCode: "0", RFlag: "DAUTHENTICATE", RMessage: "Strong customer authentication is required"}
+		decline = authenticationDecline(&pr.card)
 	}
 	t := &transaction{id: call.respID, rootID: call.respID, reconciliationID: call.reconcileID, time: now, amount: pr.amount,
 		currency: pr.currency, card: call.card, code: pr.code, networkTxnID: call.networkID, approvalCode: call.approval, api: a}
 	t.kind = map[bool]txnKind{false: kindAuth, true: kindSale}[pr.capture]
-	if a.decline != "" {
+	if decline != nil {
 		t.approvalCode = ""
-		a.status = "DECLINED"
-		resp = map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/payments/" + t.id, Method: http.MethodGet}},
-			"id": t.id, "status": "DECLINED", "submitTimeUtc": ts(now), "reconciliationId": t.reconciliationID,
-			"clientReferenceInformation": map[string]any{"code": pr.code},
-			"errorInformation":           map[string]any{"reason": a.decline, "message": a.app.RMessage},
-			"processorInformation":       map[string]any{"responseCode": "05", "networkTransactionId": t.networkTxnID, "transactionId": t.networkTxnID}}
+		a.status, a.decline, a.app = "DECLINED", decline.errorReason, decline.app()
+		resp = decline.answer(t.id, t.reconciliationID, pr.code, t.networkTxnID, now)
 	} else {
 		s.approvedExtras(m, resp, pr, a, t)
 	}

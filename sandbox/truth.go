@@ -30,7 +30,8 @@ func Kinds() []string {
 		KindSubscriptionDelinquent, KindSubscriptionSuspended, KindPaidWithoutTransaction,
 		KindAmountMismatch, KindBinUnresolved}
 	kinds = append(kinds, billingKinds()...)
-	return append(kinds, areaKinds()...)
+	kinds = append(kinds, areaKinds()...)
+	return append(kinds, retryKinds()...)
 }
 
 // GroundTruth is what a correct reconciliation of the generated data over
@@ -213,6 +214,7 @@ func memberFindings(m *member, w0, w1 time.Time) map[string][]Finding {
 	}
 	billingFindings(m, w0, w1, add)
 	areaFindings(m, w0, w1, add)
+	retryFindings(m, w0, w1, add)
 	for _, c := range m.calls {
 		if !in(c.time) {
 			continue

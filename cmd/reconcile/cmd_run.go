@@ -61,6 +61,7 @@ type runOptions struct {
 	progress       string
 	// The payments audit (docs/payments-audit.md).
 	interchangeRates string
+	retryLimits      string
 	bnplSessionAge   time.Duration
 	binRefreshAge    time.Duration
 	hooks            *runHooks // set by runWithOutput; nil-safe
@@ -125,6 +126,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.metricsFile, "metrics-file", "", "write Prometheus metrics of the run to this file (node_exporter textfile collector)")
 	fs.StringVar(&o.progress, "progress", "auto", "progress display on stderr: auto (when a terminal), always or never")
 	fs.StringVar(&o.interchangeRates, "interchange-rates", "", "CSV (network,level2,level3) or YAML file of interchange rate differences for the interchange-at-risk estimate (default: the documented table)")
+	fs.StringVar(&o.retryLimits, "retry-limits", "", "CSV (network,reattempts,window[,cit_mit_apart]) or YAML file of the card networks' limits on reattempts of a declined card (default: the documented table)")
 	fs.DurationVar(&o.bnplSessionAge, "bnpl-session-age", 24*time.Hour, "a pending buy-now-pay-later session older than this at the cut-off is reported stale")
 	fs.DurationVar(&o.binRefreshAge, "bin-refresh-age", 30*24*time.Hour, "look a cached BIN up again once its attributes are older than this")
 	o.notice.register(fs)
@@ -233,6 +235,10 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	retryLimits, err := checks.LoadRetryLimits(o.retryLimits)
+	if err != nil {
+		return err
+	}
 
 	creds, baseURL, journal := platform.Credentials{}, o.baseURL, o.journal
 	org := o.organizationID
@@ -297,6 +303,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		AllowEmpty:       o.allowEmpty,
 		BINRefreshAge:    o.binRefreshAge,
 		InterchangeRates: rates,
+		RetryLimits:      retryLimits,
 		BNPLSessionAge:   o.bnplSessionAge,
 		Version:          buildVersion(),
 		Logger:           log,

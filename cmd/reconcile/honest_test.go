@@ -209,19 +209,24 @@ func TestOverlongBodyFailsTheMember(t *testing.T) {
 // do lasting harm are refused with a message naming the setting, exit 1,
 // before anything starts.
 func TestBadInputRefused(t *testing.T) {
+	limits := filepath.Join(t.TempDir(), "limits.csv")
+	if err := os.WriteFile(limits, []byte("network,reattempts,window\nVISA,20,720d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]struct {
 		args []string
 		want string
 	}{
-		"shard dividing by zero": {[]string{"--shard", "0/4294967296"}, `shard "0/4294967296": want i/n with 1 <= n <= 65536`},
-		"shard out of range":     {[]string{"--shard", "4/4"}, `shard "4/4"`},
-		"rate NaN":               {[]string{"--rate", "NaN"}, "--rate NaN: want requests per second"},
-		"rate Inf":               {[]string{"--rate", "Inf"}, "--rate +Inf: want requests per second"},
-		"rate negative":          {[]string{"--rate", "-1"}, "--rate -1: want requests per second"},
-		"date far ahead":         {[]string{"--date", "9999-12-31"}, "--date 9999-12-31: want a date from 2000-01-01 to"},
-		"date before 2000":       {[]string{"--date", "1999-12-31"}, "--date 1999-12-31: want a date from 2000-01-01 to"},
-		"concurrency huge":       {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
-		"member timeout":         {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
+		"shard dividing by zero":  {[]string{"--shard", "0/4294967296"}, `shard "0/4294967296": want i/n with 1 <= n <= 65536`},
+		"shard out of range":      {[]string{"--shard", "4/4"}, `shard "4/4"`},
+		"rate NaN":                {[]string{"--rate", "NaN"}, "--rate NaN: want requests per second"},
+		"rate Inf":                {[]string{"--rate", "Inf"}, "--rate +Inf: want requests per second"},
+		"rate negative":           {[]string{"--rate", "-1"}, "--rate -1: want requests per second"},
+		"date far ahead":          {[]string{"--date", "9999-12-31"}, "--date 9999-12-31: want a date from 2000-01-01 to"},
+		"date before 2000":        {[]string{"--date", "1999-12-31"}, "--date 1999-12-31: want a date from 2000-01-01 to"},
+		"concurrency huge":        {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
+		"member timeout":          {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
+		"retry limit over a year": {[]string{"--retry-limits", limits}, `window "720d": give one from 1s to 366d`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
