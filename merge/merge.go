@@ -67,6 +67,14 @@ type Options struct {
 	MemoryLimit  string // DuckDB's buffer memory for the merge, e.g. "256MB"
 	Version      string // this program's, for the manifest
 	Logger       *slog.Logger
+	// CheckAlarms, if set, checks the merged run in the merged database
+	// before the publish step, as a run's --alarms are checked: the
+	// alarms it returns are the publication's (Summary, manifest).
+	CheckAlarms func(ctx context.Context, db *sql.Conn, runID string) []reports.Alarm
+	// Published, if set, is told of the publication while the merged
+	// database is still open, as after a run: the digest (--notify) reads
+	// it. What it does cannot fail the merge.
+	Published func(ctx context.Context, db *sql.Conn, res *Result)
 }
 
 // Result is what a merge published: the run's facts as the publish step
@@ -99,7 +107,7 @@ const shardAlias = "shard"
 var tables = []string{
 	"groups", "group_members",
 	"plans", "subscriptions", "subscription_payments", "transactions", "subscription_schedules", "expected_cycles",
-	"journal", "journal_rejects", "journal_files", "bin_attributes", "finding_kinds", "interchange_rates",
+	"journal", "journal_rejects", "journal_files", "bin_attributes", "finding_kinds", "interchange_rates", "retry_limits",
 	"run_members", "findings", "interchange_at_risk",
 	"subscription_status_log", "subscription_recoveries", "delinquency_ageing", "subscription_metrics", "billing_match",
 }
@@ -203,11 +211,18 @@ func (m *merger) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	m.log.Info("shards merged", "shards", len(m.use), "status", run.Status, "took", time.Since(started).Round(time.Millisecond).String())
+	if m.o.CheckAlarms != nil {
+		run.Alarms = m.o.CheckAlarms(ctx, m.db.Conn(), m.runID)
+	}
 	pub, err := reports.Publish(ctx, m.db.Conn(), m.o.Out, run)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Run: run, Published: pub}, nil
+	res := &Result{Run: run, Published: pub}
+	if m.o.Published != nil {
+		m.o.Published(ctx, m.db.Conn(), res)
+	}
+	return res, nil
 }
 
 // removeWork removes the merge's working database and what DuckDB made

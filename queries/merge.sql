@@ -5,8 +5,9 @@
 -- workbook, the Parquet datasets and the snapshot from it, as after a run.
 --
 -- What the merged database holds:
---   the run's tables (runs, run_members, findings, interchange_at_risk and
---     the recurring-billing reports): the date's rows of every shard. The
+--   the run's tables (interchange_at_risk and the recurring-billing
+--     reports): the date's rows of every shard; run_members and findings:
+--     every run's rows (the history the alarms read, --alarms). The
 --     shards already computed each finding's state and each subscription's
 --     change against its member's previous run (docs/scale.md: "previous
 --     run" across shards), so the merge copies them; it compares nothing;
@@ -17,7 +18,8 @@
 --     schedules, expected cycles): each member's rows from the shard that
 --     loaded it last (merge_owners);
 --   what every shard holds a copy of (groups, group memberships, journal
---     files, BIN attributes, finding kinds, the rate table): each once
+--     files, BIN attributes, finding kinds, the rate and retry-limit
+--     tables): each once
 --     (BIN attributes: the lookup a run over every member makes,
 --     BINAttributes).
 --
@@ -156,14 +158,27 @@ ON CONFLICT DO NOTHING
 INSERT INTO interchange_rates BY NAME SELECT * FROM shard.interchange_rates
 ON CONFLICT DO NOTHING
 
+-- name: retry_limits
+-- The same table in every shard (the merge checked its hash): the first
+-- shard's (the table has no key; a run replaces it whole).
+INSERT INTO retry_limits BY NAME SELECT * FROM shard.retry_limits
+WHERE NOT EXISTS (SELECT 1 FROM retry_limits)
+
 -- name: run_members
+-- Every run's members, the date's and the earlier runs': the history the
+-- alarms read (a member the previous run reconciled and this one lost),
+-- as a full run's database holds it. A row of an earlier run is in the
+-- shard that took the member then; two shards hold one only when a date
+-- was run again after n changed, and then the first shard's is kept.
 INSERT INTO run_members BY NAME SELECT * FROM shard.run_members
-WHERE run_id = getvariable('merge_run_id')
+ON CONFLICT DO NOTHING
 
 -- name: findings
--- The date's findings in every state, resolved ones included.
+-- Every run's findings in every state, resolved ones included: the
+-- date's, and the earlier runs' the alarms' trailing medians read. Two
+-- shards hold one finding of a run only as two members' rows can (above).
 INSERT INTO findings BY NAME SELECT * FROM shard.findings
-WHERE run_id = getvariable('merge_run_id')
+ON CONFLICT DO NOTHING
 
 -- name: interchange_at_risk
 INSERT INTO interchange_at_risk BY NAME SELECT * FROM shard.interchange_at_risk

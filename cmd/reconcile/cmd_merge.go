@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/merge"
+	"github.com/reconcile/reconcile/notify"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/store"
 )
@@ -29,21 +31,53 @@ type mergeOptions struct {
 	splitBy      string
 	memoryLimit  string
 	logLevel     string
+	metricsFile  string
+	notice       noticeOptions // --alarms, --notify, --metrics-push, as run's
 }
 
 const mergeExamples = `  reconcile merge --date 2026-11-20 --from '/shared/reconcile/shard=*' --out /shared/reconcile/merged
   reconcile merge --from 'out/shard=*' --out out/merged          # yesterday's shards
   reconcile merge --from 'out/shard=*' --out out/merged --allow-partial   # without a shard that failed
+  reconcile merge --from 'out/shard=*' --out out/merged --alarms alarms.yaml --notify notify.yaml \
+      --metrics-push http://pushgateway:9091   # the portfolio's alarms, its one digest, the merge's metrics
 `
 
 const mergeExitCodes = `Exit codes: 0 every shard present and ok, published; 1 refused or failed, nothing published
 (a shard missing, shards of different n, run with different settings or versions, a snapshot that
 does not match its manifest, --out inside a shard's folder); 3 partial: published, but a shard was
-partial, or missing under --allow-partial; 130 interrupted.`
+partial, or missing under --allow-partial; 130 interrupted. A raised alarm (--alarms), a digest
+not delivered (--notify) or a failed push (--metrics-push) never changes them.`
 
 // cmdMerge is `reconcile merge`: one publication from the shards of a
-// business date (package merge).
+// business date (package merge), with what a run tells an operator around
+// it: the alarms checked before the publish step, the digest after it,
+// and the metrics, whatever the outcome.
 func cmdMerge(ctx context.Context, args []string, e env) error {
+	o, err := parseMergeFlags(args, e)
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	w := &mergeWatch{}
+	err = mergeAndTell(ctx, o, e, w)
+	log := w.log
+	if log == nil { // it failed before its logger was made (a bad --log-level)
+		log, _ = newLogger(e.stderr, "info")
+	}
+	date, derr := businessDate(o.date, started.UTC())
+	if err != nil && w.res == nil && exitCodeOf(ctx, err) != exitInterrupted {
+		day := o.date
+		if derr == nil {
+			day = date.Format(time.DateOnly)
+		}
+		// The shards' source is unknown until they are read: not marked simulated.
+		w.deliveries = append(w.deliveries, w.notice.sendFailure(context.WithoutCancel(ctx), day, "", err, log)...)
+	}
+	emitMetrics(ctx, e, log, o.metricsFile, o.notice.metricsPush, newMergeMetrics(ctx, w, date, err, started, time.Now()))
+	return err
+}
+
+func parseMergeFlags(args []string, e env) (mergeOptions, error) {
 	var o mergeOptions
 	fs := newFlagSetCodes("merge --from GLOB [flags]",
 		`Publish the shards of a business date (runs with --shard i/n, each with its own --out) as one run:
@@ -51,7 +85,8 @@ one workbook, one manifest listing every shard and its status, the Parquet datas
 snapshot, into --out/<date>/, as a run over every member would have. The shards' snapshots are read,
 read-only; nothing is written into a shard's folder. Refused unless every shard 0..n-1 of the date is
 published, once, by runs of one n with the same settings and version; --allow-partial publishes
-without the missing shards (marked partial; their members count as failed).`,
+without the missing shards (marked partial; their members count as failed). --alarms, --notify and
+--metrics-push do for the merged run what they do for a run (docs/operations.md).`,
 		mergeExamples, mergeExitCodes, e)
 	fs.StringVar(&o.date, "date", "", "business day, UTC (YYYY-MM-DD), as the shards ran it (default yesterday)")
 	fs.StringVar(&o.from, "from", "", `glob of the shards' output folders (their --out), e.g. 'out/shard=*' (required)`)
@@ -60,15 +95,34 @@ without the missing shards (marked partial; their members count as failed).`,
 	fs.StringVar(&o.splitBy, "split-by", "", `"group": also write one workbook per group`)
 	fs.StringVar(&o.memoryLimit, "memory-limit", "256MB", "DuckDB's buffer memory for the merge; data beyond it goes to disk")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.metricsFile, "metrics-file", "", `write Prometheus metrics of the merge to this file (node_exporter textfile collector; shard="merged")`)
+	o.notice.register(fs)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return o, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("merge: unexpected argument %q", fs.Arg(0))
+		return o, fmt.Errorf("merge: unexpected argument %q", fs.Arg(0))
 	}
 	if o.from == "" {
-		return fmt.Errorf("merge: --from is required: the shards' output folders, e.g. --from 'out/shard=*'")
+		return o, fmt.Errorf("merge: --from is required: the shards' output folders, e.g. --from 'out/shard=*'")
 	}
+	return o, nil
+}
+
+// mergeWatch is what a merge tells an operator besides its exit code, as
+// runHooks are for a run: its logger, what --alarms and --notify loaded,
+// what it published (the alarms checked are its Run's) and the digests
+// sent.
+type mergeWatch struct {
+	log        *slog.Logger
+	notice     *notice
+	res        *merge.Result
+	deliveries []notify.Delivery
+}
+
+// mergeAndTell merges, checking the alarms before the publish step and
+// sending the digests after it, and prints the summary.
+func mergeAndTell(ctx context.Context, o mergeOptions, e env, w *mergeWatch) error {
 	if !reports.ValidSplitBy(o.splitBy) {
 		return fmt.Errorf("--split-by %q: want group, or nothing for the whole run's workbook only", o.splitBy)
 	}
@@ -80,20 +134,12 @@ without the missing shards (marked partial; their members count as failed).`,
 	if err != nil {
 		return err
 	}
-	res, err := runMerge(ctx, o, date, log)
+	w.log = log
+	n, err := loadNotice(o.notice, e.getenv)
 	if err != nil {
 		return err
 	}
-	printMergeSummary(e, res)
-	if res.Run.Status != string(store.RunOK) {
-		return fmt.Errorf("%w: %s", errPartial, mergeProblems(res))
-	}
-	return nil
-}
-
-// runMerge merges and logs the outcome; the published result is what a
-// digest of the merge reads.
-func runMerge(ctx context.Context, o mergeOptions, date time.Time, log *slog.Logger) (*merge.Result, error) {
+	w.notice = n
 	res, err := merge.Merge(ctx, merge.Options{
 		Date:         date,
 		From:         o.from,
@@ -103,13 +149,25 @@ func runMerge(ctx context.Context, o mergeOptions, date time.Time, log *slog.Log
 		MemoryLimit:  o.memoryLimit,
 		Version:      buildVersion(),
 		Logger:       log,
+		CheckAlarms: func(ctx context.Context, db *sql.Conn, runID string) []reports.Alarm {
+			return n.checkAlarms(ctx, db, runID)
+		},
+		Published: func(ctx context.Context, db *sql.Conn, res *merge.Result) {
+			w.deliveries = append(w.deliveries, n.send(ctx, db, res.Run, res.Published, log)...)
+		},
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
+	w.res = res
 	log.Info("merge finished", "run_id", res.Run.RunID, "status", res.Run.Status, "shards", len(res.Run.Shards),
 		"missing", strings.Join(res.Missing(), ","), "output", res.Published.Dir)
-	return res, nil
+	printMergeSummary(e, res)
+	printAlarms(e.stdout, res.Run.Alarms)
+	if res.Run.Status != string(store.RunOK) {
+		return fmt.Errorf("%w: %s", errPartial, mergeProblems(res))
+	}
+	return nil
 }
 
 func printMergeSummary(e env, res *merge.Result) {
@@ -164,7 +222,7 @@ func mergeProblems(res *merge.Result) string {
 // (--concurrency, --rate, --force, --memory-limit, ...) are not among them.
 // The base URL is kept without user information, query or fragment, and
 // the rate table is named by its content's hash, not its file's path.
-func shardSettings(o runOptions, org string, rates *checks.RateTable) map[string]string {
+func shardSettings(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) map[string]string {
 	groupIDs := splitList(o.groups)
 	slices.Sort(groupIDs)
 	s := map[string]string{
@@ -173,6 +231,7 @@ func shardSettings(o runOptions, org string, rates *checks.RateTable) map[string
 		"lookback":          strconv.Itoa(o.lookback),
 		"journal":           o.journal,
 		"interchange-rates": rateTableHash(rates),
+		"retry-limits":      retryLimitsHash(limits),
 		"bnpl-session-age":  o.bnplSessionAge.String(),
 		"bin-refresh-age":   o.binRefreshAge.String(),
 	}
@@ -196,6 +255,26 @@ func rateTableHash(t *checks.RateTable) string {
 	for _, r := range t.Rates {
 		lines = append(lines, r.Network+","+strconv.FormatFloat(r.Level2, 'g', -1, 64)+","+strconv.FormatFloat(r.Level3, 'g', -1, 64))
 	}
+	return linesHash(lines)
+}
+
+// retryLimitsHash names a retry-limit table by its content, as
+// rateTableHash a rate table: one "network,reattempts,window,cit_mit_apart"
+// line per limit.
+func retryLimitsHash(t *checks.RetryLimitTable) string {
+	if t == nil {
+		t = checks.DefaultRetryLimits()
+	}
+	lines := make([]string, 0, len(t.Limits))
+	for _, l := range t.Limits {
+		lines = append(lines, fmt.Sprintf("%s,%d,%s,%t", l.Network, l.Reattempts, l.Window, l.CITMITApart))
+	}
+	return linesHash(lines)
+}
+
+// linesHash is "sha256:" and the hash of lines, sorted, one a line: a
+// table's content whatever its order in its file.
+func linesHash(lines []string) string {
 	slices.Sort(lines)
 	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	return "sha256:" + hex.EncodeToString(sum[:])

@@ -328,7 +328,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Members:      map[string]int{string(store.MemberOK): res.MembersOK, string(store.MemberFailed): len(res.Failed)},
 		Version:      buildVersion(),
 		Shard:        shard.String(),
-		Settings:     shardSettings(o, org, rates),
+		Settings:     shardSettings(o, org, rates, retryLimits),
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),
 		Alarms:       alarmList,

@@ -15,6 +15,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/notify/notifytest"
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/reports/reportstest"
@@ -53,6 +54,19 @@ func runShards(t *testing.T, f *fixture, work, date string, n int, want func(i i
 
 func allOK(int) int { return exitOK }
 
+// mergeAlarms are the alarm rules of TestMergeEqualsFullRun: every kind
+// with a finding raises kind_count, and the trend rules read the history
+// (a merged database without the earlier runs' findings would see a
+// median of 0, and raise them all).
+const mergeAlarms = `members-lost: true
+failed-share: 0.5
+min-history: 1
+kinds:
+  "*":
+    count: 0
+    count-vs-median: 3
+`
+
 // TestMergeEqualsFullRun runs the four shards of a date and one full run
 // against one sandbox, on two business dates (the billing engine a day
 // further on the second, so findings are new, still open and resolved, and
@@ -61,7 +75,12 @@ func allOK(int) int { return exitOK }
 // rows of the run's tables), the workbook cell by cell (the golden dump,
 // but the cells listed in runIdentityCells), the manifest's counts, and
 // every Parquet dataset's rows read back from its files. It also checks
-// that the merge wrote nothing into the shards' folders.
+// that the merge wrote nothing into the shards' folders. The full run and
+// the merge (not the shards) run with --alarms, --notify (a local webhook
+// receiver) and --metrics-push: the merge's alarms, checked over the
+// merged database and its history, are the full run's (in the Summary and
+// the manifest, compared above), and its one digest has the full run's
+// numbers, which are the merged publication's (checkMergeNotice).
 func TestMergeEqualsFullRun(t *testing.T) {
 	scale, _ := sandbox.ParseScale(mergeScale)
 	f := newFixture(t, sandbox.Config{Scale: scale})
@@ -69,6 +88,10 @@ func TestMergeEqualsFullRun(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(work, "db"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	hook, push := notifytest.StartHook(t), startPushReceiver(t)
+	notice := []string{"--alarms", writeText(t, "alarms.yaml", mergeAlarms),
+		"--notify", writeText(t, "notify.yaml", "webhook:\n  url-file: "+writeText(t, "hook-url", hook.URL+"/hook")+"\n"),
+		"--metrics-push", push.URL}
 	fullDB, fullOut := filepath.Join(work, "db", "full.duckdb"), filepath.Join(work, "full")
 	merged := filepath.Join(work, "merged")
 	for day, date := range []string{"2026-11-20", "2026-11-21"} {
@@ -77,15 +100,20 @@ func TestMergeEqualsFullRun(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(fullDB, fullOut, "--date", date)...); code != exitOK {
+		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(fullDB, fullOut, append([]string{"--date", date}, notice...)...)...); code != exitOK {
 			t.Fatalf("full run of %s exited %d\n%s\n%s", date, code, so, se)
 		}
+		fullDigest := lastPost(t, hook, 2*day+1)
 		from := runShards(t, f, work, date, 4, allOK)
 		before := tree(t, work)
-		code, stdout, stderr := runCLI(t, nil, "merge", "--date", date, "--from", from, "--out", merged)
+		code, stdout, stderr := runCLI(t, nil, append([]string{"merge", "--date", date, "--from", from, "--out", merged}, notice...)...)
 		if code != exitOK {
 			t.Fatalf("merge of %s exited %d\n%s\n%s", date, code, stdout, stderr)
 		}
+		if strings.Contains(stderr, "not delivered") || strings.Contains(stderr, "not pushed") {
+			t.Errorf("merge of %s: a delivery failed:\n%s", date, stderr)
+		}
+		checkMergeNotice(t, filepath.Join(merged, date), fullDigest, lastPost(t, hook, 2*day+2), push, day > 0)
 		for _, d := range diffTrees(before, tree(t, work)) {
 			if !strings.HasPrefix(strings.TrimPrefix(strings.TrimPrefix(d, "written: "), "removed: "), merged) {
 				t.Errorf("the merge changed a file outside its --out: %s", d)
@@ -112,6 +140,94 @@ func TestMergeEqualsFullRun(t *testing.T) {
 	leftovers, _ := filepath.Glob(filepath.Join(merged, ".*"))
 	if len(leftovers) > 0 {
 		t.Errorf("the merge left %v in its output folder", leftovers)
+	}
+}
+
+// lastPost is the last JSON body a webhook receiver took, checking that
+// it took n in all (one digest per run and per merge).
+func lastPost(t *testing.T, hook *notifytest.HookReceiver, n int) map[string]any {
+	t.Helper()
+	posts, _ := hook.Received()
+	if len(posts) != n {
+		t.Fatalf("the webhook received %d digests, want %d", len(posts), n)
+	}
+	return posts[n-1]
+}
+
+// checkMergeNotice checks what the merge into dir told: its digest has
+// the full run's numbers but the workbook's path, and they are the merged
+// manifest's; its metrics were pushed as the merge's own group
+// (shard="merged") with the merged run's members and alarms, every alarm
+// the manifest lists raised. On the second day (history) some kind with
+// findings has its trend rule clear, which a merge without the earlier
+// runs' findings (a median of 0) could not.
+func checkMergeNotice(t *testing.T, dir string, full, merged map[string]any, push *pushReceiver, history bool) {
+	t.Helper()
+	m, _, err := outputs.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullNums, _ := full["reconcile"].(map[string]any)
+	nums, _ := merged["reconcile"].(map[string]any)
+	if nums["workbook"] != filepath.Join(dir, "reconcile-"+m.RunID+".xlsx") {
+		t.Errorf("the merge's digest names the workbook %v", nums["workbook"])
+	}
+	for _, k := range []string{"businessDate", "status", "simulated", "members", "membersFailed", "newFindings",
+		"openFindings", "resolvedFindings", "acknowledgedFindings", "alarms"} {
+		if fmt.Sprint(nums[k]) != fmt.Sprint(fullNums[k]) {
+			t.Errorf("the merge's digest says %s %v, the full run's %v", k, nums[k], fullNums[k])
+		}
+	}
+	sum := func(state string) (n int64) {
+		for _, c := range m.FindingsByState[state] {
+			n += c
+		}
+		return n
+	}
+	for k, want := range map[string]any{"status": m.Status, "members": m.Members["ok"] + m.Members["failed"],
+		"membersFailed": m.Members["failed"], "newFindings": sum("new"), "openFindings": sum("open"),
+		"resolvedFindings": sum("resolved"), "alarms": len(m.Alarms)} {
+		got := nums[k]
+		if list, ok := got.([]any); ok {
+			got = len(list)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("the merge's digest says %s %v, its manifest %v", k, got, want)
+		}
+	}
+	if len(m.Alarms) == 0 {
+		t.Errorf("the merged manifest lists no alarm: kind_count should be raised for every kind with findings")
+	}
+	if _, path, _, _ := push.last(); path != "/metrics/job/reconcile/shard@base64/bWVyZ2Vk" {
+		t.Errorf("the merge pushed to %s, want its own group shard=merged", path)
+	}
+	samples := push.samples(t)
+	if v, _ := promValue(samples, "reconcile_members", "shard", "merged", "status", "ok"); int(v) != m.Members["ok"] {
+		t.Errorf("pushed reconcile_members{ok} = %v, the manifest %d", v, m.Members["ok"])
+	}
+	for _, a := range m.Alarms {
+		labels := []string{"name", a.Name}
+		if a.Kind != "" {
+			labels = append(labels, "kind", a.Kind)
+		}
+		if a.Currency != "" {
+			labels = append(labels, "currency", a.Currency)
+		}
+		if v, ok := promValue(samples, "reconcile_alarm", labels...); !ok || v != 1 {
+			t.Errorf("pushed reconcile_alarm%v = %v (%v), want 1", labels, v, ok)
+		}
+	}
+	if !history {
+		return
+	}
+	clear := false
+	for kind, n := range m.FindingsByKind {
+		if v, ok := promValue(samples, "reconcile_alarm", "name", "kind_count_trend", "kind", kind); n > 0 && ok && v == 0 {
+			clear = true
+		}
+	}
+	if !clear {
+		t.Errorf("no kind with findings has its trend alarm clear: the merged database lacks the history")
 	}
 }
 
@@ -185,9 +301,11 @@ func identityFree(t *testing.T, dump string) []string {
 
 // runTables are the tables whose rows belong to a run: a merged
 // publication holds the date's rows of each (its shards' history stays in
-// their own snapshots), so only those are compared.
+// their own snapshots), so only those are compared. run_members and
+// findings are not among them: the merge copies every run's (the alarms'
+// history), and they are compared whole.
 var runTables = map[string]bool{
-	"run_members": true, "findings": true, "interchange_at_risk": true, "subscription_status_log": true,
+	"interchange_at_risk": true, "subscription_status_log": true,
 	"subscription_recoveries": true, "delinquency_ageing": true, "subscription_metrics": true, "billing_match": true,
 }
 
@@ -262,6 +380,7 @@ func compareManifests(t *testing.T, fullDir, mergedDir string, n int) {
 		"previousRun":     {full.PreviousRun, merged.PreviousRun},
 		"window":          {full.WindowStart + full.WindowEnd, merged.WindowStart + merged.WindowEnd},
 		"settings":        {full.Settings, merged.Settings},
+		"alarms":          {full.Alarms, merged.Alarms},
 	} {
 		if fmt.Sprint(pair[0]) != fmt.Sprint(pair[1]) {
 			t.Errorf("manifest %s: full run %v, merged %v", what, pair[0], pair[1])

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/reconcile/reconcile/notify"
 	"github.com/reconcile/reconcile/reports"
+	"github.com/reconcile/reconcile/store"
 )
 
 // runMetrics is what the metrics file reports of one run.
@@ -45,15 +47,23 @@ type runMetrics struct {
 
 var runStatuses = []string{"ok", "partial", "failed", "interrupted"}
 
-func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, started, finished time.Time) runMetrics {
+// outcomeMetrics are the metrics of any command's outcome: its shard
+// label, status and exit code (from err), and when it ran.
+func outcomeMetrics(ctx context.Context, err error, shard string, started, finished time.Time) runMetrics {
 	code := exitCodeOf(ctx, err)
 	m := runMetrics{
-		shard: o.shard, exitCode: code, started: started, finished: finished, versionStr: buildVersion(), source: runSource(o),
+		shard: shard, exitCode: code, started: started, finished: finished, versionStr: buildVersion(),
 		status: map[int]string{exitOK: "ok", exitPartial: "partial", exitInterrupted: "interrupted"}[code],
 	}
 	if m.status == "" {
 		m.status = "failed"
 	}
+	return m
+}
+
+func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, started, finished time.Time) runMetrics {
+	m := outcomeMetrics(ctx, err, o.shard, started, finished)
+	m.source = runSource(o)
 	if d, err := businessDate(o.date, started.UTC()); err == nil {
 		m.date = d
 	}
@@ -72,6 +82,42 @@ func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, st
 	}
 	m.alarms, m.deliveries = h.alarms, h.deliveries
 	return m
+}
+
+// mergeShard is the shard label of a merge's metrics, and so its own
+// group on the Pushgateway beside the shards' (i/n).
+const mergeShard = "merged"
+
+// newMergeMetrics are the metrics of a merge: its outcome, and once it
+// published, the merged run's members, findings and alarms. It sends no
+// request and loads no record (requests, retries and rows are 0; the
+// shards' own metrics have theirs). date is zero if --date did not parse.
+func newMergeMetrics(ctx context.Context, w *mergeWatch, date time.Time, err error, started, finished time.Time) runMetrics {
+	m := outcomeMetrics(ctx, err, mergeShard, started, finished)
+	m.date, m.deliveries = date, w.deliveries
+	if r := w.res; r != nil {
+		m.known = true
+		m.source, m.alarms, m.findings = r.Run.Source, r.Run.Alarms, r.Published.Findings
+		m.membersOK, m.failed = r.Run.Members[string(store.MemberOK)], r.Run.Members[string(store.MemberFailed)]
+	}
+	return m
+}
+
+// emitMetrics writes m to the metrics file and pushes it to the
+// Pushgateway, each if asked; neither failure changes the command's
+// outcome (a stale file shows by its age, node_textfile_mtime_seconds).
+func emitMetrics(ctx context.Context, e env, log *slog.Logger, file, push string, m runMetrics) {
+	if file != "" {
+		if err := writeMetricsFile(file, m); err != nil {
+			fmt.Fprintf(e.stderr, "reconcile: %v\n", err)
+		}
+	}
+	if push != "" {
+		if err := pushMetrics(context.WithoutCancel(ctx), push, m); err != nil {
+			// Like a digest: logged, never the command's failure.
+			log.Warn("metrics not pushed", "error", err.Error())
+		}
+	}
 }
 
 // metricsText renders m in the Prometheus text exposition format (version

@@ -95,20 +95,7 @@ func runWithOutput(ctx context.Context, o runOptions, e env) error {
 		}
 		hooks.delivered(hooks.notice.sendFailure(context.WithoutCancel(ctx), date, runSource(o), err, log))
 	}
-	m := newRunMetrics(ctx, o, hooks, err, started, time.Now())
-	if o.metricsFile != "" {
-		if werr := writeMetricsFile(o.metricsFile, m); werr != nil {
-			// The run's outcome stays the exit code: the collector shows a
-			// stale file by its age (node_textfile_mtime_seconds).
-			fmt.Fprintf(e.stderr, "reconcile: %v\n", werr)
-		}
-	}
-	if o.notice.metricsPush != "" {
-		if perr := pushMetrics(context.WithoutCancel(ctx), o.notice.metricsPush, m); perr != nil {
-			// Like a digest: logged, never the run's failure.
-			log.Warn("metrics not pushed", "error", perr.Error())
-		}
-	}
+	emitMetrics(ctx, e, log, o.metricsFile, o.notice.metricsPush, newRunMetrics(ctx, o, hooks, err, started, time.Now()))
 	return err
 }
 
