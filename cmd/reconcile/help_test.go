@@ -34,6 +34,11 @@ func TestHelpOnEveryCommand(t *testing.T) {
 			t.Errorf("run -h does not document %s", flag)
 		}
 	}
+	for _, flag := range []string{"-metrics-file", "-alarms", "-notify", "-metrics-push", "-allow-partial"} {
+		if _, _, stderr := runCLI(t, nil, "merge", "-h"); !strings.Contains(stderr, flag) {
+			t.Errorf("merge -h does not document %s", flag)
+		}
+	}
 	if _, _, stderr := runCLI(t, nil, "schedule", "-h"); !strings.Contains(stderr, "-cron") || !strings.Contains(stderr, "second signal") ||
 		!strings.Contains(stderr, "0 stopped by SIGTERM") {
 		t.Errorf("schedule -h does not document --cron and its signals:\n%s", stderr)
@@ -55,6 +60,8 @@ func TestBadOperatorFlags(t *testing.T) {
 		{[]string{"merge", "--from", "out/shard=*", "--split-by", "merchant"}, "--split-by"},
 		{[]string{"merge", "--from", "out/shard=*", "--date", "1999-12-31"}, "--date"},
 		{[]string{"merge", "--from", "out/shard=*", "--log-level", "loud"}, "--log-level"},
+		{[]string{"merge", "--from", "out/shard=*", "--metrics-push", "ftp://gateway"}, "--metrics-push"},
+		{[]string{"merge", "--from", "out/shard=*", "--alarms", "no-such-alarms.yaml"}, "no-such-alarms.yaml"},
 	} {
 		code, _, stderr := runCLI(t, nil, tc.args...)
 		if code != exitFailed || !strings.Contains(stderr, tc.want) {

@@ -629,6 +629,26 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 	t.Run("missing", func(t *testing.T) {
 		newCase(t, gone).refused("shards missing for "+date, goneShard+": no publication for "+date, "--allow-partial")
 	})
+	t.Run("missing, told", func(t *testing.T) {
+		// A refused merge tells --notify's recipients, and its metrics say it failed.
+		hook, push := notifytest.StartHook(t), startPushReceiver(t)
+		notifyFile := writeText(t, "notify.yaml", "webhook:\n  url-file: "+writeText(t, "hook-url", hook.URL+"/hook")+"\n")
+		code, stdout, stderr := newCase(t, gone).merge("--notify", notifyFile, "--metrics-push", push.URL)
+		if code != exitFailed {
+			t.Fatalf("merge exited %d, want 1\n%s\n%s", code, stdout, stderr)
+		}
+		posts, _ := hook.Received()
+		if len(posts) != 1 {
+			t.Fatalf("%d digests of the refused merge, want 1", len(posts))
+		}
+		nums, _ := posts[0]["reconcile"].(map[string]any)
+		if nums["status"] != "failed" || nums["businessDate"] != date || !strings.Contains(fmt.Sprint(nums["error"]), "shards missing for "+date) {
+			t.Errorf("the refused merge's digest: %v", nums)
+		}
+		if v, _ := promValue(push.samples(t), "reconcile_run_success", "shard", "merged"); v != 0 {
+			t.Errorf("pushed reconcile_run_success = %v, want 0", v)
+		}
+	})
 	t.Run("failed", func(t *testing.T) {
 		c := newCase(t, gone)
 		name := fmt.Sprintf("shard=%d", gone)
@@ -706,9 +726,27 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 
 	t.Run("allow partial", func(t *testing.T) {
 		c := newCase(t, gone)
-		code, stdout, stderr := c.merge("--allow-partial")
+		// Its digest cannot be delivered (the webhook answers 500, twice):
+		// logged and counted, the merge's outcome and outputs as without it.
+		hook := notifytest.StartHook(t, 500, 500)
+		notifyFile := writeText(t, "notify.yaml", "webhook:\n  url-file: "+writeText(t, "hook-url", hook.URL+"/hook")+"\n")
+		prom := filepath.Join(t.TempDir(), "merge.prom")
+		code, stdout, stderr := c.merge("--allow-partial", "--notify", notifyFile, "--metrics-file", prom)
 		if code != exitPartial {
 			t.Fatalf("merge --allow-partial exited %d, want 3\n%s\n%s", code, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "digest not delivered") {
+			t.Errorf("the failed delivery is not logged:\n%s", stderr)
+		}
+		if _, paths := hook.Received(); len(paths) != 2 {
+			t.Errorf("the webhook was tried %d times, want 2 (a 500 is tried once more)", len(paths))
+		}
+		samples := parseProm(t, prom)
+		if v, _ := promValue(samples, "reconcile_notify_deliveries", "channel", "webhook", "result", "failed"); v != 1 {
+			t.Errorf("reconcile_notify_deliveries{webhook,failed} = %v, want 1", v)
+		}
+		if v, _ := promValue(samples, "reconcile_run_exit_code", "shard", "merged"); v != exitPartial {
+			t.Errorf("reconcile_run_exit_code = %v, want 3", v)
 		}
 		failed := len(owned[gone]) + 1 // and the member the sandbox fails
 		if want := fmt.Sprintf("merge %s (partial): 3 of 4 shards, %d of 8 members reconciled", date, 8-failed); !strings.Contains(stdout, want) {
