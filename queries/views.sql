@@ -5,9 +5,10 @@
 -- (Transaction Search, the merchants' journals, BIN attributes) join.
 
 -- A run's findings without the resolved ones: what "the findings of run X"
--- meant before resolved rows existed.
+-- meant before resolved rows existed. Acknowledged findings are findings
+-- the run reports too.
 CREATE OR REPLACE VIEW current_findings AS
-SELECT * FROM findings WHERE state IN ('new', 'open');
+SELECT * FROM findings WHERE state IN ('new', 'open', 'acknowledged');
 
 -- The card each journaled call was made with: the card number it sent,
 -- else the platform's record of its transaction (Transaction Search), else
