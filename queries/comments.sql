@@ -514,3 +514,9 @@ COMMENT ON COLUMN acknowledgement_audit.merchant_id IS 'Merchant ID (MID) of the
 COMMENT ON COLUMN acknowledgement_audit.entity_id IS 'Entity of the finding.';
 COMMENT ON COLUMN acknowledgement_audit.before IS 'The acknowledgement before the change (its acknowledgements row as JSON); NULL for acknowledge.';
 COMMENT ON COLUMN acknowledgement_audit.after IS 'The acknowledgement after it; NULL when it ended (revoke, expire), and for reopen the finding''s new amount and currency.';
+
+COMMENT ON VIEW acknowledgement_values IS 'Each acknowledgement in force as the JSON acknowledgement_audit keeps before and after a change.';
+COMMENT ON COLUMN acknowledgement_values.kind IS 'Finding kind.';
+COMMENT ON COLUMN acknowledgement_values.merchant_id IS 'Merchant ID (MID) of the finding.';
+COMMENT ON COLUMN acknowledgement_values.entity_id IS 'Entity of the finding.';
+COMMENT ON COLUMN acknowledgement_values.value IS 'owner, until, reason, ticket, amount (decimal text), currency and source, as JSON.';

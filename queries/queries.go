@@ -5,7 +5,8 @@
 // sheets (reports/, and each finding kind's columns in reports/kinds/),
 // what reconcile sql --tables runs (cli/), and the
 // statements each package runs, as named blocks in a file named for the
-// package (store.sql, ingest.sql, checks.sql, pipeline.sql; see Named). SQL
+// package (store.sql, ingest.sql, checks.sql and acknowledgements.sql,
+// pipeline.sql; see Named). SQL
 // stays in .sql files so that analysts can read, copy and run exactly what
 // the product runs.
 package queries
@@ -18,7 +19,7 @@ import (
 	"strings"
 )
 
-//go:embed schema.sql migrations.sql views.sql comments.sql interchange_at_risk.sql findings/*.sql billing/*.sql store.sql ingest.sql checks.sql pipeline.sql
+//go:embed schema.sql migrations.sql views.sql comments.sql interchange_at_risk.sql findings/*.sql billing/*.sql store.sql ingest.sql checks.sql acknowledgements.sql pipeline.sql
 //go:embed reports/*.sql reports/kinds/*.sql cli/*.sql
 var files embed.FS
 

@@ -196,3 +196,12 @@ SELECT
 FROM subscription_payments p
 WHERE p.status IN ('SCHEDULED_SKIPPED', 'SKIPPED')
 GROUP BY p.merchant_id, p.subscription_id, p.currency;
+
+-- Each acknowledgement in force as the JSON its audit rows keep (before
+-- and after a change): owner, until, reason, ticket, the amount (decimal
+-- text) and currency acknowledged, and its source.
+CREATE OR REPLACE VIEW acknowledgement_values AS
+SELECT kind, merchant_id, entity_id,
+       json_object('owner', owner, 'until', until, 'reason', reason, 'ticket', ticket,
+                   'amount', CAST(amount AS VARCHAR), 'currency', currency, 'source', source) AS value
+FROM acknowledgements;
