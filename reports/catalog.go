@@ -424,7 +424,7 @@ type Dataset struct {
 // current state of plans, subscriptions and payments, and the window's
 // transactions and journal calls, and the recurring-billing tables
 // (billingDatasets). The findings hold the run's resolved rows too (state
-// column); count state IN ('new', 'open') for its findings.
+// column); count state IN ('new', 'open', 'acknowledged') for its findings.
 func Datasets(runID string, w store.Window) []Dataset {
 	run := sqlString(runID)
 	in := func(col string) string {

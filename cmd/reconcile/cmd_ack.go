@@ -38,14 +38,14 @@ const ackExitCodes = "Exit codes: 0 done; 1 a missing or bad argument, no such f
 
 // ackOptions are the flags of `reconcile ack`.
 type ackOptions struct {
-	config, db     string
-	merchant       string
-	reason, owner  string
-	until, ticket  string
-	by             string
-	list, revoke   bool
-	format         string
-	kind, entity   string // the positional arguments
+	config, db    string
+	merchant      string
+	reason, owner string
+	until, ticket string
+	by            string
+	list, revoke  bool
+	format        string
+	kind, entity  string // the positional arguments
 }
 
 func cmdAck(ctx context.Context, args []string, e env) error {

@@ -63,7 +63,7 @@ type runOptions struct {
 	interchangeRates string
 	bnplSessionAge   time.Duration
 	binRefreshAge    time.Duration
-	acknowledgements string // the acknowledgements file (checks.ReadAcknowledgementFile)
+	acknowledgements string    // the acknowledgements file (checks.ReadAcknowledgementFile)
 	hooks            *runHooks // set by runWithOutput; nil-safe
 	allowEmpty       bool
 	// credentials names the credential settings given (givenCredentials),
