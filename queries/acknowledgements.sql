@@ -8,7 +8,8 @@
 -- acknowledgements as they are (their JSON, view acknowledgement_values)
 -- in a temp table, the change is made, then AuditChanged and AuditEnded
 -- write one acknowledgement_audit row per acknowledgement that is new,
--- changed or gone, with its JSON before and after.
+-- changed or gone, with its JSON before and after, numbered (seq) after
+-- the rows already there.
 
 -- name: SnapshotAcknowledgements
 -- The acknowledgements before a change, for AuditChanged and AuditEnded.
@@ -19,8 +20,9 @@ CREATE OR REPLACE TEMP TABLE acknowledgement_before AS SELECT * FROM acknowledge
 -- acknowledge) or different from it (action $3: change, amount_recorded).
 -- $1 = when, $2 = by whom, $3 = the action of a change, $4 = source
 -- (command, file <path>, run), $5 = the run, or NULL.
-INSERT INTO acknowledgement_audit (changed_at, changed_by, action, source, run_id, kind, merchant_id, entity_id, before, after)
-SELECT $1, $2, CASE WHEN b.kind IS NULL THEN 'acknowledge' ELSE $3 END, $4, $5, a.kind, a.merchant_id, a.entity_id, b.value, a.value
+INSERT INTO acknowledgement_audit (seq, changed_at, changed_by, action, source, run_id, kind, merchant_id, entity_id, before, after)
+SELECT (SELECT coalesce(max(seq), 0) FROM acknowledgement_audit) + row_number() OVER (ORDER BY a.kind, a.merchant_id, a.entity_id),
+       $1, $2, CASE WHEN b.kind IS NULL THEN 'acknowledge' ELSE $3 END, $4, $5, a.kind, a.merchant_id, a.entity_id, b.value, a.value
 FROM acknowledgement_values a
 LEFT JOIN acknowledgement_before b ON b.kind = a.kind AND b.merchant_id = a.merchant_id AND b.entity_id = a.entity_id
 WHERE b.kind IS NULL OR CAST(a.value AS VARCHAR) <> CAST(b.value AS VARCHAR)
@@ -30,8 +32,9 @@ WHERE b.kind IS NULL OR CAST(a.value AS VARCHAR) <> CAST(b.value AS VARCHAR)
 -- $3: revoke, expire, reopen). A reopened one's "after" is the amount and
 -- currency its finding has in run $5 (new or open).
 -- $1 = when, $2 = by whom, $3 = the action, $4 = source, $5 = the run, or NULL.
-INSERT INTO acknowledgement_audit (changed_at, changed_by, action, source, run_id, kind, merchant_id, entity_id, before, after)
-SELECT $1, $2, $3, $4, $5, b.kind, b.merchant_id, b.entity_id, b.value,
+INSERT INTO acknowledgement_audit (seq, changed_at, changed_by, action, source, run_id, kind, merchant_id, entity_id, before, after)
+SELECT (SELECT coalesce(max(seq), 0) FROM acknowledgement_audit) + row_number() OVER (ORDER BY b.kind, b.merchant_id, b.entity_id),
+       $1, $2, $3, $4, $5, b.kind, b.merchant_id, b.entity_id, b.value,
        CASE WHEN $3 = 'reopen' THEN json_object('amount', CAST(f.amount AS VARCHAR), 'currency', f.currency) END
 FROM acknowledgement_before b
 LEFT JOIN findings f ON f.run_id = $5 AND f.kind = b.kind AND f.merchant_id = b.merchant_id AND f.entity_id = b.entity_id

@@ -503,7 +503,7 @@ COMMENT ON COLUMN acknowledgements.updated_at IS 'When it last changed (UTC).';
 COMMENT ON COLUMN acknowledgements.updated_by IS 'Who changed it last.';
 
 COMMENT ON TABLE acknowledgement_audit IS 'Every change to an acknowledgement, never deleted: acknowledge, change, revoke (by reconcile ack or a run''s --acknowledgements file), amount_recorded, expire and reopen (by a run), with who, when, and the acknowledgement before and after.';
-COMMENT ON COLUMN acknowledgement_audit.seq IS 'Order of the changes.';
+COMMENT ON COLUMN acknowledgement_audit.seq IS 'Order of the changes: 1, 2, 3, ...';
 COMMENT ON COLUMN acknowledgement_audit.changed_at IS 'When (UTC).';
 COMMENT ON COLUMN acknowledgement_audit.changed_by IS 'Who: --by or the OS user for reconcile ack and a file''s changes; reconcile for what a run does by itself (expire, reopen, amount_recorded).';
 COMMENT ON COLUMN acknowledgement_audit.action IS 'acknowledge (new), change (new reason, owner, end date or ticket), revoke, amount_recorded (the finding''s amount first seen), expire (end date passed), reopen (the finding''s amount or currency changed).';

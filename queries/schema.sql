@@ -506,10 +506,12 @@ CREATE TABLE IF NOT EXISTS acknowledgements (
 
 -- Every change to an acknowledgement, oldest first by seq: who made it,
 -- when, what, and the acknowledgement before and after (JSON, NULL where
--- there was none).
-CREATE SEQUENCE IF NOT EXISTS acknowledgement_audit_seq;
+-- there was none). seq is numbered by the statements that insert (one
+-- writer at a time), not by a DEFAULT nextval(): DuckDB 1.4 fails to
+-- replay a write-ahead log holding a comment on a table whose column has
+-- such a default.
 CREATE TABLE IF NOT EXISTS acknowledgement_audit (
-    seq         BIGINT NOT NULL DEFAULT nextval('acknowledgement_audit_seq'),
+    seq         BIGINT NOT NULL,
     changed_at  TIMESTAMPTZ NOT NULL,
     changed_by  VARCHAR NOT NULL,
     action      VARCHAR NOT NULL,

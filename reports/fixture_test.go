@@ -185,16 +185,16 @@ func fixtureDB(t testing.TB) *sql.DB {
 			('level3_incomplete', 'm1', 'cap-1', ` + sqlString(evilReason) + `, 'Jane Doe', DATE '2026-12-15', 'FIN-42', true, 120.00, 'USD',
 			 'command', TIMESTAMPTZ '2026-11-19 09:00:00+00', 'jdoe', TIMESTAMPTZ '2026-11-20 09:00:00+00', 'jdoe'),
 			('bin_unresolved', 'm1', '999999', 'Issuer confirmed the BIN range is new', 'Ops', DATE '2027-01-31', NULL, false, NULL, NULL,
-			 'file acknowledgements.yaml', TIMESTAMPTZ '2026-11-20 09:30:00+00', 'cron', TIMESTAMPTZ '2026-11-20 09:30:00+00', 'cron')`,
-		`INSERT INTO acknowledgement_audit (changed_at, changed_by, action, source, run_id, kind, merchant_id, entity_id, before, after) VALUES
-			(TIMESTAMPTZ '2026-11-19 09:00:00+00', 'jdoe', 'acknowledge', 'command', NULL, 'level3_incomplete', 'm1', 'cap-1', NULL,
+			 'file', TIMESTAMPTZ '2026-11-20 09:30:00+00', 'cron', TIMESTAMPTZ '2026-11-20 09:30:00+00', 'cron')`,
+		`INSERT INTO acknowledgement_audit (seq, changed_at, changed_by, action, source, run_id, kind, merchant_id, entity_id, before, after) VALUES
+			(1, TIMESTAMPTZ '2026-11-19 09:00:00+00', 'jdoe', 'acknowledge', 'command', NULL, 'level3_incomplete', 'm1', 'cap-1', NULL,
 			 '{"owner":"Jane Doe","until":"2026-11-30","reason":"Mapping fix in release 4.2","ticket":"FIN-42","amount":"120.00","currency":"USD"}'),
-			(TIMESTAMPTZ '2026-11-20 09:00:00+00', 'jdoe', 'change', 'command', NULL, 'level3_incomplete', 'm1', 'cap-1',
+			(2, TIMESTAMPTZ '2026-11-20 09:00:00+00', 'jdoe', 'change', 'command', NULL, 'level3_incomplete', 'm1', 'cap-1',
 			 '{"owner":"Jane Doe","until":"2026-11-30","reason":"Mapping fix in release 4.2","ticket":"FIN-42","amount":"120.00","currency":"USD"}',
 			 ` + sqlString(`{"owner":"Jane Doe","until":"2026-12-15","reason":`+jsonString(evilReason)+`,"ticket":"FIN-42","amount":"120.00","currency":"USD"}`) + `),
-			(TIMESTAMPTZ '2026-11-20 09:30:00+00', 'cron', 'acknowledge', 'file acknowledgements.yaml', '2026-11-20', 'bin_unresolved', 'm1', '999999', NULL,
+			(3, TIMESTAMPTZ '2026-11-20 09:30:00+00', 'cron', 'acknowledge', 'file acknowledgements.yaml', '2026-11-20', 'bin_unresolved', 'm1', '999999', NULL,
 			 '{"owner":"Ops","until":"2027-01-31","reason":"Issuer confirmed the BIN range is new","ticket":null,"amount":null,"currency":null}'),
-			(TIMESTAMPTZ '2026-11-21 02:01:00+00', 'reconcile', 'reopen', 'run', '2026-11-20', 'skipped_cycle', 'm1', 'p9',
+			(4, TIMESTAMPTZ '2026-11-21 02:01:00+00', 'reconcile', 'reopen', 'run', '2026-11-20', 'skipped_cycle', 'm1', 'p9',
 			 '{"owner":"Sam","until":"2026-12-01","reason":"Customer asked to skip","ticket":null,"amount":"10.00","currency":"USD"}',
 			 '{"amount":"12.34","currency":"USD"}')`,
 		// The payments audit: an interchange estimate, a wallet payment, a terminal.

@@ -350,6 +350,10 @@ var tableKeys = map[string]string{
 	"delinquency_ageing":      "run_id, merchant_id, subscription_id",
 	"subscription_metrics":    "run_id, merchant_id, currency",
 	"billing_match":           "run_id, merchant_id, payment_id, leg",
+	"merchant_names":          "run_id, merchant_id",
+	// acknowledgements (docs/workbook.md)
+	"acknowledgements":      "kind, merchant_id, entity_id",
+	"acknowledgement_audit": "seq",
 }
 
 func tableCounts(t *testing.T, path string) map[string]int {
