@@ -343,7 +343,7 @@ func acknowledgementsSheet(run Run, scope Scope) outputs.Sheet {
 			Columns: []outputs.Column{
 				text("Kind", 30), text("Merchant ID", 0), text("Merchant name", 20), text("Group", 12), text("Entity ID", 26),
 				text("Owner", 16), {Header: "Until", Type: outputs.Date}, text("Reason", 40), text("Ticket", 12),
-				{Header: "Amount acknowledged", Type: outputs.Amount, CurrencyColumn: 11, Width: 16}, text("Currency", 9),
+				{Header: "Amount acknowledged", Type: outputs.Amount, CurrencyColumn: 11, Width: 21}, text("Currency", 9),
 				text("Finding today", 20), text("Made from", 12), text("Made by", 14), when("Made (UTC)"),
 				text("Changed by", 14), when("Changed (UTC)")},
 		},
@@ -352,8 +352,8 @@ func acknowledgementsSheet(run Run, scope Scope) outputs.Sheet {
 			Query: acknowledgementChangesSQL,
 			Args:  []any{run.RunID, scope.arg()},
 			Columns: []outputs.Column{
-				when("When (UTC)"), text("By", 14), text("Action", 16), text("From", 16), text("Kind", 30),
-				text("Merchant ID", 0), text("Entity ID", 26), text("What changed", 60), text("Run", 12)},
+				when("When (UTC)"), text("By", 14), text("Action", 16), text("From", 16), text("Run", 12), text("Kind", 30),
+				text("Merchant ID", 0), text("Entity ID", 26), text("What changed", 60)},
 		},
 	}}
 }

@@ -45,7 +45,8 @@ ORDER BY k.ord NULLS LAST, a.kind, a.merchant_id, a.entity_id
 -- The changes to the workbook's members' acknowledgements since the
 -- previous run finished (all of them when there is none), oldest first:
 -- when, who, what (acknowledge, change, revoke, amount_recorded, expire,
--- reopen), from where, the finding, and what changed, written out: the
+-- reopen), from where and which run, the finding, and what changed
+-- (last, where a long text has room), written out: the
 -- fields of a new acknowledgement, those of one that ended, and of a
 -- change the fields that differ ("until: 2026-12-15 → 2027-01-15").
 -- $1 = run ID, $2 = group ID or NULL.
@@ -58,15 +59,14 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 run AS (SELECT * FROM runs WHERE run_id = $1)
-SELECT a.changed_at, a.changed_by, a.action, a.source, a.kind, a.merchant_id, a.entity_id,
+SELECT a.changed_at, a.changed_by, a.action, a.source, a.run_id, a.kind, a.merchant_id, a.entity_id,
        array_to_string(list_filter(list_transform(['owner', 'until', 'reason', 'ticket', 'amount', 'currency'],
            lambda key_name: CASE
                WHEN a.before IS NULL THEN key_name || ': ' || (a.after->>key_name)
                WHEN a.after IS NULL THEN key_name || ': ' || (a.before->>key_name)
                WHEN json_exists(a.after, '$.' || key_name) AND (a.before->>key_name) IS DISTINCT FROM (a.after->>key_name)
                    THEN key_name || ': ' || coalesce(a.before->>key_name, '(none)') || ' → ' || coalesce(a.after->>key_name, '(none)')
-           END), lambda line: line IS NOT NULL), '; '),
-       a.run_id
+           END), lambda line: line IS NOT NULL), '; ')
 FROM acknowledgement_audit a
 JOIN scope s ON s.merchant_id = a.merchant_id
 WHERE a.changed_at > coalesce((SELECT p.finished_at FROM runs p WHERE p.run_id = (SELECT previous_run FROM run)),
