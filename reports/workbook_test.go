@@ -520,3 +520,85 @@ func TestKindSheetsAreKinds(t *testing.T) {
 		}
 	}
 }
+
+// docs/workbook.md's table of the kinds' columns is the sheets': one row
+// per kind of the catalog, in its order, whose When says whether the sheet
+// has one, whose ID names the column holding the finding's entity_id (the
+// ENTITY of reconcile ack), and whose own columns are the sheet's, in
+// order, apart from those every kind's sheet has.
+func TestWorkbookDocumentsEveryKind(t *testing.T) {
+	doc, err := os.ReadFile("../docs/workbook.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		when, id string
+		own      []string
+	}
+	documented := map[string]row{}
+	var order []string
+	for _, line := range strings.Split(string(doc), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 4 || !strings.HasPrefix(cells[0], "`") {
+			continue
+		}
+		kind := strings.Trim(cells[0], "`")
+		order = append(order, kind)
+		documented[kind] = row{when: cells[1], id: cells[2], own: strings.Split(cells[3], ", ")}
+	}
+	if kinds := queries.Kinds(); !slices.Equal(order, kinds) {
+		t.Fatalf("docs/workbook.md documents the kinds %q, want the catalog's %q", order, kinds)
+	}
+	db := fixtureDB(t)
+	path := filepath.Join(t.TempDir(), "w.xlsx")
+	if _, err := outputs.WriteWorkbook(context.Background(), db, path, Workbook(fixtureRun, Scope{})); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	common := []string{"When", "Merchant ID", "Merchant name", "Group", "Amount", "Currency", "State", "First seen",
+		"Acknowledged until", "Owner", "Acknowledgement reason", "Ticket", "Reason"}
+	names := KindSheetNames()
+	for _, kind := range order {
+		doc, sheet := documented[kind], names[kind]
+		tab := kindTable(t, f, sheet)
+		var own []string
+		for _, h := range tab.header {
+			if !slices.Contains(common, h) {
+				own = append(own, h)
+			}
+		}
+		if !slices.Equal(own, doc.own) {
+			t.Errorf("%s: the sheet's own columns are\n  %s\nthe docs say\n  %s", kind, strings.Join(own, ", "), strings.Join(doc.own, ", "))
+		}
+		if has := slices.Contains(tab.header, "When"); has != (doc.when != "(none)") {
+			t.Errorf("%s: the sheet has a When column: %v; the docs say %q", kind, has, doc.when)
+		}
+		var ids []string
+		for n := 0; n < tab.rows; n++ {
+			v, _ := f.GetCellValue(sheet, tab.cell(t, doc.id, n))
+			ids = append(ids, v)
+		}
+		rows, err := db.Query(`SELECT entity_id FROM findings WHERE run_id = ? AND kind = ? AND state IN ('new', 'open', 'acknowledged')
+			ORDER BY entity_id`, fixtureRun.RunID, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, id)
+		}
+		rows.Close()
+		slices.Sort(ids)
+		if !slices.Equal(ids, want) {
+			t.Errorf("%s: column %q holds %q, the findings' entity IDs are %q", kind, doc.id, ids, want)
+		}
+	}
+}
