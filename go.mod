@@ -3,7 +3,10 @@ module github.com/reconcile/reconcile
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/duckdb/duckdb-go/v2 v2.5.6
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
 	github.com/goccy/go-json v0.10.5
 	github.com/google/uuid v1.6.0
 	github.com/robfig/cron/v3 v3.0.1

@@ -54,8 +54,13 @@ type Call struct {
 	ParentID      string // the transaction a follow-on call refers to (from the path)
 	CardBIN       string // first 6 digits of the card or device token number, when the request carries one
 	CardLast4     string
-	TotalAmount   string // decimal string as sent (as answered for refunds and credits, or when the request has none)
-	Currency      string
+	// CardType is the platform's three-digit card type code (001 Visa,
+	// 002 Mastercard, ...): as answered (paymentAccountInformation.card.type,
+	// paymentInformation.card or tokenizedCard .type), else as sent. It
+	// names the card's network when its BIN's lookup does not.
+	CardType    string
+	TotalAmount string // decimal string as sent (as answered for refunds and credits, or when the request has none)
+	Currency    string
 
 	level3audit.Facts // Level II/III: purchase level, line items, transmission status, missing fields
 
@@ -63,6 +68,16 @@ type Call struct {
 	ResponseStatus       string // response status: AUTHORIZED, DECLINED, PENDING, FAILED, ACCEPTED, ...
 	NetworkTransactionID string // processorInformation.networkTransactionId of the response
 	ApprovalCode         string // processorInformation.approvalCode of the response
+	// ResponseCode is processorInformation.responseCode, upper case: the
+	// network's answer (Visa's category 1 codes say the issuer will never
+	// approve the card).
+	ResponseCode string
+	// MerchantAdviceCode and MerchantAdviceCodeRaw are
+	// processorInformation.merchantAdvice.code (the platform's value: Visa
+	// 1-3, Mastercard 01-42) and .codeRaw (Mastercard's own, passed
+	// through): whether and when a declined card may be tried again.
+	MerchantAdviceCode    string
+	MerchantAdviceCodeRaw string
 
 	Areas // the other service areas (areas.go)
 }
@@ -100,8 +115,29 @@ func Inspect(method, path string, request, response map[string]any) Call {
 	c.ResponseStatus = strings.ToUpper(str(lookup(response, "status")))
 	c.NetworkTransactionID = str(lookup(response, "processorInformation", "networkTransactionId"))
 	c.ApprovalCode = str(lookup(response, "processorInformation", "approvalCode"))
+	c.ResponseCode = strings.ToUpper(strings.TrimSpace(str(lookup(response, "processorInformation", "responseCode"))))
+	c.MerchantAdviceCode = strings.TrimSpace(str(lookup(response, "processorInformation", "merchantAdvice", "code")))
+	c.MerchantAdviceCodeRaw = strings.TrimSpace(str(lookup(response, "processorInformation", "merchantAdvice", "codeRaw")))
+	c.CardType = cardType(request, response)
 	c.Areas = inspectAreas(request, response)
 	return c
+}
+
+// cardType is the card's type code as the platform answered it, else as
+// the request sent it.
+func cardType(request, response map[string]any) string {
+	for _, v := range []any{
+		lookup(response, "paymentAccountInformation", "card", "type"),
+		lookup(response, "paymentInformation", "card", "type"),
+		lookup(response, "paymentInformation", "tokenizedCard", "type"),
+		lookup(request, "paymentInformation", "card", "type"),
+		lookup(request, "paymentInformation", "tokenizedCard", "type"),
+	} {
+		if t := strings.TrimSpace(str(v)); t != "" {
+			return t
+		}
+	}
+	return ""
 }
 
 // answeredAmount reads what the platform says a refund or a credit moved:

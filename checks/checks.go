@@ -34,6 +34,10 @@ type Run struct {
 	// estimate; nil means DefaultInterchangeRates (LoadInterchangeRates
 	// reads --interchange-rates).
 	InterchangeRates *RateTable
+	// RetryLimits is the card networks' retry-limit table of
+	// reattempts_over_network_limit; nil means DefaultRetryLimits
+	// (LoadRetryLimits reads --retry-limits).
+	RetryLimits *RetryLimitTable
 	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
 	// at the run's cut-off to be reported stale; default 24 hours.
 	BNPLSessionAge time.Duration
@@ -44,13 +48,15 @@ var (
 	clearInterchangeRates  = queries.Must("checks.sql", "ClearInterchangeRates")
 	insertInterchangeRate  = queries.Must("checks.sql", "InsertInterchangeRate")
 	clearInterchangeAtRisk = queries.Must("checks.sql", "ClearInterchangeAtRisk")
+	clearRetryLimits       = queries.Must("checks.sql", "ClearRetryLimits")
+	insertRetryLimit       = queries.Must("checks.sql", "InsertRetryLimit")
 )
 
 // Findings runs the checks with what the payments audit needs around
-// them: the buy-now-pay-later session age and the interchange rate table
-// are put where the SQL reads them, and after the findings the interchange
-// at risk is estimated from them. It returns the run's findings per kind,
-// new and open together.
+// them: the buy-now-pay-later session age, the interchange rate table and
+// the retry-limit table are put where the SQL reads them, and after the
+// findings the interchange at risk is estimated from them. It returns the
+// run's findings per kind, new and open together.
 func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, error) {
 	age := run.BNPLSessionAge
 	if age <= 0 {
@@ -59,25 +65,11 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 	if _, err := s.Conn().ExecContext(ctx, fmt.Sprintf("SET VARIABLE bnpl_session_age = INTERVAL '%d seconds'", int64(age/time.Second))); err != nil {
 		return nil, fmt.Errorf("set the session age: %w", err)
 	}
-	rates := run.InterchangeRates
-	if rates == nil {
-		rates = DefaultInterchangeRates()
+	if err := storeInterchangeRates(ctx, s, run); err != nil {
+		return nil, err
 	}
-	err := s.Transact(ctx, func(tx *store.Tx) error {
-		if _, err := tx.Exec(ctx, clearInterchangeRates); err != nil {
-			return err
-		}
-		for _, rt := range rates.Rates {
-			if _, err := tx.Exec(ctx, insertInterchangeRate, rt.Network,
-				strconv.FormatFloat(rt.Level2, 'f', -1, 64), strconv.FormatFloat(rt.Level3, 'f', -1, 64),
-				rates.Source, run.Started); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store interchange rates: %w", err)
+	if err := storeRetryLimits(ctx, s, run); err != nil {
+		return nil, err
 	}
 	counts, err := computeFindings(ctx, s, run.ID, run.BusinessDate, run.Window, run.Started)
 	if err != nil {
@@ -97,6 +89,57 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 		return nil, fmt.Errorf("estimate interchange at risk: %w", err)
 	}
 	return counts, nil
+}
+
+// storeInterchangeRates replaces interchange_rates with the run's table,
+// where the estimate reads it.
+func storeInterchangeRates(ctx context.Context, s *store.Store, run Run) error {
+	rates := run.InterchangeRates
+	if rates == nil {
+		rates = DefaultInterchangeRates()
+	}
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Exec(ctx, clearInterchangeRates); err != nil {
+			return err
+		}
+		for _, rt := range rates.Rates {
+			if _, err := tx.Exec(ctx, insertInterchangeRate, rt.Network,
+				strconv.FormatFloat(rt.Level2, 'f', -1, 64), strconv.FormatFloat(rt.Level3, 'f', -1, 64),
+				rates.Source, run.Started); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store interchange rates: %w", err)
+	}
+	return nil
+}
+
+// storeRetryLimits replaces retry_limits with the run's table, where
+// reattempts_over_network_limit reads it.
+func storeRetryLimits(ctx context.Context, s *store.Store, run Run) error {
+	limits := run.RetryLimits
+	if limits == nil {
+		limits = DefaultRetryLimits()
+	}
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Exec(ctx, clearRetryLimits); err != nil {
+			return err
+		}
+		for _, l := range limits.Limits {
+			if _, err := tx.Exec(ctx, insertRetryLimit, l.Network, l.Reattempts, windowText(l.Window), l.CITMITApart,
+				limits.Source, run.Started); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store retry limits: %w", err)
+	}
+	return nil
 }
 
 // Billing fills the run's recurring-billing tables; it runs after

@@ -2,12 +2,7 @@ package checks
 
 import (
 	"bytes"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,19 +49,9 @@ func LoadInterchangeRates(path string) (*RateTable, error) {
 	if path == "" {
 		return DefaultInterchangeRates(), nil
 	}
-	b, err := os.ReadFile(path)
+	rates, err := readTableFile(path, "interchange rates", parseRatesCSV, parseRatesYAML)
 	if err != nil {
-		return nil, fmt.Errorf("interchange rates: %w", err)
-	}
-	var rates []InterchangeRate
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml":
-		rates, err = parseRatesYAML(b)
-	default:
-		rates, err = parseRatesCSV(b)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("interchange rates %s: %w", path, err)
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, r := range rates {
@@ -93,44 +78,26 @@ func LoadInterchangeRates(path string) (*RateTable, error) {
 }
 
 func parseRatesCSV(b []byte) ([]InterchangeRate, error) {
-	r := csv.NewReader(bytes.NewReader(b))
-	r.TrimLeadingSpace = true
-	r.Comment = '#'
-	header, err := r.Read()
+	rows, err := readCSVTable(b, []string{"network", "level2", "level3"}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("read the header row: %w", err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[strings.ToLower(strings.TrimSpace(h))] = i
-	}
-	for _, want := range []string{"network", "level2", "level3"} {
-		if _, ok := col[want]; !ok {
-			return nil, fmt.Errorf("the header row %v lacks %q (want network,level2,level3)", header, want)
-		}
+		return nil, err
 	}
 	var out []InterchangeRate
-	for line := 2; ; line++ {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		rate := InterchangeRate{Network: rec[col["network"]]}
+	for _, row := range rows {
+		rate := InterchangeRate{Network: row.values["network"]}
 		for _, f := range []struct {
 			name string
 			dst  *float64
 		}{{"level2", &rate.Level2}, {"level3", &rate.Level3}} {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rec[col[f.name]]), 64)
+			v, err := strconv.ParseFloat(strings.TrimSpace(row.values[f.name]), 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %s %q is not a number", line, f.name, rec[col[f.name]])
+				return nil, fmt.Errorf("line %d: %s %q is not a number", row.line, f.name, row.values[f.name])
 			}
 			*f.dst = v
 		}
 		out = append(out, rate)
 	}
+	return out, nil
 }
 
 func parseRatesYAML(b []byte) ([]InterchangeRate, error) {

@@ -12,15 +12,21 @@ import (
 	"github.com/reconcile/reconcile/store/storetest"
 )
 
-func TestLoadInterchangeRates(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, body string) string {
+// tableFiles returns a function that writes a table file into a
+// temporary folder and returns its path, and the folder.
+func tableFiles(t *testing.T) (write func(name, body string) string, dir string) {
+	dir = t.TempDir()
+	return func(name, body string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
-	}
+	}, dir
+}
+
+func TestLoadInterchangeRates(t *testing.T) {
+	write, dir := tableFiles(t)
 	want := []InterchangeRate{{"*", 0.004, 0.007}, {"MASTERCARD", 0.005, 0.0085}, {"VISA", 0.005, 0.009}}
 	for _, p := range []string{
 		write("rates.csv", "# our schedule\nnetwork,level2,level3\nvisa, 0.005, 0.009\nMastercard,0.005,0.0085\n*,0.004,0.007\n"),

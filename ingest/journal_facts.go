@@ -25,7 +25,9 @@ import (
 // hold card numbers in their path (and so parent_id) and in disguises the
 // earlier masking missed, and security codes, so their path and bodies
 // are masked again as they are inspected.
-const JournalInspectVersion = 4
+// Version 5 reads what the card-network retry checks need: the card's type
+// code, the network's response code and the merchant advice codes.
+const JournalInspectVersion = 5
 
 // reinspectRows is how many rows ReinspectJournal takes at a time.
 const reinspectRows = 5_000
@@ -45,6 +47,7 @@ var journalFactColumns = []string{
 	"installment_id", "plan_id", "ref_network_transaction_id", "ref_authorization_code", "refund_amount",
 	"payment_solution", "wallet_data", "terminal_id",
 	"inspect_version",
+	"card_type", "processor_response_code", "merchant_advice_code", "merchant_advice_code_raw",
 }
 
 // journalFacts inspects one call (its card data already masked) into the
@@ -99,6 +102,7 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 		text(a.InstallmentID), text(a.PlanID), text(a.RefNetworkTransactionID), text(a.RefAuthorizationCode), refund,
 		text(a.PaymentSolution), a.WalletData, text(a.TerminalID),
 		int32(JournalInspectVersion),
+		text(call.CardType), text(call.ResponseCode), text(call.MerchantAdviceCode), text(call.MerchantAdviceCodeRaw),
 	}, c.err
 }
 

@@ -30,12 +30,13 @@ var journalFixture = []string{
 	    "taxDetails":[{"rate":"8.00","amount":"1.60"}]},"lineItems":[{"productCode":"A","quantity":2,"unitPrice":"10.00","commodityCode":"1",
 	    "discountAmount":"0.00"}]}},
 	  "status":201,"response":{"id":"1795000000000010000002","status":"PENDING","orderInformation":{"invoiceDetails":{"level3TransmissionStatus":"Y"}}}}`,
-	// A merchant-initiated sale by token.
+	// A merchant-initiated sale by token, declined: do not try again.
 	`{"time":"2026-11-20T11:00:00Z","merchantId":"m1","method":"POST","path":"/pts/v2/payments",
 	  "request":{"processingInformation":{"capture":true,"commerceIndicator":"recurring","authorizationOptions":{"initiator":{"type":"merchant",
 	    "storedCredentialUsed":true,"merchantInitiatedTransaction":{"reason":"7"}}}},"paymentInformation":{"customer":{"id":"C1"}},
 	    "orderInformation":{"amountDetails":{"totalAmount":"9.99","currency":"USD"}}},
-	  "status":201,"response":{"id":"1795000000000010000003","status":"AUTHORIZED","processorInformation":{"networkTransactionId":"12345678901234567890"}}}`,
+	  "status":201,"response":{"id":"1795000000000010000003","status":"DECLINED","paymentAccountInformation":{"card":{"type":"002"}},
+	    "processorInformation":{"networkTransactionId":"12345678901234567890","responseCode":"05","merchantAdvice":{"code":"03","codeRaw":"21"}}}}`,
 	// A healthcare sale with a full card number.
 	`{"time":"2026-11-20T12:00:00Z","merchantId":"m1","method":"POST","path":"/pts/v2/payments",
 	  "request":{"processingInformation":{"capture":true},"paymentInformation":{"card":{"number":"4715100000000005","productSubtype":"HC"}},
@@ -89,7 +90,8 @@ func TestJournalFacts(t *testing.T) {
 		coalesce(CAST(healthcare_amount AS VARCHAR), ''), coalesce(CAST(healthcare_detail_amount AS VARCHAR), ''),
 		coalesce(healthcare_amount_count, 0), coalesce(card_bin, ''), coalesce(terminal_id, ''), coalesce(installment_id, ''),
 		coalesce(CAST(refund_amount AS VARCHAR), ''), coalesce(ref_network_transaction_id, ''), coalesce(response_status, ''),
-		coalesce(network_transaction_id, ''), inspect_version
+		coalesce(network_transaction_id, ''), coalesce(card_type, ''), coalesce(processor_response_code, ''),
+		coalesce(merchant_advice_code, ''), coalesce(merchant_advice_code_raw, ''), inspect_version
 		FROM journal ORDER BY line`
 	read := func() []string {
 		rows, err := s.Conn().QueryContext(ctx, facts)
@@ -99,7 +101,7 @@ func TestJournalFacts(t *testing.T) {
 		defer rows.Close()
 		var out []string
 		for rows.Next() {
-			v := make([]sql.NullString, 19)
+			v := make([]sql.NullString, 23)
 			ptrs := make([]any, len(v))
 			for i := range v {
 				ptrs[i] = &v[i]
@@ -117,10 +119,10 @@ func TestJournalFacts(t *testing.T) {
 	}
 	version := fmt.Sprint(JournalInspectVersion)
 	want := []string{
-		"1|capture|lineItems[0].unitOfMeasure|amountDetails.taxDetails[0].rate=8.00||-|-||||0||||||PENDING||" + version,
-		"2|sale|||merchant|7|-|recurring|||0||||||AUTHORIZED|12345678901234567890|" + version,
-		"3|sale||||-|-||30.00|35.00|3|471510|TRM-1||||AUTHORIZED||" + version,
-		"4|installment_cancel||||-|-||||0|||SBXIA1|12.00|12345678901234567899|ACCEPTED||" + version,
+		"1|capture|lineItems[0].unitOfMeasure|amountDetails.taxDetails[0].rate=8.00||-|-||||0||||||PENDING||||||" + version,
+		"2|sale|||merchant|7|-|recurring|||0||||||DECLINED|12345678901234567890|002|05|03|21|" + version,
+		"3|sale||||-|-||30.00|35.00|3|471510|TRM-1||||AUTHORIZED||||||" + version,
+		"4|installment_cancel||||-|-||||0|||SBXIA1|12.00|12345678901234567899|ACCEPTED||||||" + version,
 	}
 	if got := read(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("journal facts:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -128,7 +130,8 @@ func TestJournalFacts(t *testing.T) {
 
 	// Rows of an older import: no facts, no version.
 	if _, err := s.Conn().ExecContext(ctx, `UPDATE journal SET call_kind = 'other', level3_missing = NULL, initiator_type = NULL,
-		healthcare_amount = NULL, terminal_id = NULL, installment_id = NULL, inspect_version = NULL`); err != nil {
+		healthcare_amount = NULL, terminal_id = NULL, installment_id = NULL, card_type = NULL, processor_response_code = NULL,
+		merchant_advice_code = NULL, merchant_advice_code_raw = NULL, inspect_version = NULL`); err != nil {
 		t.Fatal(err)
 	}
 	n, err := ReinspectJournal(ctx, s)

@@ -18,9 +18,12 @@
 // No package imports one that comes after it in the flow. From the top
 // (each imports only what is listed, of reconcile's packages):
 //
-//	cmd/reconcile   pipeline, reports, checks (--interchange-rates), groups (--shard),
-//	                store, outputs, platform, sandbox
+//	cmd/reconcile   pipeline, notify (--notify), alarms (--alarms), reports, checks
+//	                (--interchange-rates, --retry-limits), groups (--shard), store, outputs,
+//	                platform, sandbox
 //	pipeline        checks, ingest, groups, store, queries, platform
+//	notify          reports, cardmask, queries
+//	alarms          reports, queries
 //	reports         outputs, store, queries
 //	checks          store, queries
 //	ingest          calls, cardmask, subscriptions, groups, store, queries, platform
@@ -30,7 +33,8 @@
 //	store           queries
 //	outputs, platform, queries, cardmask, level3audit: none of them
 //
-// (calls and level3audit read decoded JSON bodies with internal/jsonbody.)
+// (calls and level3audit read decoded JSON bodies with internal/jsonbody;
+// outside text shown to people goes through internal/safetext.)
 // store is below every stage, so the stages share its types (Window,
 // the statuses of the run log) without importing one another.
 package pipeline
@@ -68,6 +72,10 @@ type Options struct {
 	// estimate; nil means checks.DefaultInterchangeRates
 	// (checks.LoadInterchangeRates reads --interchange-rates).
 	InterchangeRates *checks.RateTable
+	// RetryLimits is the card networks' retry-limit table; nil means
+	// checks.DefaultRetryLimits (checks.LoadRetryLimits reads
+	// --retry-limits).
+	RetryLimits *checks.RetryLimitTable
 	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
 	// at the run's cut-off to be reported stale; default 24 hours.
 	BNPLSessionAge time.Duration
@@ -325,7 +333,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 
 	r.report("findings")
 	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
-		InterchangeRates: r.opts.InterchangeRates, BNPLSessionAge: r.opts.BNPLSessionAge}
+		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge}
 	res.Findings, err = r.check(ctx, run)
 	if err != nil {
 		return fail(fmt.Errorf("compute findings: %w", err))

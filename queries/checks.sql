@@ -99,6 +99,17 @@ DELETE FROM interchange_rates
 INSERT INTO interchange_rates (network, level2_rate, level3_rate, source, loaded_at)
 VALUES ($1, CAST($2 AS DECIMAL(9,6)), CAST($3 AS DECIMAL(9,6)), $4, $5)
 
+-- name: ClearRetryLimits
+-- retry_limits holds the retry-limit table of the latest run.
+DELETE FROM retry_limits
+
+-- name: InsertRetryLimit
+-- Network $1 allows $2 reattempts within the window $3 (INTERVAL text),
+-- counting customer- and merchant-initiated ones apart when $4; from
+-- source $5, loaded at $6.
+INSERT INTO retry_limits (network, reattempts, window_length, cit_mit_apart, source, loaded_at)
+VALUES ($1, $2, CAST($3 AS INTERVAL), $4, $5, $6)
+
 -- name: ClearInterchangeAtRisk
 -- Run $1's estimate, replaced by every computation of it
 -- (interchange_at_risk.sql).

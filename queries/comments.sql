@@ -272,7 +272,11 @@ COMMENT ON COLUMN journal.refund_amount IS 'processingInformation.refundOptions.
 COMMENT ON COLUMN journal.payment_solution IS 'processingInformation.paymentSolution sent (001 Apple Pay, 012 Google Pay, ...; view payment_solutions).';
 COMMENT ON COLUMN journal.wallet_data IS 'Whether the call sent wallet payment data (paymentInformation.fluidData).';
 COMMENT ON COLUMN journal.terminal_id IS 'pointOfSaleInformation.terminalId of the response (else the request): the contactless terminal.';
-COMMENT ON COLUMN journal.inspect_version IS 'Version of the inspection that derived the columns above from request and response; older rows are inspected again on the next run.';
+COMMENT ON COLUMN journal.inspect_version IS 'Version of the inspection that derived the call''s facts (call_kind and the columns after it, but for request, response, file_sha256 and imported_at) from request and response; older rows are inspected again on the next run.';
+COMMENT ON COLUMN journal.card_type IS 'Three-digit card type code of the card (001 Visa, 002 Mastercard, 003 American Express, 004 Discover, ...): as the response gave it (paymentAccountInformation.card.type, paymentInformation.card or tokenizedCard type), else as sent.';
+COMMENT ON COLUMN journal.processor_response_code IS 'processorInformation.responseCode of the response, upper case: the network''s answer (00 approved; Visa''s category 1 declines 04, 07, 12, 14, 15, 41, 43, 46, 57, R0, R1, R3 will never be approved).';
+COMMENT ON COLUMN journal.merchant_advice_code IS 'processorInformation.merchantAdvice.code of the response: whether a declined card may be tried again (Visa 1 never, 2 later, 3 after correcting; Mastercard 03 do not try again, 21 payment cancelled, 02 and 24-30 later).';
+COMMENT ON COLUMN journal.merchant_advice_code_raw IS 'processorInformation.merchantAdvice.codeRaw of the response: Mastercard''s merchant advice code as the network sent it.';
 
 COMMENT ON VIEW journal_cards IS 'The card of each journaled call: the card number it sent, else Transaction Search''s record of its transaction, else the authorization a follow-on call refers to. Calls without a card are absent.';
 COMMENT ON COLUMN journal_cards.merchant_id IS 'Merchant ID (MID) that made the call.';
@@ -326,6 +330,37 @@ COMMENT ON COLUMN interchange_rates.level2_rate IS 'Standard commercial rate min
 COMMENT ON COLUMN interchange_rates.level3_rate IS 'Standard commercial rate minus the Level III rate, as a fraction of the amount.';
 COMMENT ON COLUMN interchange_rates.source IS 'Where the rate came from: default, or the file given.';
 COMMENT ON COLUMN interchange_rates.loaded_at IS 'When the run loaded it (UTC).';
+
+COMMENT ON TABLE retry_limits IS 'The card networks'' limits on reattempts of a declined card that the last run applied (reattempts_over_network_limit): per network and window, the reattempts of the same card at the same merchant allowed. From --retry-limits, else the documented default (docs/payments-audit.md, with its sources).';
+COMMENT ON COLUMN retry_limits.network IS 'Card network as card_attempts names it (VISA, MASTERCARD, ...); * applies to networks not listed.';
+COMMENT ON COLUMN retry_limits.reattempts IS 'Reattempts allowed within the window: the next one is over the limit.';
+COMMENT ON COLUMN retry_limits.window_length IS 'The rolling window the reattempts are counted in (30 days, 1 day).';
+COMMENT ON COLUMN retry_limits.cit_mit_apart IS 'Whether customer-initiated and merchant-initiated reattempts are counted apart (Visa since 19 May 2025) rather than together.';
+COMMENT ON COLUMN retry_limits.source IS 'Where the limit came from: default, or the file given.';
+COMMENT ON COLUMN retry_limits.loaded_at IS 'When the run loaded it (UTC).';
+COMMENT ON VIEW card_attempts IS 'Every attempt to charge a card: the merchants'' journaled authorizations and sales answered 2xx (not FAILED), and the subscription payments the platform processed (PAID or FAILED) whose transaction gives their card; each with its card, network, initiator, whether it was declined and whether the decline said do not retry.';
+COMMENT ON COLUMN card_attempts.merchant_id IS 'Merchant ID (MID) the card was charged for.';
+COMMENT ON COLUMN card_attempts.transaction_id IS 'The platform''s transaction ID of the attempt (a journaled call''s response id, a payment''s transactionID).';
+COMMENT ON COLUMN card_attempts.time IS 'When the card was charged (UTC): the call''s time, the payment''s transaction''s submit time.';
+COMMENT ON COLUMN card_attempts.card_bin IS 'BIN of the card: with card_last4, the card.';
+COMMENT ON COLUMN card_attempts.card_last4 IS 'Last 4 digits of the card.';
+COMMENT ON COLUMN card_attempts.card_type IS 'Three-digit card type code (the call''s, else its transaction''s).';
+COMMENT ON COLUMN card_attempts.initiator IS 'merchant for a merchant-initiated transaction (initiator type merchant; every subscription payment), else customer.';
+COMMENT ON COLUMN card_attempts.declined IS 'Whether the issuer declined it: answered DECLINED (a payment FAILED).';
+COMMENT ON COLUMN card_attempts.processor_response_code IS 'The network''s response code of the answer (journal.processor_response_code).';
+COMMENT ON COLUMN card_attempts.merchant_advice_code IS 'processorInformation.merchantAdvice.code of the answer.';
+COMMENT ON COLUMN card_attempts.merchant_advice_code_raw IS 'processorInformation.merchantAdvice.codeRaw of the answer (Mastercard''s own).';
+COMMENT ON COLUMN card_attempts.reason_code IS 'The platform''s reason code of the transaction in Transaction Search (205 stolen or lost card, 231 invalid account number, ...).';
+COMMENT ON COLUMN card_attempts.amount IS 'Amount charged, in currency.';
+COMMENT ON COLUMN card_attempts.currency IS 'ISO 4217 currency code of the amount.';
+COMMENT ON COLUMN card_attempts.source IS 'journal (the merchant''s own call) or billing (a subscription payment of the platform''s billing engine).';
+COMMENT ON COLUMN card_attempts.call_kind IS 'authorization, sale, or subscription_payment.';
+COMMENT ON COLUMN card_attempts.file IS 'Journal file of a journaled call.';
+COMMENT ON COLUMN card_attempts.line IS 'Line number of a journaled call in that file.';
+COMMENT ON COLUMN card_attempts.subscription_id IS 'Subscription of a subscription payment.';
+COMMENT ON COLUMN card_attempts.payment_id IS 'Payment ID of a subscription payment.';
+COMMENT ON COLUMN card_attempts.network IS 'Card network: the BIN''s brand (bin_attributes), else the card type''s (001 VISA, 002 MASTERCARD, 003 AMERICAN EXPRESS, 004 DISCOVER, ...).';
+COMMENT ON COLUMN card_attempts.do_not_retry IS 'A decline saying never to try the card again: Visa merchant advice code 1 or a category 1 response code; another network''s merchant advice code 03 or 21; or reason code 205 or 231.';
 
 COMMENT ON TABLE interchange_at_risk IS 'Per run, member, card network and currency: the estimated interchange at risk on commercial-card calls that lost Level III (commercial_card_without_level3, level3_not_transmitted, level3_incomplete) or Level II (level2_missing_po). An estimate from interchange_rates, not an invoice.';
 COMMENT ON COLUMN interchange_at_risk.run_id IS 'Run (runs.run_id).';

@@ -59,3 +59,12 @@ ALTER TABLE findings ADD COLUMN IF NOT EXISTS ack_owner VARCHAR;
 ALTER TABLE findings ADD COLUMN IF NOT EXISTS ack_reason VARCHAR;
 ALTER TABLE findings ADD COLUMN IF NOT EXISTS ack_until DATE;
 ALTER TABLE findings ADD COLUMN IF NOT EXISTS ack_ticket VARCHAR;
+
+-- What the card-network retry checks read of each call: its card's type
+-- code and how the issuer answered a decline (the network's response code,
+-- the merchant advice codes). Rows imported before them are inspected
+-- again by the next run (inspect_version 5).
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS card_type VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS processor_response_code VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS merchant_advice_code VARCHAR;
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS merchant_advice_code_raw VARCHAR;

@@ -5,8 +5,8 @@
 // sheets (reports/, and each finding kind's columns in reports/kinds/),
 // what reconcile sql --tables runs (cli/), and the
 // statements each package runs, as named blocks in a file named for the
-// package (store.sql, ingest.sql, checks.sql and acknowledgements.sql,
-// pipeline.sql; see Named). SQL
+// package (store.sql, ingest.sql, checks.sql, acknowledgements.sql,
+// pipeline.sql, alarms.sql, notify.sql; see Named). SQL
 // stays in .sql files so that analysts can read, copy and run exactly what
 // the product runs.
 package queries
@@ -20,6 +20,7 @@ import (
 )
 
 //go:embed schema.sql migrations.sql views.sql comments.sql interchange_at_risk.sql findings/*.sql billing/*.sql store.sql ingest.sql checks.sql acknowledgements.sql pipeline.sql
+//go:embed alarms.sql notify.sql
 //go:embed reports/*.sql reports/kinds/*.sql cli/*.sql
 var files embed.FS
 
@@ -53,7 +54,7 @@ type Check struct {
 	SQL    string
 }
 
-// kindOrder is the order of DESIGN.md's finding table; kinds added later
+// kindOrder is the order of the first eight rows of the README's Findings table; kinds added later
 // are appended after it in alphabetical order.
 var kindOrder = []string{
 	"level3_not_transmitted",

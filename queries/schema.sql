@@ -188,7 +188,11 @@ CREATE TABLE IF NOT EXISTS journal (
     payment_solution           VARCHAR,
     wallet_data                BOOLEAN,
     terminal_id                VARCHAR,
-    inspect_version            INTEGER
+    inspect_version            INTEGER,
+    card_type                  VARCHAR,
+    processor_response_code    VARCHAR,
+    merchant_advice_code       VARCHAR,
+    merchant_advice_code_raw   VARCHAR
 );
 
 CREATE TABLE IF NOT EXISTS journal_files (
@@ -324,6 +328,23 @@ CREATE TABLE IF NOT EXISTS interchange_at_risk (
     level3_rate  DECIMAL(9,6) NOT NULL,
     at_risk      DECIMAL(18,2) NOT NULL,
     PRIMARY KEY (run_id, merchant_id, network, currency)
+);
+
+-- The card networks' limits on reattempts of a declined card that the
+-- run's reattempts_over_network_limit applied: per network, at most
+-- `reattempts` reattempts of the same card at the same merchant within a
+-- rolling window_length, customer- and merchant-initiated ones counted
+-- apart or together. Replaced by every run, from --retry-limits or the
+-- documented default (docs/payments-audit.md). Key: network,
+-- window_length (DuckDB indexes no INTERVAL; the loader refuses a network
+-- and window given twice).
+CREATE TABLE IF NOT EXISTS retry_limits (
+    network       VARCHAR NOT NULL,
+    reattempts    INTEGER NOT NULL,
+    window_length INTERVAL NOT NULL,
+    cit_mit_apart BOOLEAN NOT NULL,
+    source        VARCHAR NOT NULL,
+    loaded_at     TIMESTAMPTZ NOT NULL
 );
 
 -- The recurring-billing reconciliation (docs/billing.md): the schedule the

@@ -63,7 +63,7 @@ FROM transactions t
 LEFT JOIN bin_attributes b ON b.bin = t.card_bin
 GROUP BY ALL;
 
--- The payment-solution codes of platform-facts.md.
+-- The payment-solution codes of docs/platform.md (Device wallets).
 CREATE OR REPLACE VIEW payment_solutions AS
 SELECT * FROM (VALUES
     ('001', 'Apple Pay'), ('004', 'In-app (platform-decrypted)'), ('005', 'Masterpass'), ('006', 'Android Pay'),
@@ -205,3 +205,78 @@ SELECT kind, merchant_id, entity_id,
        json_object('owner', owner, 'until', until, 'reason', reason, 'ticket', ticket,
                    'amount', CAST(amount AS VARCHAR), 'currency', currency, 'source', source) AS value
 FROM acknowledgements;
+
+-- Every attempt to charge a card, for the card-network retry checks
+-- (retry_after_do_not_retry, reattempts_over_network_limit;
+-- docs/payments-audit.md): the merchants' authorizations and sales as
+-- journaled (answered 2xx and not FAILED: a call the platform refused or
+-- could not process never reached the issuer; each call once, by its
+-- response id) and the subscription payments the platform processed on
+-- the merchant's behalf (PAID or FAILED). Each is on its card, the same
+-- card being the same BIN and last four at the same merchant: a call's as
+-- in journal_cards, a payment's its transaction's in Transaction Search (a
+-- payment whose transaction the database does not hold has no known card
+-- and is absent). The network is the card's BIN brand, else its card type
+-- code (the call's, else its transaction's). An attempt is declined when
+-- the answer was DECLINED (a payment FAILED), and do-not-retry when the
+-- issuer said never to try the card again: on a Visa card merchant advice
+-- code 1 or a category 1 response code (04, 07, 12, 14, 15, 41, 43, 46,
+-- 57, R0, R1, R3); on any other card merchant advice code 03 (do not try
+-- again) or 21 (payment cancelled), as code or codeRaw; on any card the
+-- platform's reason code 205 (stolen or lost card) or 231 (invalid account
+-- number) in Transaction Search.
+CREATE OR REPLACE VIEW card_attempts AS
+WITH journaled AS (
+    SELECT
+        j.merchant_id, j.transaction_id, j.time, c.card_bin, c.card_last4,
+        coalesce(j.card_type, t.card_type) AS card_type,
+        CASE WHEN j.initiator_type = 'merchant' THEN 'merchant' ELSE 'customer' END AS initiator,
+        coalesce(j.response_status, '') = 'DECLINED' AS declined,
+        j.processor_response_code, j.merchant_advice_code, j.merchant_advice_code_raw, t.reason_code,
+        j.amount, j.currency, 'journal' AS source, j.call_kind, j.file, j.line,
+        CAST(NULL AS VARCHAR) AS subscription_id, CAST(NULL AS VARCHAR) AS payment_id
+    FROM journal j
+    JOIN journal_cards c ON c.merchant_id = j.merchant_id AND c.file = j.file AND c.line = j.line
+    LEFT JOIN transactions t ON t.merchant_id = j.merchant_id AND t.transaction_id = j.transaction_id
+    WHERE j.call_kind IN ('authorization', 'sale')
+      AND j.status BETWEEN 200 AND 299
+      AND j.transaction_id IS NOT NULL
+      AND j.time IS NOT NULL
+      AND c.card_last4 IS NOT NULL
+      AND coalesce(j.response_status, '') <> 'FAILED'
+),
+billed AS (
+    SELECT
+        p.merchant_id, p.transaction_id, t.submit_time AS time, t.card_bin, t.card_last4, t.card_type,
+        'merchant' AS initiator, p.status = 'FAILED' AS declined,
+        CAST(NULL AS VARCHAR) AS processor_response_code, CAST(NULL AS VARCHAR) AS merchant_advice_code,
+        CAST(NULL AS VARCHAR) AS merchant_advice_code_raw, t.reason_code,
+        t.amount, t.currency, 'billing' AS source, 'subscription_payment' AS call_kind,
+        CAST(NULL AS VARCHAR) AS file, CAST(NULL AS INTEGER) AS line, p.subscription_id, p.payment_id
+    FROM subscription_payments p
+    JOIN transactions t ON t.merchant_id = p.merchant_id AND t.transaction_id = p.transaction_id
+    WHERE p.status IN ('PAID', 'FAILED')
+      AND t.submit_time IS NOT NULL AND t.card_bin IS NOT NULL AND t.card_last4 IS NOT NULL
+),
+attempts AS (
+    SELECT * FROM (SELECT * FROM journaled UNION ALL SELECT * FROM billed)
+    QUALIFY row_number() OVER (PARTITION BY merchant_id, transaction_id ORDER BY source = 'journal' DESC, time, file, line) = 1
+),
+networked AS (
+    SELECT a.*,
+           coalesce(upper(trim(b.brand)), CASE a.card_type
+               WHEN '001' THEN 'VISA' WHEN '033' THEN 'VISA'
+               WHEN '002' THEN 'MASTERCARD' WHEN '024' THEN 'MAESTRO' WHEN '042' THEN 'MAESTRO'
+               WHEN '003' THEN 'AMERICAN EXPRESS' WHEN '004' THEN 'DISCOVER'
+               WHEN '005' THEN 'DINERS CLUB' WHEN '007' THEN 'JCB' WHEN '062' THEN 'CHINA UNIONPAY' END) AS network
+    FROM attempts a
+    LEFT JOIN bin_attributes b ON b.bin = a.card_bin
+)
+SELECT *,
+       declined AND (
+           (network = 'VISA' AND (merchant_advice_code IN ('1', '01')
+               OR processor_response_code IN ('04', '07', '12', '14', '15', '41', '43', '46', '57', 'R0', 'R1', 'R3')))
+           OR (network IS DISTINCT FROM 'VISA' AND (merchant_advice_code IN ('3', '03', '21') OR merchant_advice_code_raw IN ('3', '03', '21')))
+           OR coalesce(reason_code, '') IN ('205', '231')
+       ) AS do_not_retry
+FROM networked;

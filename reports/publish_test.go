@@ -76,6 +76,7 @@ func TestPublishLayout(t *testing.T) {
 		FindingsByState map[string]map[string]int64 `json:"findingsByState"`
 		PreviousRun     string                      `json:"previousRun"`
 		RowCounts       map[string]int64            `json:"rowCounts"`
+		Alarms          []outputs.ManifestAlarm     `json:"alarms"`
 	}
 	b, err := os.ReadFile(pub.Manifest)
 	if err != nil {
@@ -91,6 +92,11 @@ func TestPublishLayout(t *testing.T) {
 	if m.FindingsByState["resolved"]["subscription_delinquent"] != 1 || m.FindingsByState["new"]["skipped_cycle"] != 1 ||
 		m.FindingsByState["acknowledged"]["level3_incomplete"] != 1 || m.FindingsByState["open"]["level3_incomplete"] != 0 || m.PreviousRun != "2026-11-19" {
 		t.Errorf("findingsByState %v, previousRun %q", m.FindingsByState, m.PreviousRun)
+	}
+	// The raised alarms, in order; the clear one is not listed.
+	if len(m.Alarms) != 2 || m.Alarms[0].Name != "members_lost" || m.Alarms[1].Kind != "subscription_suspended" ||
+		m.Alarms[1].Currency != "CHF" || m.Alarms[1].Value != 1234567.89 || m.Alarms[1].Limit != 1000 {
+		t.Errorf("manifest alarms %+v, want the fixture's two raised ones", m.Alarms)
 	}
 	if m.RowCounts["findings"] != 34 || m.RowCounts["acknowledgements"] != 2 || m.RowCounts["acknowledgement_audit"] != 4 || m.RowCounts["merchant_names"] != 2 {
 		t.Errorf("datasets' rows %v: want the run's 34 findings (resolved included), 2 acknowledgements, 4 changes, 2 names", m.RowCounts)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
-	"sync"
 	"time"
 )
 
@@ -28,208 +27,6 @@ const (
 	plantDays            = 7    // the planting range is [BusinessDate-6 days, BusinessDate+1 day)
 	indefiniteHorizon    = 24   // future cycles materialised for a bill-indefinitely plan
 )
-
-// Statuses and types, as the platform writes them.
-const (
-	planActive   = "ACTIVE"
-	planInactive = "INACTIVE"
-	planDraft    = "DRAFT"
-
-	subPending    = "PENDING"
-	subActive     = "ACTIVE"
-	subCompleted  = "COMPLETED"
-	subDelinquent = "DELINQUENT"
-	subSuspended  = "SUSPENDED"
-	subCancelled  = "CANCELLED"
-
-	payPaid      = "PAID"
-	payFailed    = "FAILED"
-	payScheduled = "SCHEDULED"
-	paySkipped   = "SCHEDULED_SKIPPED"
-	// payPastSkipped is a skipped cycle whose date has passed (facts:
-	// SKIPPED); only the billing engine makes it.
-	payPastSkipped = "SKIPPED"
-
-	payStandard = "STANDARD"
-	payRetry    = "RETRY"
-)
-
-// member is one simulated merchant's data. Its mutex guards every field
-// below it: the write endpoints and the billing engine change a member in
-// place (a member changed by a write is pinned in the cache).
-type member struct {
-	index    int // 0-based
-	id       string
-	careless bool // logs full card numbers in its journal
-
-	mu       sync.Mutex
-	plans    []*plan
-	subs     []*subscription
-	txns     []*transaction // sorted by submit time, then id
-	calls    []*call        // the merchant's own API calls, sorted by time
-	planByID map[string]*plan
-	subByID  map[string]*subscription
-	txnByID  map[string]*transaction
-
-	// The simulation beyond the generated data.
-	asOf     time.Time // the data clock this state is as of (engine.go)
-	seq      int       // the last resource id sequence number used
-	dirty    bool      // changed by a write endpoint: pinned, no longer the generated data
-	settings MerchantSettings
-	api      *apiState      // made on the first payments-API write (apistate.go)
-	notices  []Notification // emails the billing engine sent (notices.go)
-}
-
-// nextID is a new resource id dated t.
-func (m *member) nextID(t time.Time) string {
-	m.seq++
-	return resourceID(t, m.index, m.seq)
-}
-
-// pristine reports whether m still is the data as generated.
-func (m *member) pristine(asOf time.Time) bool { return !m.dirty && m.asOf.Equal(asOf) }
-
-// planTerms is what a plan bills: the schedule and the amounts. A
-// subscription keeps its own copy, because amending a plan with applyTo NEW
-// leaves the existing subscriptions on the old terms.
-type planTerms struct {
-	unit             byte // D, W, M, Y
-	length           int
-	total            int // 0 = bill indefinitely
-	amount, setupFee int64
-	currency         string
-}
-
-type plan struct {
-	id, code, name, description, status string
-	planTerms
-	created   time.Time
-	oneTime   bool // created inside a subscription request: not listed, no code
-	codeGiven bool // the merchant specified the code (GET plans/code counts from it)
-}
-
-type subscription struct {
-	id, code, name, description string
-	clientRef                   string // clientReferenceInformation.code
-	plan                        *plan
-	terms                       planTerms // what this subscription bills (see planTerms)
-	start, created              time.Time
-	// Cycle c falls due at addPeriods(anchor, unit, length, c-anchorCycle):
-	// the start and cycle 1, until an amendment changes the period.
-	anchor      time.Time
-	anchorCycle int
-	status      string
-	card        card
-	firstName   string
-	lastName    string
-	payments    []*payment // processed ones in processing order, then scheduled ones by cycle
-	skipped     []int      // billingCyclesToSkip
-	current     int        // last processed cycle
-	missed      int        // cycles not billed since the subscription was suspended
-	generated   bool       // part of the generated data: its billing declines now and then
-}
-
-// Planted payment anomalies.
-const (
-	anomalyNone int8 = iota
-	anomalyMissing
-	anomalyMismatch
-)
-
-type payment struct {
-	id, txnID                    string
-	status, ptype                string
-	date, periodStart, periodEnd time.Time
-	cycle, number                int
-	amount, setupFee, surcharge  int64
-	currency                     string
-	doNotRetry                   bool // the decline said do not retry
-	internalErrors               int  // attempts that failed inside the platform (retried, no status change)
-	noticed                      bool // its prepayment notification was sent
-	anomaly                      int8
-	mismatchDelta                int64  // added to the transaction amount
-	mismatchCurrency             string // the transaction's currency instead
-}
-
-// expected is billingAmount + setupFee + surchargeAmount in minor units.
-func (p *payment) expected() int64 { return p.amount + p.setupFee + p.surcharge }
-
-// processed reports whether the payment's time has come: it was paid,
-// declined, or skipped (a SCHEDULED_SKIPPED cycle whose date passed).
-func (p *payment) processed() bool {
-	return p.status == payPaid || p.status == payFailed || p.status == payPastSkipped
-}
-
-type txnKind uint8
-
-const (
-	kindSubPaid txnKind = iota
-	kindSubFailed
-	kindAuth
-	kindCapture
-	kindSale
-	kindCredit
-	kindReversal // the kinds below are made through the payments API only
-	kindVoid
-	kindRefund
-)
-
-type transaction struct {
-	id, rootID, reconciliationID string
-	time                         time.Time
-	kind                         txnKind
-	amount                       int64
-	currency                     string
-	card                         *card
-	code                         string
-	networkTxnID, approvalCode   string
-	doNotRetry                   bool
-	sub                          *subscription
-	pay                          *payment
-	api                          *apiTxn // set on transactions made through the payments API
-	reversed, voided             bool    // by a follow-on made through the API
-}
-
-type callKind uint8
-
-const (
-	callAuth callKind = iota
-	callCapture
-	callSale
-	callCredit
-)
-
-// call is one request/response of a merchant to the payments API, as its
-// journal records it.
-type call struct {
-	kind                callKind
-	time                time.Time
-	code                string
-	amount              int64
-	currency            string
-	card                *card
-	auth                *call // the authorization a capture captures
-	level3              bool
-	items               []lineItem
-	po                  string
-	l3Status            any // nil, "Y", true, "N" or false
-	bill                billTo
-	respID, reconcileID string
-	networkID, approval string
-	commercial          bool
-	txn                 *transaction
-	x                   *callExt // the service areas beyond Level II/III (plant_calls.go)
-}
-
-type lineItem struct {
-	productCode, productName, unitOfMeasure, commodityCode string
-	quantity                                               int
-	unitPrice, discount, tax, total                        int64
-}
-
-type billTo struct {
-	first, last, address, city, state, postal, country, email string
-}
 
 // generator derives every member from the seed alone: each member, each of
 // its subscriptions and its journal have their own PCG stream keyed by
@@ -307,6 +104,7 @@ func (g *generator) member(idx int) *member {
 	}
 	g.plantBilling(m)
 	g.plantAreas(m)
+	g.plantRetries(m)
 	g.finish(m)
 	return m
 }
@@ -821,7 +619,7 @@ func (g *generator) callSet(r *rand.Rand, t time.Time, set callSetKind, o callOp
 	case set == setAuthOnly:
 	case set == setCredit && commercial:
 		// Commercial credits always carry Level III: the product's rule
-		// (DESIGN.md) flags captures and sales only, so a credit without it
+		// (the README's Findings table) flags captures and sales only, so a credit without it
 		// would be an anomaly neither side agrees on.
 		l3 = true
 	case commercial:

@@ -281,16 +281,6 @@ func (x *callExt) decorateResponse(c *call, resp map[string]any) {
 		return
 	}
 	proc := resp["processorInformation"].(map[string]any)
-	if x.declined {
-		for _, k := range []string{"orderInformation", "paymentAccountInformation"} {
-			delete(resp, k)
-		}
-		resp["_links"] = jobj{"self": link{Href: "/pts/v2/payments/" + c.respID, Method: http.MethodGet}}
-		resp["status"] = "DECLINED"
-		resp["errorInformation"] = jobj{"reason": "PROCESSOR_DECLINED", "message": "Healthcare card: the issuer needs the healthcare amounts"}
-		resp["processorInformation"] = jobj{"responseCode": "05", "networkTransactionId": c.networkID, "transactionId": c.networkID}
-		return
-	}
 	if c.kind != callAuth && c.kind != callSale {
 		return
 	}

@@ -125,8 +125,8 @@ type callExt struct {
 	dropField string // a required line-item field left out
 	percent   bool   // tax rates written as percents
 
-	health   []healthAmount // healthCareInformation.amountDetails; nil: none sent
-	declined bool           // the issuer declined it (a health card without healthcare amounts)
+	health  []healthAmount // healthCareInformation.amountDetails; nil: none sent
+	decline *issuerDecline // how the issuer declined it; nil: approved
 
 	// Credentialed.
 	commerce                              string
@@ -409,7 +409,7 @@ func (g *generator) healthcare(r *rand.Rand, t time.Time, variant int) []*call {
 	}
 	switch variant {
 	case healthNoAmounts:
-		c.x.declined = true
+		c.x.decline = healthcareDecline(&cd)
 	case healthExceed:
 		// Each below the total, together above it.
 		a := amount * int64(55+r.IntN(25)) / 100
@@ -665,7 +665,7 @@ func (g *generator) finishCall(m *member, r *rand.Rand, c *call) {
 	}
 	if c.x != nil && c.x.area {
 		t.api = c.x.apiTxn(c)
-		if c.x.declined {
+		if c.x.decline != nil {
 			t.approvalCode = ""
 		}
 		t.api.response = c.response()
@@ -715,9 +715,8 @@ func (x *callExt) apiTxn(c *call) *apiTxn {
 			a.bnpl = auth.api.bnpl
 		}
 	}
-	if x.declined {
-		a.status, a.decline = "DECLINED", "PROCESSOR_DECLINED"
-		a.app = appJSON{Name: "ics_auth", ReasonCode: "233", RCode: "0", RFlag: "DNOAUTH", RMessage: "Healthcare card: the issuer needs the healthcare amounts"}
+	if x.decline != nil {
+		a.status, a.decline, a.app = "DECLINED", x.decline.errorReason, x.decline.app()
 	}
 	if x.tokenCreate && c.card != nil {
 		a.tokens = tokenInformation(c.card)

@@ -26,6 +26,7 @@ const (
 	KindInstallmentRefundsExceed       = "installment_refunds_exceed_capture"
 )
 
+// areaKinds are the kinds areaFindings and its helpers report.
 func areaKinds() []string {
 	return []string{KindLevel3Incomplete, KindLevel2MissingPO, KindPrepaidCardOnSubscription,
 		KindMITWithoutPriorCIT, KindMITMissingReason, KindMITMissingPreviousTransaction, KindRecurringIntervalOverYear,
@@ -38,7 +39,7 @@ func areaKinds() []string {
 func (c *call) status() string {
 	x := c.x
 	switch {
-	case x != nil && x.declined:
+	case x != nil && x.decline != nil:
 		return "DECLINED"
 	case c.kind == callBNPLAuth:
 		return x.status
@@ -78,7 +79,7 @@ func (c *call) initiator() string {
 // storesCredential: a CIT storing the card, answered and not declined.
 func (c *call) storesCredential() bool {
 	return (c.kind == callAuth || c.kind == callSale) && c.initiator() == "customer" &&
-		(c.x.storedOnFile || c.x.tokenCreate) && !c.x.declined
+		(c.x.storedOnFile || c.x.tokenCreate) && c.x.decline == nil
 }
 
 func sameCard(a, b *card) bool {

@@ -162,6 +162,7 @@ func TestGroundTruthThroughHTTP(t *testing.T) {
 	for _, mid := range s.Members() {
 		billingThroughHTTP(t, c, mid, w0, w1, truth, found)
 		areasThroughHTTP(t, c, mid, w0, w1, truth, found, journal, lookupBin)
+		retriesThroughHTTP(t, c, mid, w0, w1, truth, found, journal)
 		txns := c.searchAll(mid, w0, w1, 2000)
 		searched := map[string]bool{}
 		for _, s := range txns {

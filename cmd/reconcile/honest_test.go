@@ -16,7 +16,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/sandbox"
 )
@@ -101,16 +100,8 @@ func TestMemberPanicIsRecorded(t *testing.T) {
 func TestNoMembersFailsUnlessAllowed(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	cfg := f.srv.Config()
-	secret, err := platform.NewSecret(sandbox.DefaultSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := platform.NewClient(f.url, platform.Credentials{KeyID: cfg.KeyID, Secret: secret, PortfolioID: cfg.OrganizationID})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var group struct{ GroupID, ID string }
-	err = client.Merchant(cfg.OrganizationID).Do(context.Background(), "POST", "/groups",
+	err := f.env.Do(context.Background(), cfg.OrganizationID, "POST", "/groups",
 		map[string]any{"organizationId": cfg.OrganizationID, "name": "Empty"}, &group)
 	if err != nil {
 		t.Fatal(err)
@@ -218,19 +209,24 @@ func TestOverlongBodyFailsTheMember(t *testing.T) {
 // do lasting harm are refused with a message naming the setting, exit 1,
 // before anything starts.
 func TestBadInputRefused(t *testing.T) {
+	limits := filepath.Join(t.TempDir(), "limits.csv")
+	if err := os.WriteFile(limits, []byte("network,reattempts,window\nVISA,20,720d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]struct {
 		args []string
 		want string
 	}{
-		"shard dividing by zero": {[]string{"--shard", "0/4294967296"}, `shard "0/4294967296": want i/n with 1 <= n <= 65536`},
-		"shard out of range":     {[]string{"--shard", "4/4"}, `shard "4/4"`},
-		"rate NaN":               {[]string{"--rate", "NaN"}, "--rate NaN: want requests per second"},
-		"rate Inf":               {[]string{"--rate", "Inf"}, "--rate +Inf: want requests per second"},
-		"rate negative":          {[]string{"--rate", "-1"}, "--rate -1: want requests per second"},
-		"date far ahead":         {[]string{"--date", "9999-12-31"}, "--date 9999-12-31: want a date from 2000-01-01 to"},
-		"date before 2000":       {[]string{"--date", "1999-12-31"}, "--date 1999-12-31: want a date from 2000-01-01 to"},
-		"concurrency huge":       {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
-		"member timeout":         {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
+		"shard dividing by zero":  {[]string{"--shard", "0/4294967296"}, `shard "0/4294967296": want i/n with 1 <= n <= 65536`},
+		"shard out of range":      {[]string{"--shard", "4/4"}, `shard "4/4"`},
+		"rate NaN":                {[]string{"--rate", "NaN"}, "--rate NaN: want requests per second"},
+		"rate Inf":                {[]string{"--rate", "Inf"}, "--rate +Inf: want requests per second"},
+		"rate negative":           {[]string{"--rate", "-1"}, "--rate -1: want requests per second"},
+		"date far ahead":          {[]string{"--date", "9999-12-31"}, "--date 9999-12-31: want a date from 2000-01-01 to"},
+		"date before 2000":        {[]string{"--date", "1999-12-31"}, "--date 1999-12-31: want a date from 2000-01-01 to"},
+		"concurrency huge":        {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
+		"member timeout":          {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
+		"retry limit over a year": {[]string{"--retry-limits", limits}, `window "720d": give one from 1s to 366d`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

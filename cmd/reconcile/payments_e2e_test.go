@@ -19,14 +19,17 @@ var paymentKinds = []string{
 	sandbox.KindRecurringIntervalOverYear, sandbox.KindHealthcareCardWithoutAmounts, sandbox.KindHealthcareAmountsExceedTotal,
 	sandbox.KindBNPLSessionStale, sandbox.KindBNPLAuthorizedNotCaptured, sandbox.KindBNPLUnsupportedCountryCurrency,
 	sandbox.KindInstallmentNotCancelled, sandbox.KindInstallmentRefundsExceed,
+	sandbox.KindRetryAfterDoNotRetry, sandbox.KindReattemptsOverNetworkLimit,
 }
 
 // TestPaymentsAuditAtMediumScale runs the medium sandbox (50 members) with
 // its journals and compares every payments-audit kind with the ground
 // truth, entity by entity; then checks what the reports built on the same
 // sources say against the journals and Transaction Search, the
-// interchange estimate against the rate file it was given, and that a
-// longer --bnpl-session-age judges no session stale.
+// interchange estimate against the rate file it was given, the retry
+// limits against theirs (the documented defaults, as a file), and that a
+// longer --bnpl-session-age judges no session stale and looser
+// --retry-limits no reattempt over them.
 func TestPaymentsAuditAtMediumScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("medium scale: about 20 s")
@@ -42,7 +45,11 @@ func TestPaymentsAuditAtMediumScale(t *testing.T) {
 	if err := os.WriteFile(rates, []byte("network,level2,level3\nVISA,0.004,0.01\nMASTERCARD,0.005,0.02\n*,0,0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--concurrency", "8", "--interchange-rates", rates)...)
+	limits := filepath.Join(work, "limits.csv")
+	if err := os.WriteFile(limits, []byte("network,reattempts,window,cit_mit_apart\nVISA,20,30d,true\nMASTERCARD,10,24h,false\nMASTERCARD,35,720h,false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--concurrency", "8", "--interchange-rates", rates, "--retry-limits", limits)...)
 	if code != exitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -92,6 +99,11 @@ func TestPaymentsAuditAtMediumScale(t *testing.T) {
 		"some wallets":   `SELECT CASE WHEN count(DISTINCT payment_solution) >= 5 THEN 0 ELSE 1 END FROM wallet_mix`,
 		"some terminals": `SELECT CASE WHEN count(DISTINCT terminal_id) >= 20 AND sum(approved_amount) > 0 THEN 0 ELSE 1 END FROM terminal_activity`,
 		"BINs looked up once, never a full number": `SELECT count(*) FROM bin_attributes WHERE length(bin) <> 6`,
+		"retry limits from the file": `SELECT count(*) FILTER (WHERE source <> '` + limits + `') + abs(count(*) - 3) +
+			count(*) FILTER (WHERE network = 'VISA' AND NOT (reattempts = 20 AND window_length = INTERVAL 30 DAY AND cit_mit_apart)) FROM retry_limits`,
+		// Both retry kinds count the billing engine's attempts and the merchant's.
+		"retry findings from both sources": `SELECT 4 - count(DISTINCT kind || (detail->>'source')) FROM current_findings
+			WHERE run_id = '2026-11-20' AND kind IN ('retry_after_do_not_retry', 'reattempts_over_network_limit')`,
 	}
 	for what, q := range checks {
 		var bad float64
@@ -125,14 +137,38 @@ func TestPaymentsAuditAtMediumScale(t *testing.T) {
 		}
 	}
 
-	// Run the date again with sessions judged after a week: none is stale.
-	code, stdout, stderr = runCLI(t, sandboxEnv, f.runArgs(db, out, "--bnpl-session-age", "168h")...)
+	// Run the date again with sessions judged after a week, and reattempts
+	// allowed 100 times in any window: no session is stale, no reattempt
+	// is over, and the charges after a refusal are still reported.
+	loose := filepath.Join(work, "loose.yaml")
+	if err := os.WriteFile(loose, []byte("VISA:\n  - {reattempts: 100, window: 30d}\nMASTERCARD:\n  - {reattempts: 100, window: 1d}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, sandboxEnv, f.runArgs(db, out, "--bnpl-session-age", "168h", "--retry-limits", loose)...)
 	if code != exitOK {
 		t.Fatalf("re-run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	var stale int
-	if err := openReadOnly(t, db).QueryRow(`SELECT count(*) FROM current_findings WHERE run_id = '2026-11-20' AND kind = ?`,
-		sandbox.KindBNPLSessionStale).Scan(&stale); err != nil || stale != 0 {
-		t.Errorf("with --bnpl-session-age 168h: %d stale sessions (%v), want none", stale, err)
+	counts := map[string]int{}
+	rows, err := openReadOnly(t, db).Query(`SELECT kind, count(*) FROM current_findings WHERE run_id = '2026-11-20' GROUP BY kind`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var kind string
+		var n int
+		if err := rows.Scan(&kind, &n); err != nil {
+			t.Fatal(err)
+		}
+		counts[kind] = n
+	}
+	rows.Close()
+	if counts[sandbox.KindBNPLSessionStale] != 0 {
+		t.Errorf("with --bnpl-session-age 168h: %d stale sessions, want none", counts[sandbox.KindBNPLSessionStale])
+	}
+	if counts[sandbox.KindReattemptsOverNetworkLimit] != 0 {
+		t.Errorf("with 100 reattempts allowed: %d reattempts over the limit, want none", counts[sandbox.KindReattemptsOverNetworkLimit])
+	}
+	if n := len(f.truth.Findings[sandbox.KindRetryAfterDoNotRetry]); counts[sandbox.KindRetryAfterDoNotRetry] != n {
+		t.Errorf("with other retry limits: %d charges after a refusal, want the same %d", counts[sandbox.KindRetryAfterDoNotRetry], n)
 	}
 }

@@ -5,7 +5,6 @@ package pipelinetest
 
 import (
 	"context"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -34,22 +34,12 @@ const JournalsOfSandbox = "sandbox"
 // second. Every member must reconcile.
 func Sandbox(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit) Run {
 	tb.Helper()
-	srv, err := sandbox.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	tb.Cleanup(hs.Close)
-	secret, _ := platform.NewSecret(sandbox.DefaultSecret)
-	c := srv.Config()
 	clientOpts := []platform.Option{platform.WithConnections(opts.Concurrency * max(opts.PaymentLists, 1))}
 	if limit > 0 {
 		clientOpts = append(clientOpts, platform.WithRateLimiter(rate.NewLimiter(limit, 1)))
 	}
-	client, err := platform.NewClient(hs.URL, platform.Credentials{KeyID: c.KeyID, Secret: secret, PortfolioID: c.OrganizationID}, clientOpts...)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	env := sandboxtest.Start(tb, cfg, sandboxtest.WithClientOptions(clientOpts...))
+	srv, client, c := env.Server, env.Client, env.Server.Config()
 	dir := tb.TempDir()
 	if opts.JournalGlob == JournalsOfSandbox {
 		if _, err := srv.WriteJournals(filepath.Join(dir, "journals")); err != nil {
