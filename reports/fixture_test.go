@@ -140,6 +140,9 @@ func fixtureDB(t testing.TB) *sql.DB {
 			('2026-11-20', DATE '2026-11-20', 'retry_schedule_breach', 'm1', 's1:7', '1001', 10.00, 'USD', '{"subscription_id":"s1","billing_cycle":7,"unit":"M","retries":6,"retry_limit":5,"retry_interval":"2 days","off_schedule":1,"attempts":["2026-11-08 10:00:00+00","2026-11-10 10:00:00+00","2026-11-12 10:00:00+00","2026-11-14 10:00:00+00","2026-11-16 10:00:00+00","2026-11-17 10:00:00+00","2026-11-19 10:00:00+00"]}', '2026-11-20', 'new'),
 			('2026-11-20', DATE '2026-11-20', 'retries_exhausted', 'm2', 's2:8', '1001', 30.00, 'EUR', '{"subscription_id":"s2","billing_cycle":8,"status":"SUSPENDED","retries":5,"retry_limit":5,"first_failed_at":"2026-11-09 09:00:00+00","last_retry_at":"2026-11-19 09:00:00+00"}', '2026-11-20', 'new'),
 			('2026-11-20', DATE '2026-11-20', 'interval_exceeds_12_months', 'm3', 's3', '1002', 1500, 'JPY', '{"period":"18 M","plan_id":"pl3","period_exceeds_12_months":true,"latest_payment":"2026-11-20 11:00:00+00","previous_payment":"2025-05-20 11:00:00+00","status":"ACTIVE"}', '2026-11-20', 'new'),
+			('2026-11-20', DATE '2026-11-20', 'retry_after_do_not_retry', 'm2', 'mc-2', '1001', 29.90, 'EUR', '{"time":"2026-11-19 12:00:00+00","source":"journal","call_kind":"sale","declined":false,"network":"MASTERCARD","bin":"522222","last4":"4444","refused_id":"mc-1","refused_time":"2026-11-16 10:00:00+00","refused_source":"journal","merchant_advice_code":"03","merchant_advice_code_raw":"03","response_code":"05","reason_code":null,"file":"journal-m2.ndjson","line":4,"subscription_id":null,"payment_id":null}', '2026-11-20', 'new'),
+			('2026-11-20', DATE '2026-11-20', 'retry_after_do_not_retry', 'm1', 't-r5', '1001', 10.00, 'USD', '{"time":"2026-11-18 10:00:00+00","source":"billing","call_kind":"subscription_payment","declined":true,"network":"VISA","bin":"411111","last4":"1111","refused_id":"t-r4","refused_time":"2026-11-11 10:00:00+00","refused_source":"billing","merchant_advice_code":null,"merchant_advice_code_raw":null,"response_code":null,"reason_code":"205","file":null,"line":null,"subscription_id":"s1","payment_id":"p-r5"}', '2026-11-19', 'open'),
+			('2026-11-20', DATE '2026-11-20', 'reattempts_over_network_limit', 'm1', 't-r21', '1001', 10.00, 'USD', '{"time":"2026-11-19 10:00:00+00","source":"billing","call_kind":"subscription_payment","initiator":"merchant","network":"VISA","bin":"411111","last4":"1111","limit_network":"VISA","allowed":20,"window":"30 days","counted":"merchant-initiated","reattempts":21,"first_counted":"2026-10-25 10:00:00+00","file":null,"line":null,"subscription_id":"s1","payment_id":"p-r21"}', '2026-11-20', 'new'),
 			('2026-11-20', DATE '2026-11-20', 'prepaid_card_on_subscription', 'm2', 's2', '1001', 9.99, 'EUR', '{"status":"ACTIVE","code":"SUB-2","customer_id":"cust-2","transaction_id":"t3","submit_time":"2026-11-20 10:00:01+00","bin":"522222","card_product":"Prepaid Reloadable"}', '2026-11-20', 'new')`,
 		`UPDATE findings SET ack_owner = 'Jane Doe', ack_reason = ` + sqlString(evilReason) + `, ack_until = DATE '2026-12-15',
 			ack_ticket = 'FIN-42' WHERE state = 'acknowledged'`,
@@ -165,9 +168,15 @@ func fixtureDB(t testing.TB) *sql.DB {
 			 TIMESTAMPTZ '2026-11-18 11:00:00+00', TIMESTAMPTZ '2026-11-22 11:00:00+00', 1500, 'JPY')`,
 		`UPDATE bin_attributes SET brand = 'VISA', card_product = 'Visa Classic' WHERE bin = '411111'`,
 		`UPDATE bin_attributes SET brand = 'MASTERCARD', card_product = 'Debit' WHERE bin = '522222'`,
+		// The call a retry finding joins for its order number.
+		`INSERT INTO journal (merchant_id, file, line, time, status, call_kind, transaction_id, amount, currency, card_bin, card_last4,
+			response_status, request, file_sha256, imported_at) VALUES
+			('m2', 'journal-m2.ndjson', 4, TIMESTAMPTZ '2026-11-19 12:00:00+00', 201, 'sale', 'mc-2', 29.90, 'EUR', '522222', '4444',
+			 'AUTHORIZED', '{"clientReferenceInformation":{"code":"ORD-MC-2"}}', 's', now())`,
 		`INSERT INTO transactions (merchant_id, transaction_id, submit_time, amount, currency, card_bin, card_last4, customer_id, run_id, loaded_at) VALUES
 			('m1', 't-cap-1', TIMESTAMPTZ '2026-11-18 10:00:00+00', 120.00, 'USD', '522222', '4444', 'cust-9', 'r', now()),
-			('m1', 'mit-1', TIMESTAMPTZ '2026-11-19 03:00:00+00', 10.00, 'USD', '411111', '1111', 'cust-1', 'r', now())`,
+			('m1', 'mit-1', TIMESTAMPTZ '2026-11-19 03:00:00+00', 10.00, 'USD', '411111', '1111', 'cust-1', 'r', now()),
+			('m2', 'mc-2', TIMESTAMPTZ '2026-11-19 12:00:00+00', 29.90, 'EUR', '522222', '4444', 'cust-2', 'r', now())`,
 		`UPDATE transactions SET card_last4 = '4444' WHERE transaction_id = 't3'`,
 		`INSERT INTO journal (merchant_id, file, line, time, status, call_kind, transaction_id, parent_id, amount, currency, card_bin, card_last4,
 			file_sha256, imported_at) VALUES
