@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/reconcile/reconcile/notify/notifytest"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/sandbox"
 )
@@ -133,7 +134,9 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 
 	// Day 2: both acknowledged; nothing else changes.
 	metrics := filepath.Join(work, "r.prom")
-	so = runDay("2026-11-21", "--acknowledgements", file, "--metrics-file", metrics)
+	hook := notifytest.StartHook(t)
+	notifyFile := writeText(t, "notify.yaml", "webhook:\n  url-file: "+writeText(t, "hook-url", hook.URL+"/hooks/T0/B0/secret")+"\n")
+	so = runDay("2026-11-21", "--acknowledgements", file, "--metrics-file", metrics, "--notify", notifyFile)
 	if !strings.Contains(so, "of which acknowledged: 2") {
 		t.Errorf("the run's summary does not say 2 are acknowledged:\n%s", so)
 	}
@@ -163,6 +166,16 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 	counts := queryDB(t, db, `SELECT count(*) FILTER (WHERE state = 'new'), count(*) FILTER (WHERE state = 'open')
 		FROM findings WHERE run_id = '2026-11-21'`)[0]
 	checkAcknowledgedOutputs(t, out, "2026-11-21", byCommand, reason, counts[0], counts[1], metrics)
+	// The morning digest counts them apart too.
+	posts, _ := hook.Received()
+	if len(posts) != 1 {
+		t.Fatalf("day 2: %d digests posted, want 1", len(posts))
+	}
+	digest, _ := posts[0]["reconcile"].(map[string]any)
+	if fmt.Sprint(digest["acknowledgedFindings"]) != "2" || fmt.Sprint(digest["newFindings"]) != counts[0] ||
+		fmt.Sprint(digest["openFindings"]) != counts[1] {
+		t.Errorf("day 2's digest counts %v, want 2 acknowledged, %s new, %s open", digest, counts[0], counts[1])
+	}
 
 	// Day 3: the command's acknowledgement covered up to the 21st; the
 	// file drops its entry.
