@@ -828,13 +828,17 @@ func defaultWidth(c Column) float64 {
 type styleSet struct {
 	title, header, note int
 	headerRight         int // the header of a numeric column
-	label, wrap         int
-	integer, amount     int
-	count               int
-	date, timestamp     int
-	percent             int
-	currency            map[string]int // amount styles per ISO 4217 code, made on first use
-	top                 map[int]int    // top-aligned variants of styles, made on first use
+	// text and wrap (and header, over them) stand one indent in from
+	// the left: a text column that follows a number column (right-aligned)
+	// would otherwise touch it, and "20" beside "30 days" reads "2030 days".
+	text            int
+	label, wrap     int
+	integer, amount int
+	count           int
+	date, timestamp int
+	percent         int
+	currency        map[string]int // amount styles per ISO 4217 code, made on first use
+	top             map[int]int    // top-aligned variants of styles, made on first use
 }
 
 func (w *xlsxWriter) newStyles() error {
@@ -845,9 +849,10 @@ func (w *xlsxWriter) newStyles() error {
 	}{
 		{&w.styles.title, excelize.Style{Font: &excelize.Font{Bold: true, Size: 13}}},
 		{&w.styles.header, excelize.Style{
-			Font:   &excelize.Font{Bold: true},
-			Fill:   excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"D9E1F2"}},
-			Border: []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
+			Font:      &excelize.Font{Bold: true},
+			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"D9E1F2"}},
+			Border:    []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
+			Alignment: &excelize.Alignment{Horizontal: "left", Indent: 1},
 		}},
 		{&w.styles.headerRight, excelize.Style{
 			Font:      &excelize.Font{Bold: true},
@@ -857,7 +862,8 @@ func (w *xlsxWriter) newStyles() error {
 		}},
 		{&w.styles.note, excelize.Style{Font: &excelize.Font{Italic: true, Color: "9C5700"}}},
 		{&w.styles.label, excelize.Style{Font: &excelize.Font{Bold: true}}},
-		{&w.styles.wrap, excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&w.styles.text, excelize.Style{Alignment: &excelize.Alignment{Horizontal: "left", Indent: 1}}},
+		{&w.styles.wrap, excelize.Style{Alignment: &excelize.Alignment{Horizontal: "left", WrapText: true, Vertical: "top", Indent: 1}}},
 		{&w.styles.integer, excelize.Style{NumFmt: 1}},
 		{&w.styles.count, excelize.Style{NumFmt: 3}},
 		{&w.styles.amount, excelize.Style{NumFmt: 4}},
@@ -880,7 +886,7 @@ func (w *xlsxWriter) newStyles() error {
 // shown plainly.
 func (s styleSet) of(t ColumnType, val any) int {
 	if _, isText := val.(string); isText {
-		return 0
+		return s.text
 	}
 	switch t {
 	case Integer:

@@ -339,7 +339,8 @@ func (tab table) cell(t *testing.T, column string, n int) string {
 // currency first, which the sheet's own Amount column adds up to; then
 // its findings with the columns common to every kind (a reason last, no
 // JSON detail), at least one finding in the fixture with its reason,
-// numeric headers right-aligned, the header frozen and filtered.
+// numeric headers right-aligned, text indented, the header frozen and
+// filtered.
 func checkKindSheet(t *testing.T, f *excelize.File, sheet string) {
 	t.Helper()
 	tab := kindTable(t, f, sheet)
@@ -404,6 +405,17 @@ func checkKindSheet(t *testing.T, f *excelize.File, sheet string) {
 		typ, _ := f.GetCellType(sheet, tab.cell(t, h, 0))
 		if number := val != "" && typ != excelize.CellTypeInlineString && typ != excelize.CellTypeSharedString; number != right && val != "" {
 			t.Errorf("%s: header %q right-aligned %v over a first value %q that is a number: %v", sheet, h, right, val, number)
+		}
+		// Text stands one indent in, header and cells, so that it never
+		// touches the right-aligned number before it ("20" "30 days").
+		if !right && (st.Alignment == nil || st.Alignment.Indent < 1) {
+			t.Errorf("%s: text header %q is not indented", sheet, h)
+		}
+		if typ == excelize.CellTypeInlineString || typ == excelize.CellTypeSharedString {
+			id, _ := f.GetCellStyle(sheet, tab.cell(t, h, 0))
+			if cs, _ := f.GetStyle(id); cs == nil || cs.Alignment == nil || cs.Alignment.Indent < 1 {
+				t.Errorf("%s: the text under %q is not indented", sheet, h)
+			}
 		}
 	}
 	if panes, _ := f.GetPanes(sheet); !panes.Freeze || panes.YSplit != tab.headerRow {
