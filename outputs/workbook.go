@@ -785,16 +785,26 @@ func columnWidths(blocks []Block) []float64 {
 				if wd <= 0 {
 					wd = defaultWidth(Column{Type: c.Type})
 				}
-				want(1, wd)
+				want(1, wd+indentWidth(c.Type))
 				continue
 			}
 			if wd <= 0 {
 				wd = defaultWidth(c)
 			}
-			want(i, wd)
+			want(i, wd+indentWidth(c.Type))
 		}
 	}
 	return widths
+}
+
+// indentWidth is the room a column of type t gives the indent its text
+// stands in (styleSet.text): none for a numeric column, whose numbers and
+// header stand right.
+func indentWidth(t ColumnType) float64 {
+	if t.numeric() {
+		return 0
+	}
+	return 1.5
 }
 
 // defaultWidth fits a typical value of the type and the bold header, capped so

@@ -169,8 +169,9 @@ func TestWriteWorkbookTypedCells(t *testing.T) {
 	if x := sheetXML(t, path, "sheet1.xml"); !strings.Contains(x, `<autoFilter ref="$A$1:$G$4"`) && !strings.Contains(x, `<autoFilter ref="A1:G4"`) {
 		t.Errorf("sheet1.xml has no autoFilter element over A1:G4")
 	}
-	if w, _ := f.GetColWidth("Findings", "G"); w != 40 {
-		t.Errorf("width of G = %v, want 40", w)
+	// A text column is as wide as asked, and the indent its text stands in.
+	if w, _ := f.GetColWidth("Findings", "G"); w != 41.5 {
+		t.Errorf("width of G = %v, want 40 + 1.5", w)
 	}
 	if w, _ := f.GetColWidth("Findings", "E"); w < 19 {
 		t.Errorf("width of timestamp column E = %v, want a default fitting a timestamp", w)

@@ -346,7 +346,9 @@ func acknowledgementsSheet(run Run, scope Scope) outputs.Sheet {
 			Args:  []any{run.RunID, scope.arg(), queries.Kinds()},
 			Columns: []outputs.Column{
 				text("Kind", 30), text("Merchant ID", 0), text("Merchant name", 20), text("Group", 12), text("Entity ID", 26),
-				text("Owner", 16), {Header: "Until", Type: outputs.Date}, text("Reason", 40), text("Ticket", 12),
+				text("Owner", 16), {Header: "Until", Type: outputs.Date},
+				// The reason wraps: it is what the acknowledgement says.
+				{Header: "Reason", Type: outputs.Text, Width: 50, Wrap: true}, text("Ticket", 12),
 				{Header: "Amount acknowledged", Type: outputs.Amount, CurrencyColumn: 11, Width: 21}, text("Currency", 9),
 				text("Finding today", 20), text("Made from", 12), text("Made by", 14), when("Made (UTC)"),
 				text("Changed by", 14), when("Changed (UTC)")},
