@@ -233,7 +233,7 @@ func TestWriteWorkbookColumnsFromQuery(t *testing.T) {
 		t.Fatalf("headers %q, want %q", head[0], want)
 	}
 	for _, c := range []struct{ ref, raw, shown string }{
-		{"A2", "46344.416666666664", "2026-11-18 10:00:00"},
+		{"A2", "46344.4166666667", "2026-11-18 10:00:00"},
 		{"B2", "46345", "2026-11-19"},
 		{"D2", "12.5", "€ 12.50"},
 		{"F2", "3", "3"},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -770,7 +771,10 @@ func continuationName(name string, k int) string {
 func columnWidths(blocks []Block) []float64 {
 	var widths []float64
 	want := func(i int, wd float64) {
-		wd = min(wd, excelize.MaxColumnWidth)
+		// Rounded to hundredths: 13*1.15+2 is 16.949999999999999 in
+		// binary, and a run of 13 or more digits in the file is what a
+		// data-loss scanner takes for a card number.
+		wd = math.Round(min(wd, excelize.MaxColumnWidth)*100) / 100
 		for len(widths) <= i {
 			widths = append(widths, 0)
 		}

@@ -249,7 +249,7 @@ func TestWorkbookContract(t *testing.T) {
 	// dates and times are dates, counts are numbers.
 	for _, c := range []struct{ sheet, column, raw, shown string }{
 		{"skipped_cycle", "Amount", "12.34", "$12.34"},
-		{"skipped_cycle", "When", "46351.416666666664", "2026-11-25 10:00:00"},
+		{"skipped_cycle", "When", "46351.4166666667", "2026-11-25 10:00:00"},
 		{"skipped_cycle", "First seen", "46345", "2026-11-19"},
 		{"skipped_cycle", "Cycle", "3", "3"},
 		{"amount_mismatch", "Amount", "1500", "¥1,500"},
