@@ -45,8 +45,8 @@ SELECT da.first_failed_at AS "When",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
        CASE WHEN da.first_failed_at IS NULL THEN 'Delinquent: a payment was declined and the platform is retrying it'
-            ELSE format('Payment of cycle {} declined {} day(s) ago; {} retries left{}', coalesce(CAST(da.failed_cycle AS VARCHAR), '?'),
-                        coalesce(CAST(da.days_since_first_failure AS VARCHAR), '?'), coalesce(CAST(da.retries_remaining AS VARCHAR), '?'),
+            ELSE format('Payment of cycle {} declined on {}; retries left: {}{}', coalesce(CAST(da.failed_cycle AS VARCHAR), '?'),
+                        coalesce(strftime(da.first_failed_at, '%Y-%m-%d'), '?'), coalesce(CAST(da.retries_remaining AS VARCHAR), '?'),
                         coalesce(', the next on ' || strftime(da.next_retry_at, '%Y-%m-%d'), '')) END AS "Reason"
 FROM scoped_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run

@@ -44,8 +44,8 @@ SELECT da.first_failed_at AS "When",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
        CASE WHEN da.first_failed_at IS NULL THEN 'Suspended with no failed payment on record: the merchant suspended it, or a do-not-retry decline'
-            ELSE format('Suspended: the payment of cycle {} first failed {} day(s) ago, after {} retries', coalesce(CAST(da.failed_cycle AS VARCHAR), '?'),
-                        coalesce(CAST(da.days_since_first_failure AS VARCHAR), '?'), coalesce(CAST(da.retries_done AS VARCHAR), '?')) END AS "Reason"
+            ELSE format('Suspended: the payment of cycle {} first failed on {}; retries done: {}', coalesce(CAST(da.failed_cycle AS VARCHAR), '?'),
+                        coalesce(strftime(da.first_failed_at, '%Y-%m-%d'), '?'), coalesce(CAST(da.retries_done AS VARCHAR), '?')) END AS "Reason"
 FROM scoped_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
