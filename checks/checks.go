@@ -1,7 +1,9 @@
 // Package checks runs what a run finds once its members are loaded: every
 // finding check of queries/findings over slices of the run's members, the
 // findings' day-over-day state (new, open, resolved against the member's
-// previous findings; first_seen_run, previous_findings, finding_kinds),
+// previous findings; first_seen_run, previous_findings, finding_kinds) and
+// their acknowledgements (acknowledged; made by reconcile ack or a run's
+// file, audited, expired and reopened here: acknowledgements.go),
 // the interchange-at-risk estimate with its rate table, and the
 // recurring-billing reports of queries/billing (status log, recoveries,
 // ageing, metrics, three-way match).
@@ -69,7 +71,7 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 	if err := storeRetryLimits(ctx, s, run); err != nil {
 		return nil, err
 	}
-	counts, err := computeFindings(ctx, s, run.ID, run.BusinessDate, run.Window)
+	counts, err := computeFindings(ctx, s, run.ID, run.BusinessDate, run.Window, run.Started)
 	if err != nil {
 		return nil, err
 	}

@@ -32,12 +32,18 @@ import (
 // runs.previous_run for reports ("resolved since ..."), and the kinds'
 // descriptions and actions to finding_kinds, before the checks run.
 //
+// Last, in the transaction that records the resolved ones, the findings
+// get their acknowledgements (applyAcknowledgements): an acknowledged
+// finding is reported in state acknowledged; at is when the run made the
+// acknowledgements' changes (expired, reopened).
+//
 // The checks run a slice of members per transaction (store.ForEachSlice). A run
 // that stops midway leaves its findings incomplete; its re-run computes
 // them again from the start.
 //
-// It returns the run's findings per kind, new and open together.
-func computeFindings(ctx context.Context, s *store.Store, runID string, businessDate time.Time, w store.Window) (map[string]int64, error) {
+// It returns the run's findings per kind, whatever their state (new, open
+// or acknowledged): acknowledgements change states, not findings.
+func computeFindings(ctx context.Context, s *store.Store, runID string, businessDate time.Time, w store.Window, at time.Time) (map[string]int64, error) {
 	counts := map[string]int64{}
 	checks := queries.Checks()
 	err := s.Transact(ctx, func(tx *store.Tx) error {
@@ -93,7 +99,7 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 		if err != nil {
 			return fmt.Errorf("resolved findings of run %s: %w", runID, err)
 		}
-		return nil
+		return applyAcknowledgements(ctx, tx, runID, businessDate, at)
 	})
 	return counts, err
 }

@@ -20,6 +20,7 @@ type day struct {
 	date    string
 	members map[string]string // merchant -> ok or failed
 	subs    map[string]string // "merchant/subscription" -> status
+	amounts map[string]string // "merchant/subscription" -> billing amount, if not 10.50
 }
 
 func runDay(t *testing.T, s *store.Store, shard string, d day) map[string]int64 {
@@ -50,10 +51,14 @@ func runDay(t *testing.T, s *store.Store, shard string, d day) map[string]int64 
 		}
 		// subscriptions has no declared key (the loader keeps it): replace by hand.
 		exec(`DELETE FROM subscriptions WHERE merchant_id = ? AND subscription_id = ?`, mid, sub)
+		amount := "10.50"
+		if a, ok := d.amounts[key]; ok {
+			amount = a
+		}
 		exec(`INSERT INTO subscriptions (merchant_id, subscription_id, status, billing_amount, currency, run_id, loaded_at)
-			VALUES (?, ?, ?, 10.50, 'EUR', ?, now())`, mid, sub, status, runID)
+			VALUES (?, ?, ?, CAST(? AS DECIMAL(18,2)), 'EUR', ?, now())`, mid, sub, status, amount, runID)
 	}
-	counts, err := computeFindings(ctx, s, runID, date, store.WindowFor(date, 3))
+	counts, err := computeFindings(ctx, s, runID, date, store.WindowFor(date, 3), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

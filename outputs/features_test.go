@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -205,5 +206,150 @@ func TestWriteWorkbookRejectsBadCharts(t *testing.T) {
 	if _, err := WriteWorkbook(context.Background(), db, filepath.Join(t.TempDir(), "x.xlsx"),
 		Workbook{Sheets: []Sheet{{Name: "S", Blocks: []Block{rec}}}}); err == nil {
 		t.Error("a record block over two rows: no error")
+	}
+}
+
+// A FromQuery block takes its headers from the query's column names and
+// its cell types from their DuckDB types; an amount is formatted in the
+// currency of the next "... currency" column, text columns are as wide as
+// their longest value, and numeric headers stand right over their numbers.
+func TestWriteWorkbookColumnsFromQuery(t *testing.T) {
+	db := openDB(t)
+	path := filepath.Join(t.TempDir(), "q.xlsx")
+	_, err := WriteWorkbook(context.Background(), db, path, Workbook{Sheets: []Sheet{{Name: "Q", Blocks: []Block{{
+		FromQuery: true,
+		Query: `SELECT TIMESTAMPTZ '2026-11-18 10:00:00+00' AS "When", DATE '2026-11-19' AS "Due date",
+		               'a reason longer than the header, by far' AS "Reason", 12.5::DECIMAL(18,2) AS "Expected amount",
+		               'EUR' AS "Currency", 3::INTEGER AS "Cycle", 99::DECIMAL(18,2) AS "Transaction amount",
+		               'JPY' AS "Transaction currency", true AS "Settled", '=1+1' AS "Note"`,
+	}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := openXLSX(t, path)
+	head, _ := f.GetRows("Q")
+	want := []string{"When", "Due date", "Reason", "Expected amount", "Currency", "Cycle", "Transaction amount", "Transaction currency", "Settled", "Note"}
+	if !slices.Equal(head[0], want) {
+		t.Fatalf("headers %q, want %q", head[0], want)
+	}
+	for _, c := range []struct{ ref, raw, shown string }{
+		{"A2", "46344.4166666667", "2026-11-18 10:00:00"},
+		{"B2", "46345", "2026-11-19"},
+		{"D2", "12.5", "€ 12.50"},
+		{"F2", "3", "3"},
+		{"G2", "99", "¥99"},
+		{"I2", "1", "TRUE"},
+		{"J2", "=1+1", "=1+1"},
+	} {
+		if raw, shown := cell(t, f, "Q", c.ref, true), cell(t, f, "Q", c.ref, false); raw != c.raw || shown != c.shown {
+			t.Errorf("Q!%s = %q shown %q, want %q shown %q", c.ref, raw, shown, c.raw, c.shown)
+		}
+	}
+	if fm, _ := f.GetCellFormula("Q", "J2"); fm != "" {
+		t.Errorf("text from a query became the formula %q", fm)
+	}
+	if w, _ := f.GetColWidth("Q", "C"); w < 40 || w > maxFittedWidth {
+		t.Errorf("the reason column is %g wide, want it fitted to its 39 characters", w)
+	}
+	for ref, right := range map[string]bool{"A1": true, "B1": true, "C1": false, "D1": true, "E1": false, "F1": true} {
+		id, _ := f.GetCellStyle("Q", ref)
+		st, _ := f.GetStyle(id)
+		got := st.Alignment != nil && st.Alignment.Horizontal == "right"
+		if got != right || st.Font == nil || !st.Font.Bold {
+			t.Errorf("header %s: right-aligned %v, want %v (bold: %v)", ref, got, right, st.Font != nil && st.Font.Bold)
+		}
+	}
+}
+
+// A column no cell type fits (a DOUBLE, JSON) fails the workbook with the
+// column's name: the statement must say what the value is.
+func TestWriteWorkbookColumnsFromQueryRefusesUntypedColumns(t *testing.T) {
+	db := openDB(t)
+	for q, name := range map[string]string{
+		`SELECT 'a' AS "Kind", 1.5::DOUBLE AS "Ratio"`:       `"Ratio" is a DOUBLE`,
+		`SELECT '{"a":1}'::JSON AS "Detail"`:                 `"Detail" is a JSON`,
+		`SELECT 'a' AS "Kind" FROM range(1) WHERE range < 0`: "",
+	} {
+		_, err := WriteWorkbook(context.Background(), db, filepath.Join(t.TempDir(), "u.xlsx"), Workbook{Sheets: []Sheet{{
+			Name: "U", Blocks: []Block{{FromQuery: true, Query: q}}}}})
+		switch {
+		case name == "" && err != nil:
+			t.Errorf("%s: %v (no rows is no error)", q, err)
+		case name != "" && (err == nil || !strings.Contains(err.Error(), name)):
+			t.Errorf("%s: error %v, want one naming %s", q, err, name)
+		}
+	}
+	_, err := WriteWorkbook(context.Background(), db, filepath.Join(t.TempDir(), "d.xlsx"), Workbook{Sheets: []Sheet{{
+		Name: "D", Blocks: []Block{{FromQuery: true, Query: "SELECT 1", Columns: []Column{{Header: "N"}}}}}}})
+	if err == nil {
+		t.Error("a block with columns from its query and declared ones was written")
+	}
+}
+
+// A Main block below a small table gets the sheet's autofilter, and the
+// rows down to its header stay frozen; when the tables above it are too
+// long to freeze, only the first header is.
+func TestWriteWorkbookMainBlock(t *testing.T) {
+	db := openDB(t)
+	totals := func(n int) Block {
+		return Block{Title: "Totals", Query: "SELECT 'USD', range FROM range(" + strconv.Itoa(n) + ")",
+			Columns: []Column{{Header: "Currency"}, {Header: "N", Type: Count}}}
+	}
+	main := Block{Title: "Rows", Query: "SELECT range, 'x' FROM range(30)", Main: true,
+		Columns: []Column{{Header: "N", Type: Count}, {Header: "X"}}}
+	for _, c := range []struct {
+		totals int
+		freeze int
+		filter string
+	}{
+		{2, 7, "$A$7:$B$37"},   // Totals, header, 2 rows, empty, Rows, header: 7
+		{30, 2, "$A$35:$B$65"}, // too many rows above: the first header only
+	} {
+		path := filepath.Join(t.TempDir(), "m.xlsx")
+		_, err := WriteWorkbook(context.Background(), db, path, Workbook{Sheets: []Sheet{{Name: "M",
+			Blocks: []Block{totals(c.totals), main}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := openXLSX(t, path)
+		if panes, _ := f.GetPanes("M"); !panes.Freeze || panes.YSplit != c.freeze {
+			t.Errorf("%d totals rows: frozen %+v, want %d rows", c.totals, panes, c.freeze)
+		}
+		if !hasAutoFilter(f, "M", c.filter) {
+			t.Errorf("%d totals rows: no autofilter over the main table %s: %+v", c.totals, c.filter, f.GetDefinedName())
+		}
+		if got := cell(t, f, "M", "A"+strconv.Itoa(c.freeze), false); c.freeze == 7 && got != "N" {
+			t.Errorf("the last frozen row starts %q, want the main table's header", got)
+		}
+	}
+}
+
+// A Main block too long for its sheet gets its note between its title and
+// header, frozen with them, and continues on the next sheet with its own
+// autofilter.
+func TestWriteWorkbookMainBlockOverflows(t *testing.T) {
+	defer func(n int) { maxSheetRows = n }(maxSheetRows)
+	maxSheetRows = 20
+	db := openDB(t)
+	path := filepath.Join(t.TempDir(), "o.xlsx")
+	_, err := WriteWorkbook(context.Background(), db, path, Workbook{Sheets: []Sheet{{Name: "M", Blocks: []Block{
+		{Title: "Totals", Query: "SELECT 'USD', range FROM range(2)", Columns: []Column{{Header: "Currency"}, {Header: "N", Type: Count}}},
+		{Title: "Rows", Query: "SELECT range FROM range(30)", Main: true, Columns: []Column{{Header: "N", Type: Count}}, Overflow: "parquet/m"},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := openXLSX(t, path)
+	if panes, _ := f.GetPanes("M"); !panes.Freeze || panes.YSplit != 8 {
+		t.Errorf("frozen %+v, want 8 rows: totals (5), the main table's title, note and header", panes)
+	}
+	if note := cell(t, f, "M", "A7", false); !strings.Contains(note, `"M (2)"`) || !strings.Contains(note, "parquet/m") {
+		t.Errorf("M!A7 = %q, want the note naming M (2) and the dataset", note)
+	}
+	if got := cell(t, f, "M", "A8", false); got != "N" {
+		t.Errorf("M!A8 = %q, want the main table's header", got)
+	}
+	if !hasAutoFilter(f, "M", "$A$8:$A$20") || !hasAutoFilter(f, "M (2)", "$A$2:$A$20") {
+		t.Errorf("autofilters %+v", f.GetDefinedName())
 	}
 }

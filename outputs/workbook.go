@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -44,6 +46,16 @@ const (
 )
 
 var columnTypeNames = [...]string{"text", "integer", "amount", "date", "timestamp", "bool", "percent", "count"}
+
+// numeric tells whether the column's cells are numbers to Excel (dates
+// and times are), which it aligns right: their header goes right too.
+func (t ColumnType) numeric() bool {
+	switch t {
+	case Integer, Amount, Date, Timestamp, Percent, Count:
+		return true
+	}
+	return false
+}
 
 func (t ColumnType) String() string {
 	if t >= 0 && int(t) < len(columnTypeNames) {
@@ -89,6 +101,21 @@ type Block struct {
 	// and each value keeps its own type (a date stays a date). No row
 	// leaves the values empty; more than one is an error.
 	Record bool
+	// FromQuery takes the block's columns from its query instead of
+	// Columns (which must then be empty): each result column's name is its
+	// header and its DuckDB type its ColumnType (see columnsOf), so one SQL
+	// statement alone defines a table, typed, and its headers cannot drift
+	// from its columns. Text columns are as wide as their longest value
+	// (within limits); an Amount column is formatted in the currency of
+	// the first column after it named "Currency" or "... currency".
+	FromQuery bool
+	// Main marks the sheet's main table when small tables come above it
+	// (a sheet's totals): the autofilter covers it rather than the first
+	// table, and the rows down to its header stay frozen, so its header is
+	// in view however far down the reader scrolls. The tables above it are
+	// counted before the sheet is written; if they take more than
+	// maxFrozenRows rows, only the first table's header is frozen.
+	Main bool
 }
 
 // Sheet is one worksheet of the workbook.
@@ -204,7 +231,10 @@ func validateWorkbook(wb Workbook) (map[string]bool, error) {
 			if strings.TrimSpace(b.Query) == "" {
 				return nil, fmt.Errorf("sheet %q block %d: empty query", s.Name, i+1)
 			}
-			if len(b.Columns) == 0 || len(b.Columns) > excelize.MaxColumns {
+			switch {
+			case b.FromQuery && (len(b.Columns) > 0 || b.Record):
+				return nil, fmt.Errorf("sheet %q block %d: columns from the query, yet declared (or a record)", s.Name, i+1)
+			case !b.FromQuery && (len(b.Columns) == 0 || len(b.Columns) > excelize.MaxColumns):
 				return nil, fmt.Errorf("sheet %q block %d: %d columns", s.Name, i+1, len(b.Columns))
 			}
 			for _, c := range b.Columns {
@@ -268,10 +298,18 @@ type page struct {
 	row      int // last row written, 0 before any
 	dataRows int
 	tables   int    // blocks started on this page
-	filter   string // range of the first table: header row through last data row
+	filter   string // range of the filtered table: header row through last data row
+	// mainFilter: filter is a Main block's, kept whatever else the page
+	// holds; otherwise it is the first table's, used if it is the only one.
+	mainFilter bool
 }
 
 func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
+	blocks, err := w.resolveColumns(ctx, s.Blocks)
+	if err != nil {
+		return err
+	}
+	s.Blocks = blocks
 	w.widths = columnWidths(s.Blocks)
 	w.charts, w.chartDone, w.placed = s.Charts, make([]bool, len(s.Charts)), map[int]placement{}
 	cont := 1 // number of the last continuation sheet named
@@ -294,6 +332,7 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 	}
 	var p *page
 	opened := false // whether s.Name itself has been used for a page
+	lead := w.planMain(ctx, s.Blocks)
 	for bi, b := range s.Blocks {
 		start := 1
 		if p != nil {
@@ -324,7 +363,7 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 		}
 		capacity := maxSheetRows - (start - 1) - head
 		var next string // the continuation sheet the note names
-		if !b.Record && w.overflows(ctx, b, capacity) {
+		if over, known := lead.overflows[bi]; !b.Record && (known && over || !known && w.overflows(ctx, b, capacity)) {
 			next = nextName()
 		}
 		if p == nil {
@@ -334,6 +373,9 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 			}
 			if next != "" {
 				freeze++ // the note row sits between title and header
+			}
+			if bi == 0 && lead.freeze > 0 {
+				freeze = lead.freeze
 			}
 			var err error
 			if p, err = w.openPage(name, freeze); err != nil {
@@ -355,25 +397,88 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 
 // overflows tells whether the block's query returns more than capacity rows,
 // so the note can go above the header: a stream writer cannot go back up. It
-// runs the query a second time, wrapped in a count capped by LIMIT so that a
-// huge result is not counted to its end. It is a best-effort hint: if the
-// wrapped query fails (say, a statement DuckDB cannot nest), the block is
-// written without the note and the real query reports any error.
+// is a best-effort hint: if the count fails (say, a statement DuckDB cannot
+// nest), the block is written without the note and the real query reports
+// any error.
 func (w *xlsxWriter) overflows(ctx context.Context, b Block, capacity int) bool {
-	if capacity < 0 {
-		capacity = 0
-	}
-	count := "SELECT count(*) FROM (SELECT 1 FROM (\n" + trimQuery(b.Query) + "\n) LIMIT " + strconv.Itoa(capacity+1) + ")"
-	var n int64
+	capacity = max(capacity, 0)
+	n, ok := w.countRows(ctx, b, capacity+1)
+	return ok && n > int64(capacity)
+}
+
+// countRows counts the rows of the block's query, up to limit: it runs the
+// query a second time, wrapped in a count capped by LIMIT so that a huge
+// result is not counted to its end. ok is false if the wrapped query fails.
+func (w *xlsxWriter) countRows(ctx context.Context, b Block, limit int) (n int64, ok bool) {
+	count := "SELECT count(*) FROM (SELECT 1 FROM (\n" + trimQuery(b.Query) + "\n) LIMIT " + strconv.Itoa(limit) + ")"
 	rows, err := w.q.QueryContext(ctx, count, b.Args...)
 	if err != nil {
-		return false
+		return 0, false
 	}
 	defer rows.Close()
 	if rows.Next() && rows.Scan(&n) == nil {
-		return n > int64(capacity)
+		return n, true
 	}
-	return false
+	return 0, false
+}
+
+// maxFrozenRows bounds the rows frozen above a Main block's header: beyond
+// it the frozen part would fill a laptop's screen.
+const maxFrozenRows = 20
+
+// leadPlan is what planMain found out ahead of writing a sheet.
+type leadPlan struct {
+	freeze    int          // rows to freeze on the sheet's first page; 0: the default
+	overflows map[int]bool // blocks whose overflow is known already, by index
+}
+
+// planMain works out, before the first row of a sheet is written (when a
+// stream writer takes its frozen panes), how many rows lie above the
+// header of the sheet's Main block: the tables above it, counted, and its
+// title and note. Nothing is planned when the Main block is the first (the
+// default freezes its header already), when there is none, when a count
+// fails or when the rows are more than maxFrozenRows.
+func (w *xlsxWriter) planMain(ctx context.Context, blocks []Block) leadPlan {
+	m := slices.IndexFunc(blocks, func(b Block) bool { return b.Main })
+	if m <= 0 {
+		return leadPlan{}
+	}
+	row := 0 // the last row the blocks before the main one take
+	for i, b := range blocks[:m] {
+		if i > 0 {
+			row++ // the empty row between blocks
+		}
+		if b.Title != "" {
+			row++
+		}
+		if b.Record {
+			row += len(b.Columns)
+			continue
+		}
+		n, ok := w.countRows(ctx, b, maxFrozenRows+1)
+		if !ok {
+			return leadPlan{}
+		}
+		row += 1 + int(n)
+		if row > maxFrozenRows {
+			return leadPlan{}
+		}
+	}
+	main := blocks[m]
+	row++ // the empty row before the main block
+	head := 1
+	if main.Title != "" {
+		head++
+	}
+	over := w.overflows(ctx, main, maxSheetRows-row-head)
+	freeze := row + head
+	if over {
+		freeze++ // the note row
+	}
+	if freeze > maxFrozenRows {
+		return leadPlan{}
+	}
+	return leadPlan{freeze: freeze, overflows: map[int]bool{m: over}}
 }
 
 // openPage creates a worksheet and its stream writer, sets the column widths
@@ -431,7 +536,7 @@ func (w *xlsxWriter) closePage(p *page) error {
 	if err := w.addCharts(p.name); err != nil {
 		return err
 	}
-	if p.tables == 1 && p.filter != "" {
+	if p.filter != "" && (p.tables == 1 || p.mainFilter) {
 		// The autofilter element is written by Flush, so it can be set
 		// after the rows, once the table's extent is known.
 		if err := w.f.AutoFilter(p.name, p.filter, nil); err != nil {
@@ -499,7 +604,11 @@ func (w *xlsxWriter) beginTable(p *page, b Block, title, note string) (headerRow
 	}
 	header := make([]any, len(b.Columns))
 	for i, c := range b.Columns {
-		header[i] = excelize.Cell{StyleID: w.styles.header, Value: c.Header}
+		style := w.styles.header
+		if c.Type.numeric() {
+			style = w.styles.headerRight // over the numbers, which Excel aligns right
+		}
+		header[i] = excelize.Cell{StyleID: style, Value: c.Header}
 	}
 	if err := p.setRow(header); err != nil {
 		return 0, err
@@ -508,13 +617,15 @@ func (w *xlsxWriter) beginTable(p *page, b Block, title, note string) (headerRow
 	return p.row, nil
 }
 
-// endTable records the extent of the page's first table for its autofilter.
-func (p *page) endTable(headerRow, ncols int) {
-	if p.tables != 1 {
+// endTable records the extent of the page's first table, or of its Main
+// table, for its autofilter.
+func (p *page) endTable(headerRow, ncols int, main bool) {
+	if p.tables != 1 && !main || p.mainFilter {
 		return
 	}
 	last, _ := excelize.CoordinatesToCellName(ncols, p.row)
 	p.filter = "A" + strconv.Itoa(headerRow) + ":" + last
+	p.mainFilter = main
 }
 
 // writeBlock writes one block starting on p and returns the page it ended on.
@@ -582,7 +693,7 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, n
 			}
 		}
 		if p.row >= maxSheetRows {
-			p.endTable(headerRow, n)
+			p.endTable(headerRow, n, b.Main)
 			setPlaced()
 			if err := w.closePage(p); err != nil {
 				return p, err
@@ -638,7 +749,7 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, n
 	if err := rows.Err(); err != nil {
 		return p, fmt.Errorf("query: %w", err)
 	}
-	p.endTable(headerRow, n)
+	p.endTable(headerRow, n, b.Main)
 	setPlaced()
 	return p, nil
 }
@@ -660,7 +771,10 @@ func continuationName(name string, k int) string {
 func columnWidths(blocks []Block) []float64 {
 	var widths []float64
 	want := func(i int, wd float64) {
-		wd = min(wd, excelize.MaxColumnWidth)
+		// Rounded to hundredths: 13*1.15+2 is 16.949999999999999 in
+		// binary, and a run of 13 or more digits in the file is what a
+		// data-loss scanner takes for a card number.
+		wd = math.Round(min(wd, excelize.MaxColumnWidth)*100) / 100
 		for len(widths) <= i {
 			widths = append(widths, 0)
 		}
@@ -675,16 +789,26 @@ func columnWidths(blocks []Block) []float64 {
 				if wd <= 0 {
 					wd = defaultWidth(Column{Type: c.Type})
 				}
-				want(1, wd)
+				want(1, wd+indentWidth(c.Type))
 				continue
 			}
 			if wd <= 0 {
 				wd = defaultWidth(c)
 			}
-			want(i, wd)
+			want(i, wd+indentWidth(c.Type))
 		}
 	}
 	return widths
+}
+
+// indentWidth is the room a column of type t gives the indent its text
+// stands in (styleSet.text): none for a numeric column, whose numbers and
+// header stand right.
+func indentWidth(t ColumnType) float64 {
+	if t.numeric() {
+		return 0
+	}
+	return 1.5
 }
 
 // defaultWidth fits a typical value of the type and the bold header, capped so
@@ -717,13 +841,18 @@ func defaultWidth(c Column) float64 {
 // 0.00% is 10), custom codes otherwise.
 type styleSet struct {
 	title, header, note int
-	label, wrap         int
-	integer, amount     int
-	count               int
-	date, timestamp     int
-	percent             int
-	currency            map[string]int // amount styles per ISO 4217 code, made on first use
-	top                 map[int]int    // top-aligned variants of styles, made on first use
+	headerRight         int // the header of a numeric column
+	// text and wrap (and header, over them) stand one indent in from
+	// the left: a text column that follows a number column (right-aligned)
+	// would otherwise touch it, and "20" beside "30 days" reads "2030 days".
+	text            int
+	label, wrap     int
+	integer, amount int
+	count           int
+	date, timestamp int
+	percent         int
+	currency        map[string]int // amount styles per ISO 4217 code, made on first use
+	top             map[int]int    // top-aligned variants of styles, made on first use
 }
 
 func (w *xlsxWriter) newStyles() error {
@@ -734,13 +863,21 @@ func (w *xlsxWriter) newStyles() error {
 	}{
 		{&w.styles.title, excelize.Style{Font: &excelize.Font{Bold: true, Size: 13}}},
 		{&w.styles.header, excelize.Style{
-			Font:   &excelize.Font{Bold: true},
-			Fill:   excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"D9E1F2"}},
-			Border: []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
+			Font:      &excelize.Font{Bold: true},
+			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"D9E1F2"}},
+			Border:    []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
+			Alignment: &excelize.Alignment{Horizontal: "left", Indent: 1},
+		}},
+		{&w.styles.headerRight, excelize.Style{
+			Font:      &excelize.Font{Bold: true},
+			Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"D9E1F2"}},
+			Border:    []excelize.Border{{Type: "bottom", Color: "8EA9DB", Style: 1}},
+			Alignment: &excelize.Alignment{Horizontal: "right"},
 		}},
 		{&w.styles.note, excelize.Style{Font: &excelize.Font{Italic: true, Color: "9C5700"}}},
 		{&w.styles.label, excelize.Style{Font: &excelize.Font{Bold: true}}},
-		{&w.styles.wrap, excelize.Style{Alignment: &excelize.Alignment{WrapText: true, Vertical: "top"}}},
+		{&w.styles.text, excelize.Style{Alignment: &excelize.Alignment{Horizontal: "left", Indent: 1}}},
+		{&w.styles.wrap, excelize.Style{Alignment: &excelize.Alignment{Horizontal: "left", WrapText: true, Vertical: "top", Indent: 1}}},
 		{&w.styles.integer, excelize.Style{NumFmt: 1}},
 		{&w.styles.count, excelize.Style{NumFmt: 3}},
 		{&w.styles.amount, excelize.Style{NumFmt: 4}},
@@ -763,7 +900,7 @@ func (w *xlsxWriter) newStyles() error {
 // shown plainly.
 func (s styleSet) of(t ColumnType, val any) int {
 	if _, isText := val.(string); isText {
-		return 0
+		return s.text
 	}
 	switch t {
 	case Integer:

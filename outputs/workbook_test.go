@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -169,8 +172,9 @@ func TestWriteWorkbookTypedCells(t *testing.T) {
 	if x := sheetXML(t, path, "sheet1.xml"); !strings.Contains(x, `<autoFilter ref="$A$1:$G$4"`) && !strings.Contains(x, `<autoFilter ref="A1:G4"`) {
 		t.Errorf("sheet1.xml has no autoFilter element over A1:G4")
 	}
-	if w, _ := f.GetColWidth("Findings", "G"); w != 40 {
-		t.Errorf("width of G = %v, want 40", w)
+	// A text column is as wide as asked, and the indent its text stands in.
+	if w, _ := f.GetColWidth("Findings", "G"); w != 41.5 {
+		t.Errorf("width of G = %v, want 40 + 1.5", w)
 	}
 	if w, _ := f.GetColWidth("Findings", "E"); w < 19 {
 		t.Errorf("width of timestamp column E = %v, want a default fitting a timestamp", w)
@@ -581,11 +585,12 @@ func TestCellValue(t *testing.T) {
 		{3.0, Integer, "", int64(3)},
 		{0.125, Percent, "", 0.125},
 		{dec(125, 3), Percent, "", 0.125},
+		{3.0 / 7, Percent, "", 0.4285714286}, // no run of 13 digits in the file
 		{ts, Date, "", int64(46346)},
 		{"2026-11-20", Date, "", int64(46346)},
-		{"2026-11-20T13:03:11Z", Timestamp, "", 46346 + (13*3600+3*60+11)/86400.0},
-		{"2026-11-20 13:03:11+00", Timestamp, "", 46346 + (13*3600+3*60+11)/86400.0},
-		{ts, Timestamp, "", 46346 + (13*3600+3*60+11)/86400.0},
+		{"2026-11-20T13:03:11Z", Timestamp, "", 46346 + roundFraction((13*3600+3*60+11)/86400.0)},
+		{"2026-11-20 13:03:11+00", Timestamp, "", 46346 + roundFraction((13*3600+3*60+11)/86400.0)},
+		{ts, Timestamp, "", 46346 + roundFraction((13*3600+3*60+11)/86400.0)},
 		{time.Date(1899, 1, 1, 0, 0, 0, 0, time.UTC), Date, "DATE", "1899-01-01"},
 		{ts, Text, "TIMESTAMPTZ", "2026-11-20T13:03:11.7Z"},
 		{"yes?", Date, "", "yes?"},
@@ -604,6 +609,21 @@ func TestCellValue(t *testing.T) {
 		got := cellValue(tc.v, tc.t, tc.dbType)
 		if got != tc.want {
 			t.Errorf("cellValue(%#v, %v) = %#v (%T), want %#v (%T)", tc.v, tc.t, got, got, tc.want, tc.want)
+		}
+	}
+}
+
+// A timestamp cell's serial, as the file writes it, keeps its second and
+// holds no run of 13 digits or more (which a data-loss scanner would take
+// for a card number), for every second of a day.
+func TestTimestampSerialsHoldNoLongDigitRuns(t *testing.T) {
+	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	long := regexp.MustCompile(`[0-9]{13,}`)
+	for s := 0; s < 86400; s++ {
+		serial, ok := excelSerial(day.Add(time.Duration(s)*time.Second), false)
+		text := strconv.FormatFloat(serial, 'f', -1, 64)
+		if !ok || long.MatchString(text) || math.Abs((serial-46346)*86400-float64(s)) > 1e-4 {
+			t.Fatalf("second %d of the day: serial %s", s, text)
 		}
 	}
 }

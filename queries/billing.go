@@ -12,13 +12,15 @@ type BillingReport struct {
 }
 
 // billingOrder is the order the reports run in: the status log feeds the
-// recoveries, both feed the metrics.
+// recoveries, both feed the metrics. merchant_names, the merchants' names
+// their payment notifications give, comes from the same billing journals.
 var billingOrder = []string{
 	"subscription_status_log",
 	"subscription_recoveries",
 	"delinquency_ageing",
 	"subscription_metrics",
 	"billing_match",
+	"merchant_names",
 }
 
 // BillingReports returns the statements of the run's recurring-billing

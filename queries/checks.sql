@@ -22,8 +22,9 @@ UPDATE runs SET previous_run = $1 WHERE run_id = $2
 
 -- name: PreviousFindings
 -- Collects, into a temp table of the store's connection, each member's
--- findings from the latest earlier run of the shard that reconciled it.
--- $1 is the run, $2 its business date.
+-- findings from the latest earlier run of the shard that reconciled it
+-- (new, open or acknowledged: an acknowledged finding that comes back is
+-- open, not new). $1 is the run, $2 its business date.
 CREATE OR REPLACE TEMP TABLE previous_findings AS
 WITH last_ok AS (
     SELECT pm.merchant_id, arg_max(pr.run_id, pr.business_date) AS run_id
@@ -35,7 +36,7 @@ WITH last_ok AS (
 )
 SELECT p.* FROM findings p
 JOIN last_ok l ON l.merchant_id = p.merchant_id AND l.run_id = p.run_id
-WHERE p.state IN ('new', 'open')
+WHERE p.state IN ('new', 'open', 'acknowledged')
 
 -- name: ClearFindingKinds
 -- finding_kinds is replaced by the catalog of every run.

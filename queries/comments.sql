@@ -168,7 +168,7 @@ COMMENT ON COLUMN bin_attributes.issuer_country IS 'Issuer''s country (ISO 3166 
 COMMENT ON COLUMN bin_attributes.raw IS 'The lookup response as received.';
 COMMENT ON COLUMN bin_attributes.looked_up_at IS 'When the BIN was looked up (UTC).';
 
-COMMENT ON TABLE findings IS 'What the checks found, per run. state says new, open or resolved against the previous run; count a run''s findings with state IN (''new'', ''open'') or use the view current_findings.';
+COMMENT ON TABLE findings IS 'What the checks found, per run. state says new, open or resolved against the previous run, or acknowledged; count a run''s findings with state IN (''new'', ''open'', ''acknowledged'') or use the view current_findings.';
 COMMENT ON COLUMN findings.run_id IS 'Run that reported the finding (runs.run_id).';
 COMMENT ON COLUMN findings.business_date IS 'Business date of that run.';
 COMMENT ON COLUMN findings.kind IS 'Kind of finding; see finding_kinds for what each means and what to do.';
@@ -179,7 +179,11 @@ COMMENT ON COLUMN findings.amount IS 'Amount at stake, in currency; NULL when th
 COMMENT ON COLUMN findings.currency IS 'ISO 4217 currency code of the amount.';
 COMMENT ON COLUMN findings.detail IS 'Facts behind the finding (JSON), per kind.';
 COMMENT ON COLUMN findings.first_seen_run IS 'Earliest run that reported the same kind, merchant and entity.';
-COMMENT ON COLUMN findings.state IS 'new: not reported by the previous run; open: reported by the previous run too; resolved: reported by the previous run, not by this one (the row repeats the previous run''s values; only for members this run reconciled).';
+COMMENT ON COLUMN findings.state IS 'new: not reported by the previous run; open: reported by the previous run too; acknowledged: new or open, but under an acknowledgement in force for the same amount (ack_* say whose and why); resolved: reported by the previous run, not by this one (the row repeats the previous run''s values; only for members this run reconciled).';
+COMMENT ON COLUMN findings.ack_owner IS 'Acknowledged findings: who handles it (acknowledgements.owner).';
+COMMENT ON COLUMN findings.ack_reason IS 'Acknowledged findings: why it is known and handled.';
+COMMENT ON COLUMN findings.ack_until IS 'Acknowledged findings: the last business date the acknowledgement covers; from the day after, the finding is open (or new) again.';
+COMMENT ON COLUMN findings.ack_ticket IS 'Acknowledged findings: the ticket or case reference, if any.';
 
 COMMENT ON TABLE runs IS 'The run log: one row per business date (re-running a date replaces it).';
 COMMENT ON COLUMN runs.run_id IS 'Run ID: the business date (YYYY-MM-DD).';
@@ -197,7 +201,7 @@ COMMENT ON COLUMN runs.members_failed IS 'Members that failed (see run_members.e
 COMMENT ON COLUMN runs.members_skipped IS 'Members an earlier attempt of the date had already completed.';
 COMMENT ON COLUMN runs.requests IS 'HTTP requests sent, retries included.';
 COMMENT ON COLUMN runs.retries IS 'Requests that were retries.';
-COMMENT ON COLUMN runs.findings IS 'Findings reported (new and open; resolved not counted).';
+COMMENT ON COLUMN runs.findings IS 'Findings reported (new, open and acknowledged; resolved not counted).';
 COMMENT ON COLUMN runs.error IS 'Why the run failed, or its first problem.';
 COMMENT ON COLUMN runs.version IS 'reconcile version that ran.';
 COMMENT ON COLUMN runs.previous_run IS 'Run the findings were compared with for new/open/resolved: the latest earlier run of the same shard that finished ok or partial (in a merged publication, the latest any shard compared with).';
@@ -222,7 +226,7 @@ COMMENT ON COLUMN finding_kinds.position IS 'Order in which reports list the kin
 COMMENT ON COLUMN finding_kinds.description IS 'What a finding of this kind means.';
 COMMENT ON COLUMN finding_kinds.action IS 'What to do about it.';
 
-COMMENT ON VIEW current_findings IS 'The findings each run reports (state new or open), without the resolved ones.';
+COMMENT ON VIEW current_findings IS 'The findings each run reports (state new, open or acknowledged), without the resolved ones.';
 COMMENT ON COLUMN current_findings.run_id IS 'Run that reported the finding.';
 COMMENT ON COLUMN current_findings.business_date IS 'Business date of that run.';
 COMMENT ON COLUMN current_findings.kind IS 'Kind of finding (finding_kinds.kind).';
@@ -233,7 +237,11 @@ COMMENT ON COLUMN current_findings.amount IS 'Amount at stake, in currency.';
 COMMENT ON COLUMN current_findings.currency IS 'ISO 4217 currency code of the amount.';
 COMMENT ON COLUMN current_findings.detail IS 'Facts behind the finding (JSON).';
 COMMENT ON COLUMN current_findings.first_seen_run IS 'Earliest run that reported it.';
-COMMENT ON COLUMN current_findings.state IS 'new (not in the previous run) or open (in the previous run too).';
+COMMENT ON COLUMN current_findings.state IS 'new (not in the previous run), open (in the previous run too) or acknowledged (new or open, under an acknowledgement in force).';
+COMMENT ON COLUMN current_findings.ack_owner IS 'Acknowledged findings: who handles it.';
+COMMENT ON COLUMN current_findings.ack_reason IS 'Acknowledged findings: why it is known and handled.';
+COMMENT ON COLUMN current_findings.ack_until IS 'Acknowledged findings: the last business date the acknowledgement covers.';
+COMMENT ON COLUMN current_findings.ack_ticket IS 'Acknowledged findings: the ticket or case reference, if any.';
 
 -- The payments audit (docs/payments-audit.md).
 COMMENT ON COLUMN journal.purchase_order_number IS 'orderInformation.invoiceDetails.purchaseOrderNumber sent (Level II; required on purchasing/procurement cards).';
@@ -504,3 +512,46 @@ COMMENT ON COLUMN skipped_deferrals.past_skipped_cycles IS 'Cycles whose date pa
 COMMENT ON COLUMN skipped_deferrals.past_skipped_amount IS 'Their billing amount, not collected.';
 COMMENT ON COLUMN skipped_deferrals.deferred_amount IS 'skipped_amount + past_skipped_amount.';
 COMMENT ON COLUMN skipped_deferrals.cycles IS 'The skipped cycle numbers, comma separated.';
+
+COMMENT ON TABLE merchant_names IS 'Per run, the name the recurring billing service''s payment notifications give each member (merchantName, in the merchants'' billing journals): the latest one up to the run''s cut-off. Members with no such notification have no row.';
+COMMENT ON COLUMN merchant_names.run_id IS 'Run (runs.run_id).';
+COMMENT ON COLUMN merchant_names.business_date IS 'Business date of that run.';
+COMMENT ON COLUMN merchant_names.merchant_id IS 'Merchant ID (MID).';
+COMMENT ON COLUMN merchant_names.name IS 'The merchant''s name (merchantName of its latest payment notification).';
+COMMENT ON COLUMN merchant_names.seen_at IS 'Time of that notification''s journal line (UTC).';
+
+COMMENT ON TABLE acknowledgements IS 'Acknowledgements in force: a finding (kind, merchant, entity) known and being handled, by owner, until a date. Its findings are reported in state acknowledged instead of new or open while its amount is the one acknowledged. One that ends (revoked, expired, reopened by an amount change) is deleted; acknowledgement_audit keeps every change. Written by reconcile ack and by a run''s --acknowledgements file.';
+COMMENT ON COLUMN acknowledgements.kind IS 'Finding kind (finding_kinds.kind).';
+COMMENT ON COLUMN acknowledgements.merchant_id IS 'Merchant ID (MID) of the finding.';
+COMMENT ON COLUMN acknowledgements.entity_id IS 'Entity of the finding (findings.entity_id).';
+COMMENT ON COLUMN acknowledgements.reason IS 'Why the finding is known and what is being done.';
+COMMENT ON COLUMN acknowledgements.owner IS 'Who handles it.';
+COMMENT ON COLUMN acknowledgements.until IS 'Last business date covered: a run of a later date ends the acknowledgement (expired) and reports the finding as open or new again.';
+COMMENT ON COLUMN acknowledgements.ticket IS 'Ticket or case reference, if any.';
+COMMENT ON COLUMN acknowledgements.amount_recorded IS 'Whether amount and currency hold the finding''s amount as acknowledged (false until a run first reports the finding, for an acknowledgement made before it existed).';
+COMMENT ON COLUMN acknowledgements.amount IS 'The finding''s amount when acknowledged (NULL for kinds without one): a run reporting another amount or currency ends the acknowledgement (reopened).';
+COMMENT ON COLUMN acknowledgements.currency IS 'ISO 4217 currency of that amount.';
+COMMENT ON COLUMN acknowledgements.source IS 'Where it was made: command (reconcile ack) or file (the --acknowledgements file of a run, which owns the entries it lists).';
+COMMENT ON COLUMN acknowledgements.created_at IS 'When it was made (UTC).';
+COMMENT ON COLUMN acknowledgements.created_by IS 'Who made it: --by, else the OS user.';
+COMMENT ON COLUMN acknowledgements.updated_at IS 'When it last changed (UTC).';
+COMMENT ON COLUMN acknowledgements.updated_by IS 'Who changed it last.';
+
+COMMENT ON TABLE acknowledgement_audit IS 'Every change to an acknowledgement, never deleted: acknowledge, change, revoke (by reconcile ack or a run''s --acknowledgements file), amount_recorded, expire and reopen (by a run), with who, when, and the acknowledgement before and after.';
+COMMENT ON COLUMN acknowledgement_audit.seq IS 'Order of the changes: 1, 2, 3, ...';
+COMMENT ON COLUMN acknowledgement_audit.changed_at IS 'When (UTC).';
+COMMENT ON COLUMN acknowledgement_audit.changed_by IS 'Who: --by or the OS user for reconcile ack and a file''s changes; reconcile for what a run does by itself (expire, reopen, amount_recorded).';
+COMMENT ON COLUMN acknowledgement_audit.action IS 'acknowledge (new), change (new reason, owner, end date or ticket), revoke, amount_recorded (the finding''s amount first seen), expire (end date passed), reopen (the finding''s amount or currency changed).';
+COMMENT ON COLUMN acknowledgement_audit.source IS 'command (reconcile ack), file (with its path) or run (the checks of a run).';
+COMMENT ON COLUMN acknowledgement_audit.run_id IS 'The run that made the change (expire, reopen, amount_recorded, a file''s changes); NULL for reconcile ack.';
+COMMENT ON COLUMN acknowledgement_audit.kind IS 'Finding kind.';
+COMMENT ON COLUMN acknowledgement_audit.merchant_id IS 'Merchant ID (MID) of the finding.';
+COMMENT ON COLUMN acknowledgement_audit.entity_id IS 'Entity of the finding.';
+COMMENT ON COLUMN acknowledgement_audit.before IS 'The acknowledgement before the change (its acknowledgements row as JSON); NULL for acknowledge.';
+COMMENT ON COLUMN acknowledgement_audit.after IS 'The acknowledgement after it; NULL when it ended (revoke, expire), and for reopen the finding''s new amount and currency.';
+
+COMMENT ON VIEW acknowledgement_values IS 'Each acknowledgement in force as the JSON acknowledgement_audit keeps before and after a change.';
+COMMENT ON COLUMN acknowledgement_values.kind IS 'Finding kind.';
+COMMENT ON COLUMN acknowledgement_values.merchant_id IS 'Merchant ID (MID) of the finding.';
+COMMENT ON COLUMN acknowledgement_values.entity_id IS 'Entity of the finding.';
+COMMENT ON COLUMN acknowledgement_values.value IS 'owner, until, reason, ticket, amount (decimal text), currency and source, as JSON.';

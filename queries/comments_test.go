@@ -67,9 +67,9 @@ func TestEveryTableAndColumnHasAComment(t *testing.T) {
 // agree. The older files are the schema before the day-over-day columns
 // and the journal facts existed (older-schema-base.sql) and the schema as
 // it was split across files before (older-schema-split.sql), whose shape
-// schema.sql created until the card-network retry facts were added to the
-// journal. Their findings get a state from their first_seen_run; opening
-// again changes nothing.
+// schema.sql created until the acknowledgements, the merchants' names and
+// the card-network retry facts of the journal were added. Their findings
+// get a state from their first_seen_run; opening again changes nothing.
 func TestMigrationsOnAnOlderFile(t *testing.T) {
 	want := schemaShape(t, openSchema(t))
 	for _, file := range []string{"older-schema-base.sql", "older-schema-split.sql"} {

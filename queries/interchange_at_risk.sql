@@ -1,5 +1,5 @@
 -- The interchange at risk of a run ($1 = run_id), per member, card network
--- and currency: the run's current findings (new or open) that cost a
+-- and currency: the run's current findings (new, open or acknowledged) that cost a
 -- commercial-card call its Level III rate (commercial_card_without_level3,
 -- level3_not_transmitted, level3_incomplete) or its Level II rate
 -- (level2_missing_po), each call counted once, times the rate difference
@@ -13,7 +13,7 @@ WITH lost AS (
     SELECT f.merchant_id, f.entity_id, any_value(f.amount) AS amount, any_value(f.currency) AS currency,
            bool_or(f.kind <> 'level2_missing_po') AS lost_level3
     FROM findings f
-    WHERE f.run_id = $1 AND f.state IN ('new', 'open')
+    WHERE f.run_id = $1 AND f.state IN ('new', 'open', 'acknowledged')
       AND f.kind IN ('commercial_card_without_level3', 'level3_not_transmitted', 'level3_incomplete', 'level2_missing_po')
       AND f.amount IS NOT NULL AND f.currency IS NOT NULL
     GROUP BY f.merchant_id, f.entity_id

@@ -17,9 +17,11 @@
 --   the members' data (plans, subscriptions, payments, transactions,
 --     schedules, expected cycles): each member's rows from the shard that
 --     loaded it last (merge_owners);
+--   acknowledgements and their audit: each member's from the shard that
+--     took it (the audit numbered again, oldest first);
 --   what every shard holds a copy of (groups, group memberships, journal
---     files, BIN attributes, finding kinds, the rate and retry-limit
---     tables): each once
+--     files, merchant names, BIN attributes, finding kinds, the rate and
+--     retry-limit tables): each once
 --     (BIN attributes: the lookup a run over every member makes,
 --     BINAttributes).
 --
@@ -40,6 +42,7 @@ CREATE OR REPLACE TEMP TABLE merge_loads (shard_index INTEGER NOT NULL, merchant
 CREATE OR REPLACE TEMP TABLE merge_runs AS SELECT 0 AS shard_index, * FROM runs LIMIT 0;
 CREATE OR REPLACE TEMP TABLE merge_bins AS SELECT 0 AS shard_index, * FROM bin_attributes LIMIT 0;
 CREATE OR REPLACE TEMP TABLE merge_bin_tokens (shard_index INTEGER NOT NULL, bin VARCHAR NOT NULL, merchant_id VARCHAR NOT NULL);
+CREATE OR REPLACE TEMP TABLE merge_audit AS SELECT 0 AS shard_index, * FROM acknowledgement_audit LIMIT 0;
 
 -- name: ShardTables
 -- The base tables of the attached shard's snapshot (its views are never
@@ -180,6 +183,33 @@ ON CONFLICT DO NOTHING
 INSERT INTO findings BY NAME SELECT * FROM shard.findings
 ON CONFLICT DO NOTHING
 
+-- name: merchant_names
+-- Every shard imports every journal file, so each names the same
+-- merchants; every run's names once, as the findings' history.
+INSERT INTO merchant_names BY NAME SELECT * FROM shard.merchant_names
+ON CONFLICT DO NOTHING
+
+-- name: acknowledgements
+-- The acknowledgements in force are those of the shard that took the
+-- member (it applied them to the member's findings); one for a merchant
+-- no shard took (an acknowledgements file names any merchant, and every
+-- shard syncs it) from the first shard that holds it.
+INSERT INTO acknowledgements BY NAME SELECT * FROM shard.acknowledgements
+WHERE merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = getvariable('merge_shard_index'))
+   OR merchant_id NOT IN (SELECT merchant_id FROM merge_owners)
+ON CONFLICT DO NOTHING
+
+-- name: acknowledgement_audit
+-- The audit of the same acknowledgements, chosen as they are above,
+-- collected (merge_audit) and numbered once every shard is read
+-- (AcknowledgementAudit).
+INSERT INTO merge_audit BY NAME
+SELECT getvariable('merge_shard_index') AS shard_index, a.* FROM shard.acknowledgement_audit a
+WHERE a.merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = getvariable('merge_shard_index'))
+   OR (a.merchant_id NOT IN (SELECT merchant_id FROM merge_owners)
+       AND NOT EXISTS (SELECT 1 FROM merge_audit m
+                       WHERE (m.kind, m.merchant_id, m.entity_id) = (a.kind, a.merchant_id, a.entity_id)))
+
 -- name: interchange_at_risk
 INSERT INTO interchange_at_risk BY NAME SELECT * FROM shard.interchange_at_risk
 WHERE run_id = getvariable('merge_run_id')
@@ -245,6 +275,14 @@ SELECT * EXCLUDE (shard_index, pick) FROM (
     ) t ON t.bin = b.bin
 )
 WHERE pick = 1
+
+-- name: AcknowledgementAudit
+-- The shards' audit rows (merge_audit) numbered again, oldest first: each
+-- shard numbered its own from 1.
+INSERT INTO acknowledgement_audit BY NAME
+SELECT * EXCLUDE (shard_index, seq),
+       row_number() OVER (ORDER BY changed_at, shard_index, seq) AS seq
+FROM merge_audit
 
 -- name: DirectoryMembers
 -- The members of the directory the date's runs listed. $1 = run ID.

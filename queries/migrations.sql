@@ -52,6 +52,14 @@ ALTER TABLE journal ADD COLUMN IF NOT EXISTS wallet_data BOOLEAN;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS terminal_id VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS inspect_version INTEGER;
 
+-- Acknowledgements: an acknowledged finding names its acknowledgement's
+-- owner, reason, end date and ticket (the tables of acknowledgements are
+-- created whole by schema.sql).
+ALTER TABLE findings ADD COLUMN IF NOT EXISTS ack_owner VARCHAR;
+ALTER TABLE findings ADD COLUMN IF NOT EXISTS ack_reason VARCHAR;
+ALTER TABLE findings ADD COLUMN IF NOT EXISTS ack_until DATE;
+ALTER TABLE findings ADD COLUMN IF NOT EXISTS ack_ticket VARCHAR;
+
 -- What the card-network retry checks read of each call: its card's type
 -- code and how the issuer answered a decline (the network's response code,
 -- the merchant advice codes). Rows imported before them are inspected

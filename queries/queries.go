@@ -2,11 +2,13 @@
 // schema of the working DuckDB file (schema.sql, migrations.sql, views.sql,
 // comments.sql), one reconciliation or audit check per finding kind
 // (findings/), the recurring-billing reports (billing/), the workbook's
-// sheets (reports/), what reconcile sql --tables runs (cli/), and the
+// sheets (reports/, and each finding kind's columns in reports/kinds/),
+// what reconcile sql --tables runs (cli/), and the
 // statements each package runs, as named blocks in a file named for the
-// package (store.sql, ingest.sql, checks.sql, pipeline.sql, merge.sql,
-// alarms.sql, notify.sql; see Named). SQL stays in .sql files so that
-// analysts can read, copy and run exactly what the product runs.
+// package (store.sql, ingest.sql, checks.sql, acknowledgements.sql,
+// pipeline.sql, merge.sql, alarms.sql, notify.sql; see Named). SQL stays in
+// .sql files so that analysts can read, copy and run exactly what the
+// product runs.
 package queries
 
 import (
@@ -17,9 +19,9 @@ import (
 	"strings"
 )
 
-//go:embed schema.sql migrations.sql views.sql comments.sql interchange_at_risk.sql findings/*.sql billing/*.sql store.sql ingest.sql checks.sql pipeline.sql
+//go:embed schema.sql migrations.sql views.sql comments.sql interchange_at_risk.sql findings/*.sql billing/*.sql store.sql ingest.sql checks.sql acknowledgements.sql pipeline.sql
 //go:embed alarms.sql notify.sql
-//go:embed reports/*.sql cli/*.sql merge.sql
+//go:embed reports/*.sql reports/kinds/*.sql cli/*.sql merge.sql
 var files embed.FS
 
 // Schema returns the idempotent DDL of the working database: every table in
@@ -91,6 +93,34 @@ func Checks() []Check {
 		}
 	}
 	return out
+}
+
+// KindSheet returns the statement of a finding kind's workbook sheet,
+// queries/reports/kinds/<kind>.sql, and whether the kind has one: a kind
+// without (one added later) gets the default columns of
+// reports/findings.sql's KindFindings. The statement takes $1 = run ID,
+// $2 = group ID or NULL and $3 = the kind, and names each column as the
+// sheet's header.
+func KindSheet(kind string) (string, bool) {
+	b, err := files.ReadFile(path.Join("reports", "kinds", kind+".sql"))
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// KindSheets lists the kinds that have a sheet statement of their own
+// (KindSheet), whether or not they are in the catalog.
+func KindSheets() []string {
+	entries, err := fs.ReadDir(files, "reports/kinds")
+	if err != nil {
+		panic(fmt.Sprintf("queries: embedded reports/kinds missing: %v", err))
+	}
+	var kinds []string
+	for _, e := range entries {
+		kinds = append(kinds, strings.TrimSuffix(e.Name(), ".sql"))
+	}
+	return kinds
 }
 
 // Kinds returns the finding kinds in the order of Checks.

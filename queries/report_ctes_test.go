@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// TestReportCTEsAgree: the statements of queries/reports/ each repeat the
-// CTEs they use (scope, member_groups, ...), so that each runs as written.
+// TestReportCTEsAgree: the statements of queries/reports/ (and of its
+// kinds/, one per file) each repeat the CTEs they use (scope,
+// member_groups, ...), so that each runs as written.
 // A CTE of one name must then say the same in every statement: a sheet
 // whose scope differed from the others' would count other members.
 func TestReportCTEsAgree(t *testing.T) {
@@ -17,13 +18,20 @@ func TestReportCTEsAgree(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no reports/*.sql embedded: %v", err)
 	}
+	kindSheets, err := fs.Glob(files, "reports/kinds/*.sql")
+	if err != nil || len(kindSheets) == 0 {
+		t.Fatalf("no reports/kinds/*.sql embedded: %v", err)
+	}
 	type def struct{ where, body string }
 	first := map[string]def{}
 	uses := map[string]int{}
-	for _, p := range paths {
+	for _, p := range append(paths, kindSheets...) {
 		blocks, err := parseNamed(mustRead(p))
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
+		}
+		if len(blocks) == 0 { // a kind's sheet: the file is one statement
+			blocks = map[string]string{"": mustRead(p)}
 		}
 		names := make([]string, 0, len(blocks))
 		for name := range blocks {

@@ -243,6 +243,10 @@ CREATE TABLE IF NOT EXISTS findings (
     detail         JSON,
     first_seen_run VARCHAR NOT NULL,
     state          VARCHAR,
+    ack_owner      VARCHAR,
+    ack_reason     VARCHAR,
+    ack_until      DATE,
+    ack_ticket     VARCHAR,
     PRIMARY KEY (run_id, kind, merchant_id, entity_id)
 );
 
@@ -480,4 +484,64 @@ CREATE TABLE IF NOT EXISTS billing_match (
     found_currency  VARCHAR,
     found_status    VARCHAR,
     PRIMARY KEY (run_id, merchant_id, payment_id, leg)
+);
+
+-- What the recurring billing service's payment notifications (the
+-- merchants' billing journals) call each merchant: the one place the
+-- platform gives a merchant's name. Per run and member, written with the
+-- recurring-billing reports (queries/billing/merchant_names.sql).
+CREATE TABLE IF NOT EXISTS merchant_names (
+    run_id        VARCHAR NOT NULL,
+    business_date DATE NOT NULL,
+    merchant_id   VARCHAR NOT NULL,
+    name          VARCHAR NOT NULL,
+    seen_at       TIMESTAMPTZ,
+    PRIMARY KEY (run_id, merchant_id)
+);
+
+-- Acknowledgements (docs/workbook.md, "Acknowledging findings"): a finding
+-- someone knows about and handles, until a date. The table holds those in
+-- force, one per finding (kind, merchant, entity); one that ends (revoked,
+-- expired, or reopened because the finding's amount changed) is deleted,
+-- and every change is kept in acknowledgement_audit. Written by `reconcile
+-- ack`, by a run's --acknowledgements file and by the checks (package
+-- checks, queries/acknowledgements.sql).
+CREATE TABLE IF NOT EXISTS acknowledgements (
+    kind            VARCHAR NOT NULL,
+    merchant_id     VARCHAR NOT NULL,
+    entity_id       VARCHAR NOT NULL,
+    reason          VARCHAR NOT NULL,
+    owner           VARCHAR NOT NULL,
+    until           DATE NOT NULL,
+    ticket          VARCHAR,
+    amount_recorded BOOLEAN NOT NULL,
+    amount          DECIMAL(18,2),
+    currency        VARCHAR,
+    source          VARCHAR NOT NULL,
+    created_at      TIMESTAMPTZ NOT NULL,
+    created_by      VARCHAR NOT NULL,
+    updated_at      TIMESTAMPTZ NOT NULL,
+    updated_by      VARCHAR NOT NULL,
+    PRIMARY KEY (kind, merchant_id, entity_id)
+);
+
+-- Every change to an acknowledgement, oldest first by seq: who made it,
+-- when, what, and the acknowledgement before and after (JSON, NULL where
+-- there was none). seq is numbered by the statements that insert (one
+-- writer at a time), not by a DEFAULT nextval(): DuckDB 1.4 fails to
+-- replay a write-ahead log holding a comment on a table whose column has
+-- such a default.
+CREATE TABLE IF NOT EXISTS acknowledgement_audit (
+    seq         BIGINT NOT NULL,
+    changed_at  TIMESTAMPTZ NOT NULL,
+    changed_by  VARCHAR NOT NULL,
+    action      VARCHAR NOT NULL,
+    source      VARCHAR NOT NULL,
+    run_id      VARCHAR,
+    kind        VARCHAR NOT NULL,
+    merchant_id VARCHAR NOT NULL,
+    entity_id   VARCHAR NOT NULL,
+    before      JSON,
+    after       JSON,
+    PRIMARY KEY (seq)
 );

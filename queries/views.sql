@@ -5,9 +5,10 @@
 -- (Transaction Search, the merchants' journals, BIN attributes) join.
 
 -- A run's findings without the resolved ones: what "the findings of run X"
--- meant before resolved rows existed.
+-- meant before resolved rows existed. Acknowledged findings are findings
+-- the run reports too.
 CREATE OR REPLACE VIEW current_findings AS
-SELECT * FROM findings WHERE state IN ('new', 'open');
+SELECT * FROM findings WHERE state IN ('new', 'open', 'acknowledged');
 
 -- The card each journaled call was made with: the card number it sent,
 -- else the platform's record of its transaction (Transaction Search), else
@@ -195,6 +196,15 @@ SELECT
 FROM subscription_payments p
 WHERE p.status IN ('SCHEDULED_SKIPPED', 'SKIPPED')
 GROUP BY p.merchant_id, p.subscription_id, p.currency;
+
+-- Each acknowledgement in force as the JSON its audit rows keep (before
+-- and after a change): owner, until, reason, ticket, the amount (decimal
+-- text) and currency acknowledged, and its source.
+CREATE OR REPLACE VIEW acknowledgement_values AS
+SELECT kind, merchant_id, entity_id,
+       json_object('owner', owner, 'until', until, 'reason', reason, 'ticket', ticket,
+                   'amount', CAST(amount AS VARCHAR), 'currency', currency, 'source', source) AS value
+FROM acknowledgements;
 
 -- Every attempt to charge a card, for the card-network retry checks
 -- (retry_after_do_not_retry, reattempts_over_network_limit;

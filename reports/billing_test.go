@@ -18,6 +18,7 @@ func billingFixtureDB(t *testing.T) *sql.DB {
 	t.Helper()
 	db := fixtureDB(t)
 	for _, s := range []string{
+		`DELETE FROM subscriptions WHERE subscription_id IN ('s1', 's7', 's2')`, // the finding sheets' own, replaced
 		`INSERT INTO subscriptions (merchant_id, subscription_id, code, status, billing_amount, currency, run_id, loaded_at) VALUES
 			('m1', 's1', 'SUB-1', 'DELINQUENT', 100.00, 'USD', 'r', now()),
 			('m1', 's7', 'SUB-7', 'ACTIVE', 20.00, 'USD', 'r', now()),
@@ -102,6 +103,7 @@ func TestAgeingSheet(t *testing.T) {
 		"1001 m1 s1 DELINQUENT 4 0-7 days",
 		"1001 m2 s2 SUSPENDED 80 61-90 days",
 		"1002 m2 s2 SUSPENDED 80 61-90 days",
+		"1002 m3 s3 DELINQUENT 6 1-7 days", // fixtureDB's, for the subscription_delinquent sheet
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Ageing rows\n %q\nwant\n %q", got, want)
@@ -113,9 +115,9 @@ func TestAgeingSheet(t *testing.T) {
 			t.Errorf("Ageing %s = %q, want %q", c.ref, v, c.shown)
 		}
 	}
-	// The group workbook of 1002 holds m2 only.
+	// The group workbook of 1002 holds m2 and m3 only.
 	g := billingWorkbook(t, Scope{GroupID: "1002"})
-	if rows := cells(t, g, AgeingSheet, "Group"); len(rows) != 1 || rows[0][1] != "m2" {
+	if rows := cells(t, g, AgeingSheet, "Group"); len(rows) != 2 || rows[0][1] != "m2" || rows[1][1] != "m3" {
 		t.Errorf("group 1002's Ageing rows: %v", rows)
 	}
 }

@@ -51,9 +51,10 @@ func (s Scope) arg() any {
 
 // Sheet names other than the finding kinds'.
 const (
-	SummarySheet  = "Summary"
-	ResolvedSheet = "Resolved"
-	LegendSheet   = "Legend"
+	SummarySheet          = "Summary"
+	ResolvedSheet         = "Resolved"
+	AcknowledgementsSheet = "Acknowledgements"
+	LegendSheet           = "Legend"
 )
 
 // The statements of the Summary, finding, Resolved and Legend sheets
@@ -71,47 +72,65 @@ var (
 	fundingMixByGroupSQL      = queries.Must("reports/summary.sql", "FundingMixByGroup")
 	failedMembersSQL          = queries.Must("reports/summary.sql", "FailedMembers")
 	kindFindingsSQL           = queries.Must("reports/findings.sql", "KindFindings")
+	kindTotalsSQL             = queries.Must("reports/findings.sql", "KindTotals")
 	resolvedFindingsSQL       = queries.Must("reports/findings.sql", "ResolvedFindings")
+	acknowledgementsSQL       = queries.Must("reports/acknowledgements.sql", "InForce")
+	acknowledgementChangesSQL = queries.Must("reports/acknowledgements.sql", "Changes")
 	legendKindsSQL            = queries.Must("reports/legend.sql", "FindingKinds")
 	legendStatesSQL           = queries.Must("reports/legend.sql", "States")
 	legendNotesSQL            = queries.Must("reports/legend.sql", "ReadingNotes")
 )
 
-// findingColumns are the columns of every finding sheet.
-var findingColumns = []outputs.Column{
-	{Header: "Merchant ID", Type: outputs.Text},
-	{Header: "Group", Type: outputs.Text, Width: 12},
-	{Header: "Entity ID", Type: outputs.Text, Width: 26},
-	{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 5},
-	{Header: "Currency", Type: outputs.Text, Width: 9},
-	{Header: "State", Type: outputs.Text, Width: 9},
-	{Header: "First seen", Type: outputs.Date},
-	{Header: "Detail", Type: outputs.Text, Width: 80},
-}
-
 // Workbook is the finance workbook of a run for scope: a Summary sheet, one
-// sheet per finding kind (its new and still-open findings), the findings
-// resolved since the previous run, and a Legend.
+// sheet per finding kind (kindSheet), the recurring-billing and payments
+// audit sheets, the findings resolved since the previous run, the
+// acknowledgements, and a Legend.
 func Workbook(run Run, scope Scope) outputs.Workbook {
 	checks := queries.Checks()
 	names := kindSheetNames(checks)
-	date := run.BusinessDate.Format("2006-01-02")
 	wb := outputs.Workbook{Title: workbookTitle(run, scope), Sheets: []outputs.Sheet{summarySheet(run, scope)}}
 	for _, c := range checks {
-		wb.Sheets = append(wb.Sheets, outputs.Sheet{
-			Name: names[c.Kind],
-			Blocks: []outputs.Block{{
-				Query:    kindFindingsSQL,
-				Args:     []any{run.RunID, scope.arg(), c.Kind},
-				Columns:  findingColumns,
-				Overflow: "parquet/findings/date=" + date + "/kind=" + c.Kind,
-			}},
-		})
+		wb.Sheets = append(wb.Sheets, kindSheet(run, scope, c.Kind, names[c.Kind]))
 	}
 	wb.Sheets = append(wb.Sheets, billingSheets(run, scope)...)
 	wb.Sheets = append(wb.Sheets, paymentSheets(run, scope)...)
-	wb.Sheets = append(wb.Sheets, resolvedSheet(run, scope), legendSheet(run, scope, checks, names))
+	wb.Sheets = append(wb.Sheets, resolvedSheet(run, scope), acknowledgementsSheet(run, scope),
+		legendSheet(run, scope, checks, names))
 	return wb
+}
+
+// kindSheet is a finding kind's sheet: its totals per currency, then its
+// findings today (new, open and acknowledged), one row each, in the
+// columns of the kind's own statement (queries/reports/kinds/<kind>.sql)
+// or, for a kind without one, the default columns (KindFindings). The
+// columns are the statement's own (outputs.Block.FromQuery): a kind gets
+// its columns by adding its file, and nothing here names them.
+func kindSheet(run Run, scope Scope, kind, name string) outputs.Sheet {
+	args := []any{run.RunID, scope.arg(), kind}
+	query, ok := queries.KindSheet(kind)
+	if !ok {
+		query = kindFindingsSQL
+	}
+	return outputs.Sheet{Name: name, Blocks: []outputs.Block{
+		{
+			Title: "Totals by currency (new, open and acknowledged)",
+			Query: kindTotalsSQL,
+			Args:  args,
+			Columns: []outputs.Column{
+				{Header: "Currency", Type: outputs.Text, Width: 12}, {Header: "Findings", Type: outputs.Count},
+				{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 1, Width: 16},
+				{Header: "Acknowledged", Type: outputs.Count},
+				{Header: "Amount acknowledged", Type: outputs.Amount, CurrencyColumn: 1, Width: 16}},
+		},
+		{
+			Title:     "Findings",
+			Query:     query,
+			Args:      args,
+			FromQuery: true,
+			Main:      true,
+			Overflow:  DatasetDir("findings", run.BusinessDate.Format("2006-01-02")) + "/kind=" + kind,
+		},
+	}}
 }
 
 // kindSheetNames gives each kind a sheet name: the kind itself, cut to
@@ -119,7 +138,8 @@ func Workbook(run Run, scope Scope) outputs.Workbook {
 // workbook's own sheets) with a number, for kinds a later check may add.
 func kindSheetNames(checks []queries.Check) map[string]string {
 	used := map[string]bool{
-		strings.ToLower(SummarySheet): true, strings.ToLower(ResolvedSheet): true, strings.ToLower(LegendSheet): true,
+		strings.ToLower(SummarySheet): true, strings.ToLower(ResolvedSheet): true,
+		strings.ToLower(AcknowledgementsSheet): true, strings.ToLower(LegendSheet): true,
 	}
 	for _, b := range append(BillingSheets[:len(BillingSheets):len(BillingSheets)], PaymentSheets...) {
 		used[strings.ToLower(b)] = true
@@ -159,8 +179,8 @@ func cutUTF16(s string, n int) string {
 	return string(r)
 }
 
-// Charts of the Summary sit to the right of its widest table (8 columns).
-const chartColumn = "J"
+// Charts of the Summary sit to the right of its widest table (9 columns).
+const chartColumn = "K"
 
 // workbookTitle is the workbook's title (its document properties and the
 // Summary's first row): the date, the group of a group's workbook, and for
@@ -196,6 +216,7 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		{Header: "Findings", Type: outputs.Count},
 		{Header: "New today", Type: outputs.Count},
 		{Header: "Still open", Type: outputs.Count},
+		{Header: "Acknowledged", Type: outputs.Count},
 		{Header: "Resolved since previous run", Type: outputs.Count},
 		{Header: "Previous run", Type: outputs.Date},
 		{Header: "Window from (UTC)", Type: outputs.Timestamp},
@@ -218,7 +239,7 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 			Columns: []outputs.Column{
 				{Header: "Kind", Type: outputs.Text, Width: 32}, {Header: "Findings", Type: outputs.Count},
 				{Header: "New today", Type: outputs.Count}, {Header: "Still open", Type: outputs.Count},
-				{Header: "Resolved", Type: outputs.Count}},
+				{Header: "Acknowledged", Type: outputs.Count}, {Header: "Resolved", Type: outputs.Count}},
 		},
 		{
 			Title: "Funding mix (transactions in the window)",
@@ -259,8 +280,9 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 			Columns: []outputs.Column{
 				{Header: "Group", Type: outputs.Text}, {Header: "Kind", Type: outputs.Text, Width: 32},
 				{Header: "Findings", Type: outputs.Count}, {Header: "New today", Type: outputs.Count},
-				{Header: "Still open", Type: outputs.Count}, {Header: "Resolved", Type: outputs.Count},
-				{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 8, Width: 16}, {Header: "Currency", Type: outputs.Text, Width: 9}},
+				{Header: "Still open", Type: outputs.Count}, {Header: "Acknowledged", Type: outputs.Count},
+				{Header: "Resolved", Type: outputs.Count},
+				{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 9, Width: 16}, {Header: "Currency", Type: outputs.Text, Width: 9}},
 		},
 		{
 			Title: "Funding mix by group (transactions in the window)",
@@ -283,7 +305,7 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		},
 	}...)
 	return outputs.Sheet{Name: SummarySheet, Blocks: blocks, Charts: []outputs.Chart{
-		{Title: "Findings by kind", Type: outputs.StackedBarChart, Block: tables, Categories: 1, Values: []int{3, 4},
+		{Title: "Findings by kind", Type: outputs.StackedBarChart, Block: tables, Categories: 1, Values: []int{3, 4, 5},
 			Cell: chartColumn + "2", Width: 560, Height: 320},
 		{Title: "Funding mix", Type: outputs.DoughnutChart, Block: tables + 1, Categories: 1, Values: []int{2},
 			Cell: chartColumn + "20"},
@@ -304,16 +326,50 @@ func resolvedSheet(run Run, scope Scope) outputs.Sheet {
 			{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 6},
 			{Header: "Currency", Type: outputs.Text, Width: 9},
 			{Header: "First seen", Type: outputs.Date},
-			{Header: "Detail (as last seen)", Type: outputs.Text, Width: 80},
+			{Header: "Facts (as last seen)", Type: outputs.Text, Width: 80},
 		},
 		Overflow: "parquet/findings/date=" + run.BusinessDate.Format("2006-01-02"),
 	}}}
+}
+
+// acknowledgementsSheet lists the acknowledgements in force for the
+// workbook's members and the changes to them since the previous run.
+func acknowledgementsSheet(run Run, scope Scope) outputs.Sheet {
+	text := func(h string, w float64) outputs.Column {
+		return outputs.Column{Header: h, Type: outputs.Text, Width: w}
+	}
+	when := func(h string) outputs.Column { return outputs.Column{Header: h, Type: outputs.Timestamp} }
+	return outputs.Sheet{Name: AcknowledgementsSheet, Blocks: []outputs.Block{
+		{
+			Title: "Acknowledgements in force: reported as acknowledged, not as new or open, until the date given or until the amount changes",
+			Query: acknowledgementsSQL,
+			Args:  []any{run.RunID, scope.arg(), queries.Kinds()},
+			Columns: []outputs.Column{
+				text("Kind", 30), text("Merchant ID", 0), text("Merchant name", 20), text("Group", 12), text("Entity ID", 26),
+				text("Owner", 16), {Header: "Until", Type: outputs.Date},
+				// The reason wraps: it is what the acknowledgement says.
+				{Header: "Reason", Type: outputs.Text, Width: 50, Wrap: true}, text("Ticket", 12),
+				{Header: "Amount acknowledged", Type: outputs.Amount, CurrencyColumn: 11, Width: 21}, text("Currency", 9),
+				text("Finding today", 20), text("Made from", 12), text("Made by", 14), when("Made (UTC)"),
+				text("Changed by", 14), when("Changed (UTC)")},
+		},
+		{
+			Title: "Changes since the previous run (the audit trail; all changes: table acknowledgement_audit)",
+			Query: acknowledgementChangesSQL,
+			Args:  []any{run.RunID, scope.arg()},
+			Columns: []outputs.Column{
+				when("When (UTC)"), text("By", 14), text("Action", 16), text("From", 16), text("Run", 12), text("Kind", 30),
+				text("Merchant ID", 0), text("Entity ID", 26), text("What changed", 60)},
+		},
+	}}
 }
 
 // legendNotes explain the workbook itself; the kinds explain themselves
 // (queries/findings/*.sql).
 var legendNotes = [][2]string{
 	{"Amounts", "Each amount is shown in the currency beside it ($, €, £, ¥ or the ISO code). Amounts in different currencies are never added up: totals are per currency."},
+	{"A kind's sheet", "Each kind's sheet opens with its totals per currency, then lists its findings today (new, open and acknowledged), one row each, with the columns needed to act on it and a one-line reason. Amounts are numbers: filter the Currency column and SUM the Amount column to check a total. The finding's full facts are in the Parquet dataset findings and the DuckDB file (column detail)."},
+	{"Acknowledged findings", "A finding someone acknowledged (reconcile ack, or the acknowledgements file of the run) shows state acknowledged with its owner, reason, end date and ticket, and is not counted as new or open. It is new or open again the day after its end date, or as soon as its amount changes. The Acknowledgements sheet lists those in force and every change since the previous run."},
 	{"Dates and times", "Dates are business dates; times are UTC. The window is the business date and the lookback days before it."},
 	{"Groups", "A member in two groups is counted in each group's rows; the totals at the top count it once."},
 	{"Payments billed", "Subscription payments with status PAID and a payment date inside the window: billing amount + setup fee + surcharge."},
@@ -374,7 +430,7 @@ type Dataset struct {
 // current state of plans, subscriptions and payments, and the window's
 // transactions and journal calls, and the recurring-billing tables
 // (billingDatasets). The findings hold the run's resolved rows too (state
-// column); count state IN ('new', 'open') for its findings.
+// column); count state IN ('new', 'open', 'acknowledged') for its findings.
 func Datasets(runID string, w store.Window) []Dataset {
 	run := sqlString(runID)
 	in := func(col string) string {
@@ -384,6 +440,9 @@ func Datasets(runID string, w store.Window) []Dataset {
 	return append([]Dataset{
 		{Name: "findings", Query: "SELECT * FROM findings WHERE run_id = " + run, PartitionBy: []string{"kind"}},
 		{Name: "finding_kinds", Query: "SELECT * FROM finding_kinds"},
+		{Name: "acknowledgements", Query: "SELECT * FROM acknowledgements"},
+		{Name: "acknowledgement_audit", Query: "SELECT * FROM acknowledgement_audit"},
+		{Name: "merchant_names", Query: "SELECT * FROM merchant_names WHERE run_id = " + run},
 		{Name: "runs", Query: "SELECT * FROM runs WHERE run_id = " + run},
 		{Name: "run_members", Query: "SELECT * FROM run_members WHERE run_id = " + run},
 		{Name: "groups", Query: "SELECT * FROM groups"},

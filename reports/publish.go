@@ -88,13 +88,15 @@ type Published struct {
 	Current  string
 	Manifest string
 	// Findings counts the run's findings per state ("new", "open",
-	// "resolved") and kind, every kind of the catalog present.
+	// "acknowledged", "resolved") and kind, every kind of the catalog
+	// present.
 	Findings    map[string]map[string]int64
 	PreviousRun string
 }
 
 // FindingStates are the values of findings.state, in reading order.
-var FindingStates = []string{string(store.FindingNew), string(store.FindingOpen), string(store.FindingResolved)}
+var FindingStates = []string{string(store.FindingNew), string(store.FindingOpen), string(store.FindingAcknowledged),
+	string(store.FindingResolved)}
 
 // Publish writes the run's workbook(s), Parquet datasets, DuckDB snapshot
 // and manifest into a staging folder beside outRoot/<business date>, then
@@ -185,9 +187,11 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 	if err != nil {
 		return nil, err
 	}
+	// Every finding the run reports, whatever its state but resolved: an
+	// acknowledgement changes a finding's state, never whether it is one.
 	current := map[string]int64{}
 	for kind, n := range findings[string(store.FindingNew)] {
-		current[kind] = n + findings[string(store.FindingOpen)][kind]
+		current[kind] = n + findings[string(store.FindingOpen)][kind] + findings[string(store.FindingAcknowledged)][kind]
 	}
 	prev, err := previousRun(ctx, q, run.RunID)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/reconcile/reconcile/outputs"
+	"github.com/reconcile/reconcile/queries"
 )
 
 func TestPublishLayout(t *testing.T) {
@@ -58,12 +59,13 @@ func TestPublishLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, _ := f.GetRows("skipped_cycle")
-		f.Close()
+		tab := kindTable(t, f, "skipped_cycle")
 		var got []string
-		for _, r := range rows[1:] {
-			got = append(got, r[0])
+		for n := 0; n < tab.rows; n++ {
+			mid, _ := f.GetCellValue("skipped_cycle", tab.cell(t, "Merchant ID", n))
+			got = append(got, mid)
 		}
+		f.Close()
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("group %s skipped_cycle merchants %v, want %v", id, got, want)
 		}
@@ -83,10 +85,12 @@ func TestPublishLayout(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.FindingsByKind["skipped_cycle"] != 2 || m.FindingsByKind["subscription_delinquent"] != 1 || m.FindingsByKind["level3_not_transmitted"] != 0 {
-		t.Errorf("findingsByKind %v: the run's findings are its new and open ones, every kind listed", m.FindingsByKind)
+	if m.FindingsByKind["skipped_cycle"] != 2 || m.FindingsByKind["subscription_delinquent"] != 1 || m.FindingsByKind["level3_incomplete"] != 1 ||
+		len(m.FindingsByKind) != len(queries.Kinds()) {
+		t.Errorf("findingsByKind %v: the run's findings are its new, open and acknowledged ones, every kind listed", m.FindingsByKind)
 	}
-	if m.FindingsByState["resolved"]["subscription_delinquent"] != 1 || m.FindingsByState["new"]["skipped_cycle"] != 1 || m.PreviousRun != "2026-11-19" {
+	if m.FindingsByState["resolved"]["subscription_delinquent"] != 1 || m.FindingsByState["new"]["skipped_cycle"] != 1 ||
+		m.FindingsByState["acknowledged"]["level3_incomplete"] != 1 || m.FindingsByState["open"]["level3_incomplete"] != 0 || m.PreviousRun != "2026-11-19" {
 		t.Errorf("findingsByState %v, previousRun %q", m.FindingsByState, m.PreviousRun)
 	}
 	// The raised alarms, in order; the clear one is not listed.
@@ -94,8 +98,8 @@ func TestPublishLayout(t *testing.T) {
 		m.Alarms[1].Currency != "CHF" || m.Alarms[1].Value != 1234567.89 || m.Alarms[1].Limit != 1000 {
 		t.Errorf("manifest alarms %+v, want the fixture's two raised ones", m.Alarms)
 	}
-	if m.RowCounts["findings"] != 7 {
-		t.Errorf("findings dataset: %d rows, want the run's 7 (resolved included)", m.RowCounts["findings"])
+	if m.RowCounts["findings"] != 37 || m.RowCounts["acknowledgements"] != 2 || m.RowCounts["acknowledgement_audit"] != 4 || m.RowCounts["merchant_names"] != 2 {
+		t.Errorf("datasets' rows %v: want the run's 37 findings (resolved included), 2 acknowledgements, 4 changes, 2 names", m.RowCounts)
 	}
 
 	// The datasets read back as Hive-partitioned, typed Parquet, across
@@ -104,12 +108,19 @@ func TestPublishLayout(t *testing.T) {
 	var dateType, amountType string
 	err = db.QueryRow(`SELECT count(*), any_value(typeof(date)), any_value(typeof(amount))
 		FROM read_parquet(? || '/*/parquet/findings/*/*/*.parquet', hive_partitioning = true)
-		WHERE state IN ('new', 'open') AND date = DATE '2026-11-20' AND kind IS NOT NULL`, out).Scan(&n, &dateType, &amountType)
+		WHERE state IN ('new', 'open', 'acknowledged') AND date = DATE '2026-11-20' AND kind IS NOT NULL`, out).Scan(&n, &dateType, &amountType)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 6 || dateType != "DATE" || amountType != "DECIMAL(18,2)" {
-		t.Errorf("findings dataset: %d current rows, date %s, amount %s; want 6, DATE, DECIMAL(18,2)", n, dateType, amountType)
+	if n != 35 || dateType != "DATE" || amountType != "DECIMAL(18,2)" {
+		t.Errorf("findings dataset: %d current rows, date %s, amount %s; want 35, DATE, DECIMAL(18,2)", n, dateType, amountType)
+	}
+	// An acknowledged finding carries its acknowledgement in the dataset.
+	var owner, reason, until, ticket string
+	err = db.QueryRow(`SELECT ack_owner, ack_reason, CAST(ack_until AS VARCHAR), ack_ticket
+		FROM read_parquet(? || '/*/parquet/findings/*/*/*.parquet', hive_partitioning = true) WHERE state = 'acknowledged'`, out).Scan(&owner, &reason, &until, &ticket)
+	if err != nil || owner != "Jane Doe" || reason != evilReason || until != "2026-12-15" || ticket != "FIN-42" {
+		t.Errorf("the acknowledged finding in Parquet: %q %q %q %q (%v)", owner, reason, until, ticket, err)
 	}
 	for _, c := range []struct{ file, column, logical string }{
 		{"findings/date=2026-11-20/kind=skipped_cycle", "amount", "DecimalType(scale=2, precision=18)"},
@@ -128,7 +139,7 @@ func TestPublishLayout(t *testing.T) {
 	// path it names must be where Publish put that kind.
 	for _, sh := range Workbook(run, Scope{}).Sheets {
 		for _, b := range sh.Blocks {
-			if sh.Name == "skipped_cycle" {
+			if sh.Name == "skipped_cycle" && b.Main {
 				if _, err := os.Stat(filepath.Join(day, filepath.FromSlash(b.Overflow))); err != nil || !strings.HasSuffix(b.Overflow, "kind=skipped_cycle") {
 					t.Errorf("sheet %s names dataset %q: %v", sh.Name, b.Overflow, err)
 				}

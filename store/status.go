@@ -34,4 +34,8 @@ const (
 	FindingNew      FindingState = "new"      // not reported by the member's previous run
 	FindingOpen     FindingState = "open"     // reported by the previous run too
 	FindingResolved FindingState = "resolved" // reported by the previous run, not by this one
+	// FindingAcknowledged is a new or open finding under an
+	// acknowledgement in force for its amount: reported, not counted as
+	// new or open (see checks' acknowledgements).
+	FindingAcknowledged FindingState = "acknowledged"
 )

@@ -71,6 +71,7 @@ Usage:
   reconcile merge     one publication from the shards (--shard i/n) of a date
   reconcile sandbox   serve the simulated platform on an address
   reconcile sql       read-only ad-hoc SQL over a DuckDB file
+  reconcile ack       acknowledge a finding (known, handled, until a date); --list, --revoke
   reconcile version   print the version
 
 Run "reconcile <command> -h" for a command's flags, examples and exit codes.
@@ -105,6 +106,8 @@ func run(ctx context.Context, args []string, e env) int {
 		err = cmdSandbox(ctx, rest, e)
 	case "sql":
 		err = cmdSQL(ctx, rest, e)
+	case "ack":
+		err = cmdAck(ctx, rest, e)
 	case "schedule":
 		err = cmdSchedule(ctx, rest, e)
 	case "merge":

@@ -64,6 +64,7 @@ type runOptions struct {
 	retryLimits      string
 	bnplSessionAge   time.Duration
 	binRefreshAge    time.Duration
+	acknowledgements string    // the acknowledgements file (checks.ReadAcknowledgementFile)
 	hooks            *runHooks // set by runWithOutput; nil-safe
 	allowEmpty       bool
 	notice           noticeOptions // --alarms, --notify, --metrics-push
@@ -129,6 +130,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.retryLimits, "retry-limits", "", "CSV (network,reattempts,window[,cit_mit_apart]) or YAML file of the card networks' limits on reattempts of a declined card (default: the documented table)")
 	fs.DurationVar(&o.bnplSessionAge, "bnpl-session-age", 24*time.Hour, "a pending buy-now-pay-later session older than this at the cut-off is reported stale")
 	fs.DurationVar(&o.binRefreshAge, "bin-refresh-age", 30*24*time.Hour, "look a cached BIN up again once its attributes are older than this")
+	fs.StringVar(&o.acknowledgements, "acknowledgements", "", "YAML file of acknowledged findings the run makes and keeps in force (docs/workbook.md); none: only those of reconcile ack")
 	o.notice.register(fs)
 	if extra != nil {
 		extra(fs)
@@ -239,6 +241,12 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	var acks []checks.Acknowledgement
+	if o.acknowledgements != "" {
+		if acks, err = checks.ReadAcknowledgementFile(o.acknowledgements); err != nil {
+			return err
+		}
+	}
 
 	creds, baseURL, journal := platform.Credentials{}, o.baseURL, o.journal
 	org := o.organizationID
@@ -285,6 +293,11 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	defer db.Close()
 	if err := db.SetMemoryLimit(ctx, o.memoryLimit); err != nil {
 		return err
+	}
+	if o.acknowledgements != "" {
+		if err := syncAcknowledgements(ctx, db, o.acknowledgements, acks, date, e, log); err != nil {
+			return err
+		}
 	}
 
 	res, err := pipeline.Run(ctx, db, pipeline.Options{
@@ -362,23 +375,53 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	return nil
 }
 
+// syncAcknowledgements makes the acknowledgements of the run's file
+// (checks.SyncAcknowledgementFile) before the run's checks apply them, and
+// logs what changed and the entries that acknowledge nothing any more.
+func syncAcknowledgements(ctx context.Context, db *store.Store, path string, acks []checks.Acknowledgement, date time.Time,
+	e env, log *slog.Logger) error {
+	runID := pipeline.RunID(date)
+	c := checks.Change{By: osUser(e.getenv), At: time.Now().UTC(), Source: "file " + path}
+	sync, err := checks.SyncAcknowledgementFile(ctx, db, acks, date, c, runID)
+	if err != nil {
+		return fmt.Errorf("acknowledgements file %s: %w", path, err)
+	}
+	log.Info("acknowledgements file", "file", path, "entries", len(acks), "made_or_changed", sync.Changed, "revoked", sync.Revoked)
+	for _, a := range sync.Past {
+		log.Warn("acknowledgement past its date, ignored: remove it from the file", "file", path, "kind", a.Kind,
+			"merchant_id", a.MerchantID, "entity_id", a.EntityID, "until", a.Until.Format(time.DateOnly))
+	}
+	for _, a := range sync.Reopened {
+		log.Warn("acknowledgement reopened because its finding's amount changed; change the entry to acknowledge the new amount",
+			"file", path, "kind", a.Kind, "merchant_id", a.MerchantID, "entity_id", a.EntityID)
+	}
+	return nil
+}
+
 func printSummary(e env, res *pipeline.Result, pub *reports.Published, db, source string) {
 	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries; source: %s\n",
 		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries, reports.SourceLabel(source))
 	for _, f := range res.Failed {
 		fmt.Fprintf(e.stdout, "  failed %s: %s\n", terminalLine(f.MerchantID), terminalLine(f.Error))
 	}
-	var total int64
-	for _, n := range res.Findings {
-		total += n
+	fmt.Fprintf(e.stdout, "findings: %d\n", sumKinds(res.Findings))
+	if n := sumKinds(pub.Findings[string(store.FindingAcknowledged)]); n > 0 {
+		fmt.Fprintf(e.stdout, "  of which acknowledged: %d (not counted as new or open; reconcile ack --list)\n", n)
 	}
-	fmt.Fprintf(e.stdout, "findings: %d\n", total)
 	for _, k := range sortedKeys(res.Findings) {
 		fmt.Fprintf(e.stdout, "  %-32s %d\n", k, res.Findings[k])
 	}
 	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s (also %s)\ndatabase: %s\n",
 		pub.Workbook, pub.Manifest, pub.Snapshot, pub.Current, db)
 	printPublishedExtras(e.stdout, pub)
+}
+
+func sumKinds(byKind map[string]int64) int64 {
+	var n int64
+	for _, v := range byKind {
+		n += v
+	}
+	return n
 }
 
 // paymentListsPerMember is how many payment lists one member pulls at once:

@@ -118,7 +118,7 @@ func openReadOnly(t *testing.T, path string) *sql.DB {
 func dbFindings(t *testing.T, db *sql.DB, runID string) map[findingKey]bool {
 	t.Helper()
 	rows, err := db.Query(`SELECT kind, merchant_id, entity_id, coalesce(CAST(amount AS VARCHAR), ''), coalesce(currency, '')
-		FROM findings WHERE run_id = ? AND state IN ('new', 'open')`, runID) // a run's findings, not the ones it resolved
+		FROM findings WHERE run_id = ? AND state IN ('new', 'open', 'acknowledged')`, runID) // a run's findings, not the ones it resolved
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,8 +263,23 @@ func TestRerunSameDateChangesNothing(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+	// Every run is given the same acknowledgement: made once, audited
+	// once, whatever the re-runs.
+	acked := f.truth.Findings["subscription_delinquent"]
+	if len(acked) == 0 {
+		t.Fatal("the sandbox planted no subscription_delinquent finding to acknowledge")
+	}
+	acks := writeText(t, "acknowledgements.yaml", fmt.Sprintf(`acknowledgements:
+  - kind: subscription_delinquent
+    merchant: %q
+    entity: %q
+    reason: Dunning by phone
+    owner: AR
+    until: 2026-12-31
+`, acked[0].MerchantID, acked[0].EntityID))
 	runOK := func(extra ...string) int64 {
 		t.Helper()
+		extra = append(extra, "--acknowledgements", acks)
 		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out, extra...)...); code != exitOK {
 			t.Fatalf("run %v exited %d\n%s\n%s", extra, code, so, se)
 		}
@@ -349,6 +364,10 @@ var tableKeys = map[string]string{
 	"delinquency_ageing":      "run_id, merchant_id, subscription_id",
 	"subscription_metrics":    "run_id, merchant_id, currency",
 	"billing_match":           "run_id, merchant_id, payment_id, leg",
+	"merchant_names":          "run_id, merchant_id",
+	// acknowledgements (docs/workbook.md)
+	"acknowledgements":      "kind, merchant_id, entity_id",
+	"acknowledgement_audit": "seq",
 }
 
 func tableCounts(t *testing.T, path string) map[string]int {
@@ -571,39 +590,70 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 	for _, kind := range queries.Kinds() {
 		want = append(want, names[kind])
 	}
-	want = append(append(append(want, reports.BillingSheets...), reports.PaymentSheets...), "Resolved", "Legend")
+	want = append(append(append(want, reports.BillingSheets...), reports.PaymentSheets...), "Resolved", "Acknowledgements", "Legend")
 	if got := wb.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}
 	for _, kind := range queries.Kinds() {
 		sheet := names[kind]
-		rows, err := wb.GetRows(sheet)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rows) != 1+len(gt.Findings[kind]) {
-			t.Errorf("sheet %s: %d rows, want a header and %d findings", kind, len(rows), len(gt.Findings[kind]))
+		tab := findingTable(t, wb, sheet)
+		if len(tab.rows) != len(gt.Findings[kind]) {
+			t.Errorf("sheet %s: %d findings, want %d", kind, len(tab.rows), len(gt.Findings[kind]))
 			continue
 		}
-		if rows[0][0] != "Merchant ID" || rows[0][3] != "Amount" {
-			t.Errorf("sheet %s header: %v", kind, rows[0])
+		merchant, amount := slices.Index(tab.header, "Merchant ID"), slices.Index(tab.header, "Amount")
+		if merchant < 0 {
+			t.Errorf("sheet %s header: %v", kind, tab.header)
+			continue
 		}
-		// Rows are sorted by merchant and entity, like the ground truth.
-		for i, f := range gt.Findings[kind] {
-			if rows[i+1][0] != f.MerchantID || rows[i+1][2] != f.EntityID {
-				t.Errorf("sheet %s row %d: %v, want %s %s", kind, i+2, rows[i+1][:3], f.MerchantID, f.EntityID)
-				break
+		// Each finding of the ground truth is a row of its merchant that
+		// shows its entity (in the kind's ID column, docs/workbook.md),
+		// with its amount as a number.
+		for _, f := range gt.Findings[kind] {
+			row := slices.IndexFunc(tab.rows, func(r []string) bool {
+				return merchant < len(r) && r[merchant] == f.MerchantID && slices.Contains(r, f.EntityID)
+			})
+			if row < 0 {
+				t.Errorf("sheet %s has no row of %s %s", kind, f.MerchantID, f.EntityID)
+				continue
 			}
 			if f.Amount == "" {
 				continue
 			}
-			ref := fmt.Sprintf("D%d", i+2)
+			if amount < 0 {
+				t.Errorf("sheet %s has no Amount column for %s %s's %s", kind, f.MerchantID, f.EntityID, f.Amount)
+				continue
+			}
+			ref, _ := excelize.CoordinatesToCellName(amount+1, tab.headerRow+1+row)
 			raw, _ := wb.GetCellValue(sheet, ref, excelize.Options{RawCellValue: true})
 			typ, _ := wb.GetCellType(sheet, ref)
 			if v, err := strconv.ParseFloat(raw, 64); err != nil || fmt.Sprintf("%.2f", v) != f.Amount || typ == excelize.CellTypeInlineString {
 				t.Errorf("sheet %s %s: %q (type %v), want the number %s", kind, ref, raw, typ, f.Amount)
-				break
 			}
 		}
 	}
+}
+
+// kindTable is the findings table of a kind's sheet, as shown: its header
+// (the row below the "Findings" title, after the totals per currency) and
+// its rows.
+type kindTable struct {
+	headerRow int // 1-based
+	header    []string
+	rows      [][]string
+}
+
+func findingTable(t *testing.T, wb *excelize.File, sheet string) kindTable {
+	t.Helper()
+	rows, err := wb.GetRows(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		if len(r) == 1 && r[0] == "Findings" && i+1 < len(rows) {
+			return kindTable{headerRow: i + 2, header: rows[i+1], rows: rows[i+2:]}
+		}
+	}
+	t.Fatalf("sheet %s has no Findings table", sheet)
+	return kindTable{}
 }

@@ -11,7 +11,7 @@ import (
 // Every command answers -h and --help with its usage, examples and exit
 // codes, and exits 0: operators read these at 2 a.m.
 func TestHelpOnEveryCommand(t *testing.T) {
-	for _, cmd := range []string{"run", "schedule", "merge", "sandbox", "sql", "version"} {
+	for _, cmd := range []string{"run", "schedule", "merge", "sandbox", "sql", "ack", "version"} {
 		for _, flag := range []string{"-h", "--help"} {
 			code, stdout, stderr := runCLI(t, nil, cmd, flag)
 			out := stdout + stderr
@@ -29,7 +29,7 @@ func TestHelpOnEveryCommand(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "reconcile schedule") || !strings.Contains(stdout, "Exit codes:") {
 		t.Errorf("help: exit %d\n%s", code, stdout)
 	}
-	for _, flag := range []string{"-metrics-file", "-split-by", "-progress", "-log-level", "-alarms", "-notify", "-metrics-push"} {
+	for _, flag := range []string{"-metrics-file", "-split-by", "-progress", "-log-level", "-acknowledgements", "-alarms", "-notify", "-metrics-push"} {
 		if _, _, stderr := runCLI(t, nil, "run", "-h"); !strings.Contains(stderr, flag) {
 			t.Errorf("run -h does not document %s", flag)
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,10 +43,10 @@ func runShard(t *testing.T, f *fixture, work, name, date, shard string, extra ..
 
 // runShards runs the shards 0/n..n-1/n of date, each into work/shard=<i>,
 // each expected to exit want(i), and returns the glob of their folders.
-func runShards(t *testing.T, f *fixture, work, date string, n int, want func(i int) int) string {
+func runShards(t *testing.T, f *fixture, work, date string, n int, want func(i int) int, extra ...string) string {
 	t.Helper()
 	for i := range n {
-		if code, out := runShard(t, f, work, fmt.Sprintf("shard=%d", i), date, fmt.Sprintf("%d/%d", i, n)); code != want(i) {
+		if code, out := runShard(t, f, work, fmt.Sprintf("shard=%d", i), date, fmt.Sprintf("%d/%d", i, n), extra...); code != want(i) {
 			t.Fatalf("shard %d/%d of %s exited %d, want %d\n%s", i, n, date, code, want(i), out)
 		}
 	}
@@ -95,16 +96,19 @@ func TestMergeEqualsFullRun(t *testing.T) {
 	fullDB, fullOut := filepath.Join(work, "db", "full.duckdb"), filepath.Join(work, "full")
 	merged := filepath.Join(work, "merged")
 	for day, date := range []string{"2026-11-20", "2026-11-21"} {
+		var acks []string
 		if day > 0 {
 			if _, err := f.srv.AdvanceClock(24 * time.Hour); err != nil {
 				t.Fatal(err)
 			}
+			acks = []string{"--acknowledgements", acknowledgeSome(t, filepath.Join(fullOut, "2026-11-20", "reconcile-2026-11-20.duckdb"))}
 		}
-		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(fullDB, fullOut, append([]string{"--date", date}, notice...)...)...); code != exitOK {
+		args := append(append([]string{"--date", date}, notice...), acks...)
+		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(fullDB, fullOut, args...)...); code != exitOK {
 			t.Fatalf("full run of %s exited %d\n%s\n%s", date, code, so, se)
 		}
 		fullDigest := lastPost(t, hook, 2*day+1)
-		from := runShards(t, f, work, date, 4, allOK)
+		from := runShards(t, f, work, date, 4, allOK, acks...)
 		before := tree(t, work)
 		code, stdout, stderr := runCLI(t, nil, append([]string{"merge", "--date", date, "--from", from, "--out", merged}, notice...)...)
 		if code != exitOK {
@@ -132,8 +136,8 @@ func TestMergeEqualsFullRun(t *testing.T) {
 				t.Errorf("merged current.duckdb -> %q (%v), want the merged snapshot of %s", link, err, date)
 			}
 			states := findingStates(t, filepath.Join(mergedDay, "reconcile-"+date+".duckdb"), date)
-			if day == 1 && (states["new"] == 0 || states["open"] == 0 || states["resolved"] == 0) {
-				t.Errorf("day 2's merged findings by state %v: new, open and resolved should all occur, else this test proves nothing of the states", states)
+			if day == 1 && (states["new"] == 0 || states["open"] == 0 || states["resolved"] == 0 || states["acknowledged"] == 0) {
+				t.Errorf("day 2's merged findings by state %v: new, open, resolved and acknowledged should all occur, else this test proves nothing of the states", states)
 			}
 		})
 	}
@@ -141,6 +145,28 @@ func TestMergeEqualsFullRun(t *testing.T) {
 	if len(leftovers) > 0 {
 		t.Errorf("the merge left %v in its output folder", leftovers)
 	}
+}
+
+// acknowledgeSome writes an acknowledgements file naming five findings of
+// the snapshot at path reported new, of five kinds (one at least should
+// still be open the next day), and returns its path.
+func acknowledgeSome(t *testing.T, path string) string {
+	t.Helper()
+	rows := queryList(t, openReadOnly(t, path), `
+		SELECT format('  - kind: {}
+    merchant: "{}"
+    entity: "{}"
+    reason: known
+    owner: Finance
+    until: 2026-12-31
+', kind, merchant_id, entity_id)
+		FROM (SELECT DISTINCT ON (kind) kind, merchant_id, entity_id FROM findings
+		      WHERE state = 'new' ORDER BY kind, merchant_id, entity_id)
+		ORDER BY 1 LIMIT 5`)
+	if len(rows) == 0 {
+		t.Fatal("no finding to acknowledge")
+	}
+	return writeText(t, "acknowledgements.yaml", "acknowledgements:\n"+strings.Join(rows, ""))
 }
 
 // lastPost is the last JSON body a webhook receiver took, checking that
@@ -234,8 +260,15 @@ func checkMergeNotice(t *testing.T, dir string, full, merged map[string]any, pus
 // runIdentityCells are the workbook cells of a merged publication that
 // say which process ran, not what it found, and so differ from a full
 // run's: the Summary's "Finished (UTC)" (the last shard's end, not the
-// full run's). Nothing else may differ, but for correlationIDs.
+// full run's). Nothing else may differ, but for correlationIDs and
+// runIdentityColumns.
 var runIdentityCells = []string{"Finished (UTC)"}
+
+// runIdentityColumns are the columns, by sheet and header, whose cells
+// say when a process made a change: the Acknowledgements sheet's times an
+// acknowledgement was made and changed (the shard's run, not the full
+// run, applied the file).
+var runIdentityColumns = map[string][]string{"Acknowledgements": {"Made (UTC)", "Changed (UTC)", "When (UTC)"}}
 
 // correlationIDs are the platform's request ids quoted in a failed
 // member's error: one per request, so a shard's request and the full
@@ -293,6 +326,36 @@ func identityFree(t *testing.T, dump string) []string {
 		for i, l := range lines {
 			if strings.HasPrefix(l, "B"+row+" ") {
 				lines[i] = "B" + row + " (run identity: " + label + ")"
+			}
+		}
+	}
+	header := regexp.MustCompile(`^([A-Z]+)(\d+) text "([^"]*)"`)
+	cell := regexp.MustCompile(`^([A-Z]+)(\d+) `)
+	found := map[string]bool{}
+	columns := map[string]int{} // column letter -> its header's row, in the sheet at hand
+	for i, l := range lines {
+		if name, ok := strings.CutPrefix(l, "== sheet "); ok {
+			sheet, columns = strings.Trim(name, `"`), map[string]int{}
+			continue
+		}
+		if m := header.FindStringSubmatch(l); m != nil && slices.Contains(runIdentityColumns[sheet], m[3]) {
+			row, _ := strconv.Atoi(m[2])
+			columns[m[1]] = row
+			found[m[3]] = true
+			continue
+		}
+		if m := cell.FindStringSubmatch(l); m != nil {
+			if head, ok := columns[m[1]]; ok {
+				if row, _ := strconv.Atoi(m[2]); row > head {
+					lines[i] = m[1] + m[2] + " (run identity)"
+				}
+			}
+		}
+	}
+	for _, labels := range runIdentityColumns {
+		for _, label := range labels {
+			if !found[label] {
+				t.Fatalf("no column %q in the workbook", label)
 			}
 		}
 	}

@@ -213,7 +213,7 @@ func metricsText(m runMetrics) []byte {
 	if len(m.findings) == 0 {
 		return b.Bytes()
 	}
-	metric("reconcile_findings", "Findings of the last run by kind and state: new (not in the previous run), open (in it too), resolved (in it, gone now). The run's findings are new + open.")
+	metric("reconcile_findings", "Findings of the last run by kind and state: new (not in the previous run), open (in it too), acknowledged (new or open, but known and handled until a date: not counted as new or open), resolved (in it, gone now). The run's findings are new + open + acknowledged.")
 	states := make([]string, 0, len(m.findings))
 	for s := range m.findings {
 		states = append(states, s)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,16 +164,9 @@ func sheetHasMerchant(t *testing.T, path, sheet, merchant string) bool {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rows, err := f.GetRows(sheet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows[1:] {
-		if len(r) > 0 && r[0] == merchant {
-			return true
-		}
-	}
-	return false
+	tab := findingTable(t, f, sheet)
+	col := slices.Index(tab.header, "Merchant ID")
+	return slices.ContainsFunc(tab.rows, func(r []string) bool { return col >= 0 && col < len(r) && r[col] == merchant })
 }
 
 // stringList scans a DuckDB VARCHAR[] list.

@@ -13,7 +13,9 @@ SELECT
     a.amount,
     a.currency,
     json_object('time', a.time, 'country', a.country, 'session_token_sent', a.session_token IS NOT NULL,
-                'file', a.file, 'line', a.line) AS detail
+                'file', a.file, 'line', a.line,
+                'client_reference', coalesce(a.request->'clientReferenceInformation'->>'code',
+                                              a.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal a
 WHERE a.call_kind = 'authorization'
   AND list_contains(string_split(coalesce(a.action_list, ''), ','), 'AP_AUTH')

@@ -21,7 +21,9 @@ SELECT
     -- boundaries crossed, 25 for 24 hours and 1 second.)
     json_object('time', s.time, 'country', s.country,
                 'age_hours', (epoch_us(getvariable('window_end')) - epoch_us(s.time)) // 3600000000,
-                'file', s.file, 'line', s.line) AS detail
+                'file', s.file, 'line', s.line,
+                'client_reference', coalesce(s.request->'clientReferenceInformation'->>'code',
+                                              s.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal s
 WHERE s.call_kind = 'bnpl_session'
   AND s.status BETWEEN 200 AND 299

@@ -14,7 +14,9 @@ SELECT
     j.amount,
     j.currency,
     json_object('call_kind', j.call_kind, 'time', j.time, 'country', j.country, 'currency', j.currency,
-                'response_status', j.response_status, 'file', j.file, 'line', j.line) AS detail
+                'response_status', j.response_status, 'file', j.file, 'line', j.line,
+                'client_reference', coalesce(j.request->'clientReferenceInformation'->>'code',
+                                              j.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal j
 WHERE (j.call_kind = 'bnpl_session'
        OR (j.call_kind = 'authorization' AND list_contains(string_split(coalesce(j.action_list, ''), ','), 'AP_AUTH')))

@@ -29,7 +29,9 @@ SELECT
     c.currency,
     json_object('call_kind', c.call_kind, 'path', c.path, 'time', c.time, 'bin', c.bin,
                 'card_product', b.card_product, 'funding_source', b.funding_source,
-                'file', c.file, 'line', c.line) AS detail
+                'file', c.file, 'line', c.line,
+                'client_reference', coalesce(c.request->'clientReferenceInformation'->>'code',
+                                              c.response->'clientReferenceInformation'->>'code')) AS detail
 FROM calls c
 JOIN bin_attributes b ON b.bin = c.bin
 WHERE b.lookup_status = 'COMPLETED'

@@ -15,7 +15,9 @@ SELECT
     j.currency,
     json_object('call_kind', j.call_kind, 'time', j.time, 'healthcare_amount', j.healthcare_amount,
                 'other_healthcare_amounts', j.healthcare_detail_amount, 'entries', j.healthcare_amount_count,
-                'response_status', j.response_status, 'file', j.file, 'line', j.line) AS detail
+                'response_status', j.response_status, 'file', j.file, 'line', j.line,
+                'client_reference', coalesce(j.request->'clientReferenceInformation'->>'code',
+                                              j.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal j
 WHERE j.call_kind IN ('authorization', 'sale')
   AND j.status BETWEEN 200 AND 299

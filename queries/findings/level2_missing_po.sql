@@ -16,7 +16,9 @@ SELECT
     j.currency,
     json_object('call_kind', j.call_kind, 'time', j.time, 'bin', c.card_bin,
                 'card_product', b.card_product, 'purchase_level', j.purchase_level,
-                'file', j.file, 'line', j.line) AS detail
+                'file', j.file, 'line', j.line,
+                'client_reference', coalesce(j.request->'clientReferenceInformation'->>'code',
+                                              j.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal j
 JOIN journal_cards c ON c.merchant_id = j.merchant_id AND c.file = j.file AND c.line = j.line
 JOIN bin_attributes b ON b.bin = c.card_bin

@@ -20,7 +20,9 @@ SELECT
     j.currency,
     json_object('call_kind', j.call_kind, 'time', j.time, 'missing', j.level3_missing,
                 'percent_rates', j.percent_rates, 'line_items', j.line_item_count,
-                'level3_status', j.level3_status, 'file', j.file, 'line', j.line) AS detail
+                'level3_status', j.level3_status, 'file', j.file, 'line', j.line,
+                'client_reference', coalesce(j.request->'clientReferenceInformation'->>'code',
+                                              j.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal j
 WHERE j.call_kind IN ('capture', 'credit', 'sale')
   AND j.status BETWEEN 200 AND 299

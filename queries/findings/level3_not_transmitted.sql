@@ -11,7 +11,9 @@ SELECT
     j.currency,
     json_object('call_kind', j.call_kind, 'path', j.path, 'time', j.time,
                 'purchase_level', j.purchase_level, 'line_items', j.line_item_count,
-                'file', j.file, 'line', j.line) AS detail
+                'file', j.file, 'line', j.line,
+                'client_reference', coalesce(j.request->'clientReferenceInformation'->>'code',
+                                              j.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal j
 WHERE j.call_kind IN ('capture', 'credit', 'sale')
   AND j.status BETWEEN 200 AND 299

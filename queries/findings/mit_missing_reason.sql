@@ -14,7 +14,9 @@ SELECT
     j.currency,
     json_object('call_kind', j.call_kind, 'time', j.time, 'commerce_indicator', j.commerce_indicator,
                 'previous_transaction_id', j.previous_transaction_id, 'response_status', j.response_status,
-                'file', j.file, 'line', j.line) AS detail
+                'file', j.file, 'line', j.line,
+                'client_reference', coalesce(j.request->'clientReferenceInformation'->>'code',
+                                              j.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal j
 WHERE j.call_kind IN ('authorization', 'sale')
   AND j.status BETWEEN 200 AND 299

@@ -27,7 +27,9 @@ SELECT
     j.currency,
     json_object('call_kind', j.call_kind, 'time', j.time, 'bin', c.card_bin, 'last4', c.card_last4,
                 'previous_transaction_id', j.previous_transaction_id, 'reason', j.mit_reason,
-                'file', j.file, 'line', j.line) AS detail
+                'file', j.file, 'line', j.line,
+                'client_reference', coalesce(j.request->'clientReferenceInformation'->>'code',
+                                              j.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal j
 LEFT JOIN journal_cards c ON c.merchant_id = j.merchant_id AND c.file = j.file AND c.line = j.line
 WHERE j.call_kind IN ('authorization', 'sale')

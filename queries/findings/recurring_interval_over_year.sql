@@ -68,7 +68,9 @@ SELECT
     json_object('time', m.time, 'previous_transaction_id', m.previous_transaction_id,
                 'previous_id', p.id, 'previous_time', p.time, 'previous_from', p.via,
                 'days', date_diff('day', p.time, m.time),
-                'file', m.file, 'line', m.line) AS detail
+                'file', m.file, 'line', m.line,
+                'client_reference', coalesce(m.request->'clientReferenceInformation'->>'code',
+                                              m.response->'clientReferenceInformation'->>'code')) AS detail
 FROM mits m
 JOIN previous p ON p.merchant_id = m.merchant_id AND p.transaction_id = m.transaction_id
 WHERE p.time < m.time - INTERVAL 1 YEAR

@@ -6,7 +6,8 @@
 
 -- name: FindingKinds
 -- Each kind of the catalog, in its order: what it means, what to do, its
--- findings today in the workbook's scope, and its sheet's name.
+-- findings today (new, open and acknowledged) in the workbook's scope, and
+-- its sheet's name.
 -- $1 = run ID, $2 = group ID or NULL (the CTEs of summary.sql),
 -- $3 = the kinds, $4 = their sheets, $5 = their descriptions,
 -- $6 = their actions, the four arrays in the same order.
@@ -25,7 +26,7 @@ k AS (SELECT unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS sheet,
              unnest($5::VARCHAR[]) AS descr, unnest($6::VARCHAR[]) AS action,
              generate_subscripts($3::VARCHAR[], 1) AS ord)
 SELECT k.kind, k.descr, k.action, count(f.kind), k.sheet
-FROM k LEFT JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open')
+FROM k LEFT JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open', 'acknowledged')
 GROUP BY k.kind, k.descr, k.action, k.sheet, k.ord ORDER BY k.ord
 
 -- name: States
@@ -33,6 +34,7 @@ GROUP BY k.kind, k.descr, k.action, k.sheet, k.ord ORDER BY k.ord
 SELECT * FROM (VALUES
     ('new', 'Reported today, not by the previous run.'),
     ('open', 'Reported by the previous run too: still to be dealt with. "First seen" says since when.'),
+    ('acknowledged', 'New or open, but someone acknowledged it: known and being handled by its owner, for the reason given, until the date given (the Acknowledgements sheet lists them). Not counted as new or open. It is new or open again the day after that date, or as soon as its amount or currency changes.'),
     ('resolved', 'Reported by the previous run, not today (listed on the Resolved sheet). Only for members reconciled today: a failed member''s findings are neither reported nor resolved.')
 ) AS s(state, meaning)
 

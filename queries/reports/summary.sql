@@ -28,7 +28,8 @@
 -- name: RunFacts
 -- The run at a glance, one row, for the whole run's workbook: its date,
 -- the number of groups it covered, status, data source, members, findings
--- by state, previous run, window, finish time, problems and run ID.
+-- (new, open and acknowledged: every finding reported today) and each
+-- state, previous run, window, finish time, problems and run ID.
 -- $1 = run ID, $2 = NULL, $3 = the data source's label.
 WITH scope AS (
     SELECT rm.merchant_id, rm.status, rm.error
@@ -51,9 +52,10 @@ SELECT r.business_date, (SELECT count(DISTINCT group_id) FROM member_groups), r.
        (SELECT count(*) FROM scope),
        (SELECT count(*) FROM scope WHERE status = 'ok'),
        (SELECT count(*) FROM scope WHERE status = 'failed'),
-       (SELECT count(*) FROM scoped_findings WHERE state IN ('new', 'open')),
+       (SELECT count(*) FROM scoped_findings WHERE state IN ('new', 'open', 'acknowledged')),
        (SELECT count(*) FROM scoped_findings WHERE state = 'new'),
        (SELECT count(*) FROM scoped_findings WHERE state = 'open'),
+       (SELECT count(*) FROM scoped_findings WHERE state = 'acknowledged'),
        (SELECT count(*) FROM scoped_findings WHERE state = 'resolved'),
        (SELECT business_date FROM runs WHERE run_id = r.previous_run),
        r.window_start, r.window_end, r.finished_at, r.error, r.run_id
@@ -79,9 +81,10 @@ SELECT r.business_date, (SELECT group_id || coalesce(' ' || name, '') FROM group
        (SELECT count(*) FROM scope),
        (SELECT count(*) FROM scope WHERE status = 'ok'),
        (SELECT count(*) FROM scope WHERE status = 'failed'),
-       (SELECT count(*) FROM scoped_findings WHERE state IN ('new', 'open')),
+       (SELECT count(*) FROM scoped_findings WHERE state IN ('new', 'open', 'acknowledged')),
        (SELECT count(*) FROM scoped_findings WHERE state = 'new'),
        (SELECT count(*) FROM scoped_findings WHERE state = 'open'),
+       (SELECT count(*) FROM scoped_findings WHERE state = 'acknowledged'),
        (SELECT count(*) FROM scoped_findings WHERE state = 'resolved'),
        (SELECT business_date FROM runs WHERE run_id = r.previous_run),
        r.window_start, r.window_end, r.finished_at, r.error, r.run_id
@@ -89,7 +92,8 @@ FROM run r
 
 -- name: FindingsByKind
 -- Findings by kind: per kind of the catalog (every kind, zero or not),
--- its findings today (new and open), new, still open, and resolved.
+-- its findings today (new, open and acknowledged), new, still open,
+-- acknowledged, and resolved.
 -- $1 = run ID, $2 = group ID or NULL, $3 = the catalog's kinds, in order.
 WITH scope AS (
     SELECT rm.merchant_id, rm.status, rm.error
@@ -106,9 +110,10 @@ kinds AS (
     SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
 )
 SELECT k.kind,
-       count(f.kind) FILTER (WHERE f.state IN ('new', 'open')),
+       count(f.kind) FILTER (WHERE f.state IN ('new', 'open', 'acknowledged')),
        count(f.kind) FILTER (WHERE f.state = 'new'),
        count(f.kind) FILTER (WHERE f.state = 'open'),
+       count(f.kind) FILTER (WHERE f.state = 'acknowledged'),
        count(f.kind) FILTER (WHERE f.state = 'resolved')
 FROM kinds k LEFT JOIN scoped_findings f ON f.kind = k.kind
 GROUP BY k.kind, k.ord ORDER BY k.ord
@@ -205,8 +210,8 @@ GROUP BY mg.group_id, p.currency ORDER BY mg.group_id, p.currency
 
 -- name: FindingsByGroupAndKind
 -- Findings by group and kind: per group, kind (the catalog's order) and
--- currency, the findings today, new, still open, resolved, and the amount
--- of today's.
+-- currency, the findings today (new, open and acknowledged), new, still
+-- open, acknowledged, resolved, and the amount of today's.
 -- $1 = run ID, $2 = group ID or NULL, $3 = the catalog's kinds, in order.
 WITH scope AS (
     SELECT rm.merchant_id, rm.status, rm.error
@@ -225,11 +230,12 @@ kinds AS (
     SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
 )
 SELECT mg.group_id, f.kind,
-       count(*) FILTER (WHERE f.state IN ('new', 'open')),
+       count(*) FILTER (WHERE f.state IN ('new', 'open', 'acknowledged')),
        count(*) FILTER (WHERE f.state = 'new'),
        count(*) FILTER (WHERE f.state = 'open'),
+       count(*) FILTER (WHERE f.state = 'acknowledged'),
        count(*) FILTER (WHERE f.state = 'resolved'),
-       sum(f.amount) FILTER (WHERE f.state IN ('new', 'open')),
+       sum(f.amount) FILTER (WHERE f.state IN ('new', 'open', 'acknowledged')),
        f.currency
 FROM member_groups mg
 JOIN findings f ON f.run_id = $1 AND f.merchant_id = mg.merchant_id

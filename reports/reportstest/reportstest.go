@@ -23,7 +23,8 @@ var builtinFormats = map[int]string{0: "General", 1: "0", 3: "#,##0", 4: "#,##0.
 
 // DumpWorkbook renders what a reader of the workbook sees, cell by cell: for
 // each sheet its frozen rows, autofilter and column widths, then every
-// non-empty cell with its type, stored value, shown value and number format;
+// non-empty cell with its type, stored value, shown value, number format,
+// boldness, wrapping and horizontal alignment;
 // then each chart's title and the cells it plots. Golden files compare this
 // text, never the file's bytes (zip and XML details vary harmlessly).
 func DumpWorkbook(t testing.TB, path string) string {
@@ -87,6 +88,9 @@ func DumpWorkbook(t testing.TB, path string) string {
 					}
 					if st.Alignment != nil && st.Alignment.WrapText {
 						line += " wrap"
+					}
+					if st.Alignment != nil && st.Alignment.Horizontal != "" {
+						line += " " + st.Alignment.Horizontal
 					}
 				}
 				if fm, _ := f.GetCellFormula(sheet, ref); fm != "" {

@@ -26,3 +26,11 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal-m1.ndjson', 8, TIMESTAMPTZ '2026-11-16 14:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-8', NULL, 60.00, 'USD', '3', 1, 'Y', 'lineItems[0].unitPrice', NULL),
     -- Reported for the other member too, apart from m1's cap-1 (same id).
     ('m2', 'journal-m2.ndjson', 1, TIMESTAMPTZ '2026-11-20 10:00:00+00', '/pts/v2/payments/auth-9/captures', 201, 'capture', 'cap-1', 'auth-9', 35.00, 'EUR', '3', 1, 'Y', 'lineItems[0].discountAmount,lineItems[0].productCode', NULL);
+
+-- The merchant's order number (detail.client_reference): as the request
+-- sent it (cap-1 of m1), or, with none sent, as the platform answered it
+-- (sale-2).
+UPDATE journal SET request = '{"clientReferenceInformation":{"code":"ORD-1001"}}',
+                   response = '{"clientReferenceInformation":{"code":"ignored: the request says"}}'
+WHERE merchant_id = 'm1' AND line = 1;
+UPDATE journal SET response = '{"clientReferenceInformation":{"code":"ORD-1002"}}' WHERE merchant_id = 'm1' AND line = 2;

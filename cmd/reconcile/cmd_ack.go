@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/user"
+	"strings"
+	"time"
+
+	"github.com/reconcile/reconcile/checks"
+	"github.com/reconcile/reconcile/store"
+)
+
+const ackSynopsis = `Acknowledge a finding: known, handled by its owner, until a date. Until then each run reports it in
+state acknowledged (with owner, reason, end date and ticket) instead of new or open, and does not count
+it as new or open in the Summary and the metrics; it is open (or new) again the day after the end date,
+or as soon as its amount or currency changes. KIND and ENTITY are the finding's kind and ID (the ID
+column of the kind's sheet; findings.entity_id), and the finding must be one the latest run reported.
+--revoke ends an acknowledgement; --list shows those in force. Every change is kept, with who made it,
+when, and the acknowledgement before and after, in the table acknowledgement_audit (reconcile sql) and
+on the workbook's Acknowledgements sheet. A run's --acknowledgements file makes them too.
+
+It works on the working DuckDB file (--db, as reconcile run; also RECONCILE_DB or the db key of
+--config), taking its write lock: while a run holds the file, ack fails at once and changes nothing.`
+
+const ackExamples = `  reconcile ack missed_cycle 6034873819306413101960:4 --merchant 800123 \
+      --reason "Customer disputes cycle 4; credit note pending" --owner "Jane Doe" --until 2026-12-15 --ticket FIN-1234
+  reconcile ack --list
+  reconcile ack --revoke missed_cycle 6034873819306413101960:4 --merchant 800123
+  reconcile sql "SELECT * FROM acknowledgement_audit ORDER BY seq"
+`
+
+const ackExitCodes = "Exit codes: 0 done; 1 a missing or bad argument, no such finding, or the database in use by a run."
+
+// ackOptions are the flags of `reconcile ack`.
+type ackOptions struct {
+	config, db    string
+	merchant      string
+	reason, owner string
+	until, ticket string
+	by            string
+	list, revoke  bool
+	format        string
+	kind, entity  string // the positional arguments
+}
+
+func cmdAck(ctx context.Context, args []string, e env) error {
+	o, err := parseAckFlags(args, e)
+	if err != nil {
+		return err
+	}
+	a, err := o.acknowledgement()
+	if err != nil {
+		return err
+	}
+	// A path that names no file would become a new, empty database.
+	if _, err := os.Stat(o.db); err != nil {
+		return fmt.Errorf("ack: --db %s: %w (give the working file of the runs, as reconcile run --db)", o.db, withoutPath(err))
+	}
+	s, err := store.Open(ctx, o.db)
+	if err != nil {
+		return fmt.Errorf("ack: %w", err)
+	}
+	defer s.Close()
+	c := checks.Change{By: o.by, At: time.Now().UTC()}
+	switch {
+	case o.list:
+		return listAcks(ctx, s, o.format, e)
+	case o.revoke:
+		mid, err := checks.Revoke(ctx, s, o.kind, o.entity, o.merchant, c)
+		if err != nil {
+			return fmt.Errorf("ack --revoke: %w", err)
+		}
+		fmt.Fprintf(e.stdout, "revoked: %s %s of merchant %s\n", o.kind, terminalLine(o.entity), terminalLine(mid))
+		return nil
+	}
+	run, changed, err := checks.Acknowledge(ctx, s, a, c)
+	if err != nil {
+		return fmt.Errorf("ack: %w", err)
+	}
+	what := "acknowledged"
+	if !changed {
+		what = "already acknowledged so, unchanged"
+	}
+	fmt.Fprintf(e.stdout, "%s: %s %s of merchant %s until %s (a finding of run %s)\n",
+		what, o.kind, terminalLine(o.entity), terminalLine(o.merchant), a.Until.Format(time.DateOnly), run)
+	return nil
+}
+
+// parseAckFlags parses ack's flags, which may come before, between or
+// after KIND and ENTITY, and checks which ones go together.
+func parseAckFlags(args []string, e env) (ackOptions, error) {
+	var o ackOptions
+	fs := newFlagSetCodes("ack KIND ENTITY --merchant MID --reason TEXT --owner NAME --until YYYY-MM-DD [--ticket REF]\n"+
+		"       reconcile ack --list\n       reconcile ack --revoke KIND ENTITY [--merchant MID]",
+		ackSynopsis, ackExamples, ackExitCodes, e)
+	fs.StringVar(&o.config, "config", e.getenv("RECONCILE_CONFIG"), "YAML config file of the run; its db key names the database")
+	fs.StringVar(&o.db, "db", "reconcile.duckdb", "DuckDB working file")
+	fs.StringVar(&o.merchant, "merchant", "", "merchant ID (MID) of the finding")
+	fs.StringVar(&o.reason, "reason", "", "why the finding is known and what is being done (at most 2000 characters)")
+	fs.StringVar(&o.owner, "owner", "", "who handles it")
+	fs.StringVar(&o.until, "until", "", "the last business date the acknowledgement covers, YYYY-MM-DD")
+	fs.StringVar(&o.ticket, "ticket", "", "ticket or case reference (optional)")
+	fs.StringVar(&o.by, "by", "", "who makes the change, for the audit (default: the OS user)")
+	fs.BoolVar(&o.list, "list", false, "list the acknowledgements in force")
+	fs.BoolVar(&o.revoke, "revoke", false, "end the acknowledgement of KIND ENTITY")
+	fs.StringVar(&o.format, "format", "table", "--list output: table, csv or json")
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return o, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := o.layerDB(set["db"], e.getenv); err != nil {
+		return o, err
+	}
+	if o.by == "" {
+		o.by = osUser(e.getenv)
+	}
+	ackOnly := []string{"reason", "owner", "until", "ticket"}
+	switch {
+	case o.list && o.revoke:
+		return o, errors.New("ack: --list and --revoke do not go together")
+	case o.list:
+		if len(positional) > 0 {
+			return o, fmt.Errorf("ack --list: unexpected argument %q", positional[0])
+		}
+		if given := givenOf(set, append(ackOnly, "merchant", "by")...); given != "" {
+			return o, fmt.Errorf("ack --list: %s is for making or revoking an acknowledgement", given)
+		}
+		if o.format != "table" && o.format != "csv" && o.format != "json" {
+			return o, fmt.Errorf("ack --list: --format %q: want table, csv or json", o.format)
+		}
+		return o, nil
+	case len(positional) != 2:
+		fs.Usage()
+		return o, fmt.Errorf("ack: give KIND and ENTITY (got %d argument(s)), or --list", len(positional))
+	}
+	o.kind, o.entity = positional[0], positional[1]
+	if set["format"] {
+		return o, errors.New("ack: --format is for --list")
+	}
+	if o.revoke {
+		if given := givenOf(set, ackOnly...); given != "" {
+			return o, fmt.Errorf("ack --revoke: %s is for making an acknowledgement", given)
+		}
+		return o, nil
+	}
+	for _, name := range []string{"merchant", "reason", "owner", "until"} {
+		if !set[name] {
+			return o, fmt.Errorf("ack: --%s is required to acknowledge a finding", name)
+		}
+	}
+	return o, nil
+}
+
+// acknowledgement is the acknowledgement the options make (zero for
+// --list and --revoke), checked.
+func (o ackOptions) acknowledgement() (checks.Acknowledgement, error) {
+	if o.list || o.revoke {
+		return checks.Acknowledgement{}, nil
+	}
+	until, err := time.Parse(time.DateOnly, o.until)
+	if err != nil {
+		return checks.Acknowledgement{}, fmt.Errorf("ack: --until %q: want a date, YYYY-MM-DD", o.until)
+	}
+	a := checks.Acknowledgement{Kind: o.kind, MerchantID: o.merchant, EntityID: o.entity, Reason: strings.TrimSpace(o.reason),
+		Owner: strings.TrimSpace(o.owner), Until: until, Ticket: strings.TrimSpace(o.ticket)}
+	if err := a.Validate(); err != nil {
+		return a, fmt.Errorf("ack: %w", err)
+	}
+	return a, nil
+}
+
+// layerDB takes --db, when not on the command line, from RECONCILE_DB,
+// else from the db key of the config file (the run's), else the default.
+func (o *ackOptions) layerDB(onCommandLine bool, getenv func(string) string) error {
+	if onCommandLine {
+		return nil
+	}
+	if v := getenv(envName("db")); v != "" {
+		o.db = v
+		return nil
+	}
+	if o.config == "" {
+		return nil
+	}
+	cfg, err := readConfig(o.config)
+	if err != nil {
+		return err
+	}
+	if v, ok := cfg["db"]; ok {
+		o.db = v
+	}
+	return nil
+}
+
+// givenOf names the first of the flags that was given, as --name, or "".
+func givenOf(set map[string]bool, names ...string) string {
+	for _, n := range names {
+		if set[n] {
+			return "--" + n
+		}
+	}
+	return ""
+}
+
+// parseInterspersed parses flags wherever they stand among the positional
+// arguments (the flag package stops at the first of these), and returns
+// the positional arguments in order. After "--" every argument is
+// positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
+}
+
+// osUser is who runs the process, for the audit: the OS account, else
+// $USER, else "unknown".
+func osUser(getenv func(string) string) string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	if v := getenv("USER"); v != "" {
+		return v
+	}
+	return "unknown"
+}
+
+// listAcks prints the acknowledgements in force.
+func listAcks(ctx context.Context, s *store.Store, format string, e env) error {
+	out := newResultWriter(format, false, e.stdout)
+	return checks.ListAcknowledgements(ctx, s, func(rows *sql.Rows) error {
+		cols, err := rows.Columns()
+		if err != nil {
+			return err
+		}
+		if err := out.header(cols); err != nil {
+			return err
+		}
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				return fmt.Errorf("ack --list: %w", err)
+			}
+			if err := out.row(vals); err != nil {
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("ack --list: %w", err)
+		}
+		return out.close()
+	})
+}

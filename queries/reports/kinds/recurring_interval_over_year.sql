@@ -1,0 +1,73 @@
+-- The recurring_interval_over_year sheet of the finance workbook
+-- (reports/catalog.go): a recurring merchant-initiated transaction more
+-- than a year after its credential's previous successful transaction. One
+-- row per finding of the kind today (new, open and acknowledged), with the
+-- columns a controller needs to act on it (docs/workbook.md lists them).
+-- The column names are the sheet's headers and their types its cell types
+-- (outputs.Block.FromQuery); the detail's keys are those of
+-- queries/findings/recurring_interval_over_year.sql.
+-- $1 = run ID, $2 = group ID or NULL (the whole run), $3 = the kind.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+),
+groups_of AS (
+    SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
+    FROM group_members WHERE run_id = $1 GROUP BY merchant_id
+),
+run AS (SELECT * FROM runs WHERE run_id = $1),
+calls AS (
+    -- The journal line of each of the kind's findings and its card: the
+    -- call's own, else that of the platform's record of its transaction,
+    -- else of the authorization it follows (as the view journal_cards);
+    -- the customer from the platform's record.
+    SELECT f.merchant_id, f.entity_id, j.call_kind,
+           CASE WHEN j.card_bin IS NOT NULL THEN j.card_bin WHEN t.card_bin IS NOT NULL THEN t.card_bin ELSE pt.card_bin END AS card_bin,
+           CASE WHEN j.card_bin IS NOT NULL THEN j.card_last4 WHEN t.card_bin IS NOT NULL THEN t.card_last4 ELSE pt.card_last4 END AS card_last4,
+           coalesce(t.customer_id, pt.customer_id) AS customer_id
+    FROM scoped_findings f
+    JOIN journal j ON j.merchant_id = f.merchant_id AND j.file = (f.detail->>'file') AND j.line = TRY_CAST(f.detail->>'line' AS INTEGER)
+    LEFT JOIN transactions t ON t.merchant_id = j.merchant_id AND t.transaction_id = j.transaction_id
+    LEFT JOIN transactions pt ON pt.merchant_id = j.merchant_id AND pt.transaction_id = j.parent_id
+    WHERE f.kind = $3
+)
+SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
+       f.merchant_id AS "Merchant ID",
+       mn.name AS "Merchant name",
+       g.groups AS "Group",
+       (f.detail->>'client_reference') AS "Client reference",
+       f.entity_id AS "Response ID",
+       c.call_kind AS "Call",
+       c.customer_id AS "Customer ID",
+       b.brand AS "Card brand",
+       c.card_bin AS "BIN",
+       c.card_last4 AS "Last four",
+       b.funding_source AS "Funding source",
+       (f.detail->>'previous_id') AS "Previous transaction ID",
+       TRY_CAST(f.detail->>'previous_time' AS TIMESTAMPTZ) AS "Previous transaction",
+       TRY_CAST(f.detail->>'days' AS INTEGER) AS "Days between",
+       (f.detail->>'previous_from') AS "Linked by",
+       f.amount AS "Amount",
+       f.currency AS "Currency",
+       f.state AS "State",
+       coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
+       f.ack_until AS "Acknowledged until",
+       f.ack_owner AS "Owner",
+       f.ack_reason AS "Acknowledgement reason",
+       f.ack_ticket AS "Ticket",
+       format('Recurring MIT {} days after the credential''s previous successful transaction ({}, linked by {}): the customer''s consent is over a year old', coalesce(f.detail->>'days', '?'), coalesce(strftime(TRY_CAST(f.detail->>'previous_time' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'), coalesce(f.detail->>'previous_from', '?')) AS "Reason"
+FROM scoped_findings f
+LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
+LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
+LEFT JOIN merchant_names mn ON mn.run_id = $1 AND mn.merchant_id = f.merchant_id
+LEFT JOIN calls c ON c.merchant_id = f.merchant_id AND c.entity_id = f.entity_id
+LEFT JOIN bin_attributes b ON b.bin = c.card_bin
+WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
+ORDER BY f.merchant_id, "When", f.entity_id
