@@ -120,7 +120,7 @@ func kindSheet(run Run, scope Scope, kind, name string) outputs.Sheet {
 				{Header: "Currency", Type: outputs.Text, Width: 12}, {Header: "Findings", Type: outputs.Count},
 				{Header: "Amount", Type: outputs.Amount, CurrencyColumn: 1, Width: 16},
 				{Header: "Acknowledged", Type: outputs.Count},
-				{Header: "Amount acknowledged", Type: outputs.Amount, CurrencyColumn: 1, Width: 16}},
+				{Header: "Amount acknowledged", Type: outputs.Amount, CurrencyColumn: 1}},
 		},
 		{
 			Title:     "Findings",
