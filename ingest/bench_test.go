@@ -41,26 +41,6 @@ func stage(res *pipeline.Result, name string) pipeline.Stage {
 	return pipeline.Stage{}
 }
 
-// BenchmarkIngest measures the end-to-end ingest rate (records pulled over
-// loopback from a zero-latency sandbox and loaded into DuckDB, per second of
-// the members stage) next to the ceiling of the same run: decoding the same
-// records from their stored raw JSON and loading them the same way, with no
-// network and no sandbox. It reports both and their ratio.
-func BenchmarkIngest(b *testing.B) {
-	scale := benchScale(b, "members=20,subscriptions=100,groups=2")
-	for b.Loop() {
-		run := pipelinetest.Sandbox(b, sandbox.Config{Seed: 7, Scale: scale},
-			pipeline.Options{Concurrency: 8, PaymentLists: 4}, 0)
-		e2e := float64(run.Result.Rows) / stage(run.Result, "members").Duration.Seconds()
-		rows, elapsed := ingest.LoadCeiling(b, run.Store, run.Dir)
-		ceiling := float64(rows) / elapsed.Seconds()
-		b.ReportMetric(float64(run.Result.Rows), "records")
-		b.ReportMetric(e2e, "records/s")
-		b.ReportMetric(ceiling, "ceiling_records/s")
-		b.ReportMetric(100*e2e/ceiling, "%_of_ceiling")
-	}
-}
-
 // BenchmarkRateBudget runs against a sandbox answering after 50 ms, under
 // one request budget of R/s for the whole run (RECONCILE_BENCH_RATE,
 // default 200), and reports the achieved requests/s of the members stage

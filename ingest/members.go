@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/reconcile/reconcile/groups"
@@ -75,14 +77,17 @@ func LoadDirectory(ctx context.Context, s *store.Store, dir *groups.Directory, r
 	if err != nil {
 		return err
 	}
+	listed := make([][]string, len(dir.Groups))
+	for i, g := range dir.Groups {
+		listed[i] = []string{g.ID}
+	}
 	return s.Transact(ctx, func(tx *store.Tx) error {
-		if err := tx.Upsert(ctx, gr, []string{"group_id"}, nil); err != nil {
+		if err := tx.Load(ctx, groupsTable, nil, gr); err != nil {
 			return err
 		}
 		// Membership of the listed groups is replaced as a whole, so a MID
 		// removed from a group leaves it.
-		return tx.Upsert(ctx, mr, []string{"group_id", "merchant_id"},
-			&store.Replace{Relation: "SELECT group_id FROM stage_groups", On: []string{"group_id"}})
+		return tx.Load(ctx, groupMembersTable, &store.Replace{On: []string{"group_id"}, Tuples: listed}, mr)
 	})
 }
 
@@ -92,15 +97,49 @@ type loadJob struct {
 	status MemberResult
 }
 
-// maxRowsPerLoad bounds the rows the writer puts in one transaction.
-const maxRowsPerLoad = 25_000
+var DebugWriterBusy time.Duration
+var DebugLoads int
+
+// A load (one transaction) takes members as they come until it holds
+// maxRowsPerLoad records or maxLoadWait has passed since its first member.
+// Big loads are what make the members stage fast: every commit costs a
+// write-ahead log flush (an fsync), and a table's rows reach DuckDB's
+// file directly, compressed, only once a transaction holds a row group
+// (122,880 rows) of them; with loads of a few thousand rows, commits
+// took more of the stage than the inserts. The bound keeps the pulled
+// records waiting in memory (as Arrow buffers, about 0.6 KB each) to some
+// 60 MB, and the wait keeps a slow platform's members from waiting long
+// for their commit (and the progress display from stalling).
+var (
+	maxRowsPerLoad = envInt("DEBUG_ROWS", 100_000)
+	maxLoadWait    = time.Duration(envInt("DEBUG_WAIT", 1000)) * time.Millisecond
+)
+
+// gather takes first and the members that follow on jobs into one load
+// (see maxRowsPerLoad), stopping early when jobs is closed.
+func gather(first loadJob, jobs <-chan loadJob) []loadJob {
+	group, rows := []loadJob{first}, first.rows()
+	timer := time.NewTimer(maxLoadWait)
+	defer timer.Stop()
+	for rows < maxRowsPerLoad {
+		select {
+		case j, ok := <-jobs:
+			if !ok {
+				return group
+			}
+			group, rows = append(group, j), rows+j.rows()
+		case <-timer.C:
+			return group
+		}
+	}
+	return group
+}
 
 func (j loadJob) rows() int {
 	if j.batch == nil {
 		return 1
 	}
-	return len(j.batch.plans.Values) + len(j.batch.subscriptions.Values) +
-		len(j.batch.payments.Values) + len(j.batch.transactions.Values)
+	return j.batch.plans.Len() + j.batch.subscriptions.Len() + j.batch.payments.Len() + j.batch.transactions.Len()
 }
 
 // loadAlone loads one member in its own transaction; if the database
@@ -149,22 +188,15 @@ func (r *puller) pullMembers(ctx context.Context, members []groups.Member) ([]Me
 		// interrupted: what was pulled is not thrown away.
 		wctx := context.WithoutCancel(ctx)
 		for job := range jobs {
-			group, rows := []loadJob{job}, job.rows()
-			// Take whatever else is ready, up to a bound, into the same
-			// transaction (see loadMembers).
-		gather:
-			for rows < maxRowsPerLoad {
-				select {
-				case j, ok := <-jobs:
-					if !ok {
-						break gather
-					}
-					group, rows = append(group, j), rows+j.rows()
-				default:
-					break gather
-				}
+			group := gather(job, jobs)
+			t0 := time.Now()
+			var err error
+			if os.Getenv("DEBUG_NOLOAD") == "" {
+				err = loadMembers(wctx, r.store, group)
 			}
-			if err := loadMembers(wctx, r.store, group); err != nil && len(group) > 1 {
+			DebugWriterBusy += time.Since(t0)
+			DebugLoads++
+			if err != nil && len(group) > 1 {
 				// Load one by one, so that a member whose data the
 				// database refuses fails alone.
 				for _, j := range group {
@@ -215,8 +247,8 @@ func (r *puller) loadJobOf(res groups.Result[*memberBatch], stats *platform.Stat
 		return loadJob{status: st}
 	}
 	b := res.Value
-	st.Plans, st.Subscriptions = len(b.plans.Values), len(b.subscriptions.Values)
-	st.Payments, st.Transactions = len(b.payments.Values), len(b.transactions.Values)
+	st.Plans, st.Subscriptions = b.plans.Len(), b.subscriptions.Len()
+	st.Payments, st.Transactions = b.payments.Len(), b.transactions.Len()
 	return loadJob{batch: b, status: st}
 }
 
@@ -265,4 +297,11 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 		}
 	}
 	return b, nil
+}
+
+func envInt(k string, d int) int {
+	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
+		return v
+	}
+	return d
 }

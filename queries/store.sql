@@ -10,11 +10,11 @@ UNION ALL
 SELECT schema_name, view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal
 ORDER BY ALL
 
--- name: JSONColumns
--- The JSON columns of table ? in column order: they are staged as VARCHAR.
-SELECT column_name FROM duckdb_columns()
-WHERE schema_name = 'main' AND table_name = ? AND data_type = 'JSON'
-ORDER BY column_index
+-- name: ColumnTypes
+-- The columns of table ? with their types: a bulk load's declared columns
+-- are checked against them once per store.
+SELECT column_name, data_type FROM duckdb_columns()
+WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?
 
 -- name: MemberSizes
 -- The members run ? reconciled, in merchant ID order, each with its

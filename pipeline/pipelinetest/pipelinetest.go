@@ -5,6 +5,7 @@ package pipelinetest
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -22,6 +23,7 @@ type Run struct {
 	Result *pipeline.Result
 	Store  *store.Store // open until the test ends
 	Dir    string       // the test's folder holding the database (and the journals)
+	opts   pipeline.Options
 }
 
 // JournalsOfSandbox, as Options.JournalGlob, imports the journals the
@@ -34,11 +36,22 @@ const JournalsOfSandbox = "sandbox"
 // second. Every member must reconcile.
 func Sandbox(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit) Run {
 	tb.Helper()
+	return SandboxServed(tb, cfg, opts, limit, nil)
+}
+
+// SandboxServed is Sandbox with the sandbox's handler wrapped by wrap (when
+// not nil), e.g. to record the responses of the run.
+func SandboxServed(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit, wrap func(http.Handler) http.Handler) Run {
+	tb.Helper()
 	srv, err := sandbox.New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	h := srv.Handler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	hs := httptest.NewServer(h)
 	tb.Cleanup(hs.Close)
 	secret, _ := platform.NewSecret(sandbox.DefaultSecret)
 	c := srv.Config()
@@ -63,12 +76,24 @@ func Sandbox(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rat
 	}
 	tb.Cleanup(func() { s.Close() })
 	opts.Client, opts.OrganizationID, opts.BusinessDate = client, c.OrganizationID, c.BusinessDate
-	res, err := pipeline.Run(context.Background(), s, opts)
+	run := Run{Store: s, Dir: dir, opts: opts}
+	run.Result = run.Again(tb, func(*pipeline.Options) {})
+	return run
+}
+
+// Again runs the reconciliation once more into the run's database, against
+// the same sandbox, with the run's options as change leaves them (e.g. Force
+// set). Every member must reconcile.
+func (r Run) Again(tb testing.TB, change func(*pipeline.Options)) *pipeline.Result {
+	tb.Helper()
+	opts := r.opts
+	change(&opts)
+	res, err := pipeline.Run(context.Background(), r.Store, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if len(res.Failed) > 0 {
 		tb.Fatalf("%d members failed: %v", len(res.Failed), res.Failed[0])
 	}
-	return Run{Result: res, Store: s, Dir: dir}
+	return res
 }
