@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 )
 
 func TestParseShard(t *testing.T) {
@@ -57,18 +56,8 @@ func TestShardsPartitionMembers(t *testing.T) {
 // groups come back once, with both groups.
 func TestDiscoverAgainstSandbox(t *testing.T) {
 	scale, _ := sandbox.ParseScale("medium")
-	srv, err := sandbox.New(sandbox.Config{Seed: 7, Scale: scale})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	defer hs.Close()
-	cfg := srv.Config()
-	secret, _ := platform.NewSecret(sandbox.DefaultSecret)
-	client, err := platform.NewClient(hs.URL, platform.Credentials{KeyID: cfg.KeyID, Secret: secret, PortfolioID: cfg.OrganizationID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := sandboxtest.Start(t, sandbox.Config{Seed: 7, Scale: scale})
+	srv, client, cfg := env.Server, env.Client, env.Server.Config()
 	dir, err := Discover(context.Background(), client.Merchant(cfg.OrganizationID), cfg.OrganizationID, nil)
 	if err != nil {
 		t.Fatal(err)

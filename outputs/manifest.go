@@ -24,6 +24,18 @@ type ManifestFile struct {
 	SHA256 string `json:"sha256"`
 }
 
+// ManifestAlarm is an alarm a run raised: the rule's name, the finding kind
+// and currency it concerns (none for the run's own rules), the value
+// measured, the limit it passed, and the message people read.
+type ManifestAlarm struct {
+	Name     string  `json:"name"`
+	Kind     string  `json:"kind,omitempty"`
+	Currency string  `json:"currency,omitempty"`
+	Value    float64 `json:"value"`
+	Limit    float64 `json:"limit"`
+	Message  string  `json:"message"`
+}
+
 // Manifest describes one published run. Consumers (warehouse loaders, the
 // next run, an auditor) read it instead of listing the folder, so it is the
 // contract of what the folder holds.
@@ -45,8 +57,10 @@ type Manifest struct {
 	// "new", "open" and "resolved" (gone since PreviousRun), each per kind.
 	FindingsByState map[string]map[string]int64 `json:"findingsByState"`
 	PreviousRun     string                      `json:"previousRun,omitempty"` // the run compared with
-	Versions        map[string]string           `json:"versions"`              // reconcile, duckdb, go
-	Files           []ManifestFile              `json:"files"`                 // filled by WriteManifest
+	// Alarms are the alarms the run raised (--alarms); empty when none was.
+	Alarms   []ManifestAlarm   `json:"alarms"`
+	Versions map[string]string `json:"versions"` // reconcile, duckdb, go
+	Files    []ManifestFile    `json:"files"`    // filled by WriteManifest
 }
 
 // WriteManifest fills m.Files with every regular file under dir (paths
@@ -74,6 +88,9 @@ func WriteManifest(dir string, m Manifest) error {
 	}
 	if m.FindingsByState == nil {
 		m.FindingsByState = map[string]map[string]int64{}
+	}
+	if m.Alarms == nil {
+		m.Alarms = []ManifestAlarm{}
 	}
 	if m.Versions == nil {
 		m.Versions = map[string]string{}

@@ -18,9 +18,11 @@
 // No package imports one that comes after it in the flow. From the top
 // (each imports only what is listed, of reconcile's packages):
 //
-//	cmd/reconcile   pipeline, reports, checks (--interchange-rates), groups (--shard),
-//	                store, outputs, platform, sandbox
+//	cmd/reconcile   pipeline, notify (--notify), alarms (--alarms), reports, checks
+//	                (--interchange-rates), groups (--shard), store, outputs, platform, sandbox
 //	pipeline        checks, ingest, groups, store, queries, platform
+//	notify          reports, cardmask, queries
+//	alarms          reports, queries
 //	reports         outputs, store, queries
 //	checks          store, queries
 //	ingest          calls, cardmask, subscriptions, groups, store, queries, platform
@@ -30,7 +32,8 @@
 //	store           queries
 //	outputs, platform, queries, cardmask, level3audit: none of them
 //
-// (calls and level3audit read decoded JSON bodies with internal/jsonbody.)
+// (calls and level3audit read decoded JSON bodies with internal/jsonbody;
+// outside text shown to people goes through internal/safetext.)
 // store is below every stage, so the stages share its types (Window,
 // the statuses of the run log) without importing one another.
 package pipeline

@@ -44,8 +44,8 @@ var (
 	// limit) is up to ~35 MB; the listing is one request at a time, before
 	// the fan-out starts.
 	groupsPageLimit = bodyLimit{64 << 20, "a page of 100 groups of up to 10,000 members"}
-	// Do calls endpoints this package does not model.
-	doLimit = bodyLimit{16 << 20, "a response of an endpoint called through Do"}
+	// do calls endpoints this package does not model (its tests).
+	doLimit = bodyLimit{16 << 20, "a response of an endpoint called through do"}
 )
 
 // DefaultUserAgent is sent when no WithUserAgent option is given.
@@ -213,13 +213,15 @@ type Merchant struct {
 // ID returns the merchant ID acted for.
 func (m *Merchant) ID() string { return m.id }
 
-// Do sends one request to any endpoint, with the same signing, retries, rate
-// limit and error handling as the typed methods; it is the escape hatch for
-// endpoints this package does not model yet. path is relative to the base URL
+// do sends one request to any endpoint, with the same signing, retries, rate
+// limit and error handling as the typed methods. The product reads only the
+// endpoints this package models, so it is unexported: the package's tests
+// use it as the plain signed request; tests elsewhere that write to the
+// sandbox use sandboxtest.Env.Do. path is relative to the base URL
 // and may carry a query. body is nil (no body) or marshalled as JSON. out is
 // nil (the response body is discarded) or a pointer that the JSON response is
 // decoded into, e.g. *json.RawMessage.
-func (m *Merchant) Do(ctx context.Context, method, path string, body any, out any) error {
+func (m *Merchant) do(ctx context.Context, method, path string, body any, out any) error {
 	method = strings.ToUpper(strings.TrimSpace(method))
 	var b []byte
 	if body != nil {

@@ -28,7 +28,7 @@ func TestRetry429RetryAfterThenSuccess(t *testing.T) {
 	ctx := WithStats(context.Background(), &st)
 	start := time.Now()
 	var out struct{ N int }
-	if err := c.Merchant("m1").Do(ctx, "GET", "/x", nil, &out); err != nil {
+	if err := c.Merchant("m1").do(ctx, "GET", "/x", nil, &out); err != nil {
 		t.Fatal(err)
 	}
 	// Retry-After (1s) capped at 150ms was honoured: the jittered backoff
@@ -58,7 +58,7 @@ func TestRetryAfterCapped(t *testing.T) {
 	}, WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxRetryAfter: 20 * time.Millisecond}))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := c.Merchant("m1").Do(ctx, "GET", "/x", nil, nil); err != nil {
+	if err := c.Merchant("m1").do(ctx, "GET", "/x", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -75,7 +75,7 @@ func TestRetry5xxThenSuccess(t *testing.T) {
 				writeJSON(w, http.StatusOK, `{"plans":[]}`)
 			})
 			var st Stats
-			if err := c.Merchant("m1").Do(WithStats(context.Background(), &st), "GET", "/rbs/v1/plans", nil, new(json.RawMessage)); err != nil {
+			if err := c.Merchant("m1").do(WithStats(context.Background(), &st), "GET", "/rbs/v1/plans", nil, new(json.RawMessage)); err != nil {
 				t.Fatal(err)
 			}
 			if calls.Load() != 2 || st.Requests.Load() != 2 || st.Retries.Load() != 1 {
@@ -94,7 +94,7 @@ func TestNotRetried(t *testing.T) {
 				writeJSON(w, code, `{"status":"X","reason":"Y","message":"no"}`)
 			})
 			var st Stats
-			err := c.Merchant("m1").Do(WithStats(context.Background(), &st), "POST", "/x", map[string]int{}, nil)
+			err := c.Merchant("m1").do(WithStats(context.Background(), &st), "POST", "/x", map[string]int{}, nil)
 			if !IsStatus(err, code) {
 				t.Fatalf("err = %v, want an APIError %d", err, code)
 			}
@@ -116,7 +116,7 @@ func TestMaxAttempts(t *testing.T) {
 		writeJSON(w, http.StatusInternalServerError, `{"status":"SERVER_ERROR","reason":"SYSTEM_ERROR"}`)
 	}, WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond}))
 	var st Stats
-	err := c.Merchant("m1").Do(WithStats(context.Background(), &st), "GET", "/x", nil, nil)
+	err := c.Merchant("m1").do(WithStats(context.Background(), &st), "GET", "/x", nil, nil)
 	if !IsStatus(err, 500) {
 		t.Fatalf("err = %v", err)
 	}
@@ -153,7 +153,7 @@ func TestTruncatedBodyRetried(t *testing.T) {
 				writeJSON(w, http.StatusOK, `{"plans":[]}`)
 			})
 			var out json.RawMessage
-			if err := c.Merchant("m1").Do(context.Background(), "GET", "/x", nil, &out); err != nil {
+			if err := c.Merchant("m1").do(context.Background(), "GET", "/x", nil, &out); err != nil {
 				t.Fatal(err)
 			}
 			if calls.Load() != 2 || string(out) != `{"plans":[]}` {
@@ -167,7 +167,7 @@ func TestTruncatedBodyRetried(t *testing.T) {
 				broken(w, r)
 			})
 			var out json.RawMessage
-			err := c.Merchant("m1").Do(context.Background(), "GET", "/x", nil, &out)
+			err := c.Merchant("m1").do(context.Background(), "GET", "/x", nil, &out)
 			if !errors.Is(err, ErrInvalidData) {
 				t.Fatalf("err = %v, want ErrInvalidData", err)
 			}
@@ -213,7 +213,7 @@ func TestConnectionResetRetried(t *testing.T) {
 		writeJSON(w, http.StatusOK, `{}`)
 	})
 	var st Stats
-	if err := c.Merchant("m1").Do(WithStats(context.Background(), &st), "GET", "/x", nil, nil); err != nil {
+	if err := c.Merchant("m1").do(WithStats(context.Background(), &st), "GET", "/x", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if calls.Load() != 2 || st.Retries.Load() != 1 {
@@ -225,7 +225,7 @@ func TestConnectionRefusedExhausts(t *testing.T) {
 	c, srv := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {})
 	srv.Close()
 	var st Stats
-	err := c.Merchant("m1").Do(WithStats(context.Background(), &st), "GET", "/x", nil, nil)
+	err := c.Merchant("m1").do(WithStats(context.Background(), &st), "GET", "/x", nil, nil)
 	if err == nil {
 		t.Fatal("no error from a closed server")
 	}
@@ -241,7 +241,7 @@ func TestBackoffWaitRespectsContext(t *testing.T) {
 	}, WithRetryPolicy(RetryPolicy{MaxAttempts: 5, MaxRetryAfter: time.Minute}))
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	err := c.Merchant("m1").Do(ctx, "GET", "/x", nil, nil)
+	err := c.Merchant("m1").do(ctx, "GET", "/x", nil, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want DeadlineExceeded", err)
 	}
@@ -257,7 +257,7 @@ func TestRateLimiterShared(t *testing.T) {
 	start := time.Now()
 	errc := make(chan error, 20)
 	for i := range 20 {
-		go func() { errc <- merchants[i%2].Do(context.Background(), "GET", "/x", nil, nil) }()
+		go func() { errc <- merchants[i%2].do(context.Background(), "GET", "/x", nil, nil) }()
 	}
 	for range 20 {
 		if err := <-errc; err != nil {
@@ -275,11 +275,11 @@ func TestStatsPerContext(t *testing.T) {
 	})
 	var a, b Stats
 	for range 3 {
-		if err := c.Merchant("a").Do(WithStats(context.Background(), &a), "GET", "/x", nil, nil); err != nil {
+		if err := c.Merchant("a").do(WithStats(context.Background(), &a), "GET", "/x", nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.Merchant("b").Do(WithStats(context.Background(), &b), "GET", "/x", nil, nil); err != nil {
+	if err := c.Merchant("b").do(WithStats(context.Background(), &b), "GET", "/x", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if a.Requests.Load() != 3 || b.Requests.Load() != 1 {
@@ -349,7 +349,7 @@ func TestBasePathPrefixAndHTTPClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Merchant("m").Do(context.Background(), "GET", "/rbs/v1/plans?offset=0", nil, nil); err != nil {
+	if err := c.Merchant("m").do(context.Background(), "GET", "/rbs/v1/plans?offset=0", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := seen.Load(); got != "/api/rbs/v1/plans?offset=0" {
@@ -370,11 +370,11 @@ func TestDoRejectsBadPath(t *testing.T) {
 	var calls atomic.Int64
 	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
 	for _, p := range []string{"x", "//evil.example/x", "http://evil.example/x"} {
-		if err := c.Merchant("m").Do(context.Background(), "GET", p, nil, nil); err == nil {
+		if err := c.Merchant("m").do(context.Background(), "GET", p, nil, nil); err == nil {
 			t.Errorf("Do(%q) accepted", p)
 		}
 	}
-	if err := c.Merchant("").Do(context.Background(), "GET", "/x", nil, nil); err == nil {
+	if err := c.Merchant("").do(context.Background(), "GET", "/x", nil, nil); err == nil {
 		t.Error("Do with no merchant accepted")
 	}
 	if calls.Load() != 0 {

@@ -18,7 +18,7 @@ func TestAPIErrorFromSpecBody(t *testing.T) {
 			"message":"Declined - One or more fields in the request contains invalid data",
 			"details":[{"field":"planInformation.code","reason":"DUPLICATE"}],"correlationId":"body-corr"}`))
 	})
-	err := c.Merchant("m1").Do(context.Background(), "POST", "/rbs/v1/plans?x=1", map[string]string{"a": "b"}, nil)
+	err := c.Merchant("m1").do(context.Background(), "POST", "/rbs/v1/plans?x=1", map[string]string{"a": "b"}, nil)
 	var e *APIError
 	if !errors.As(err, &e) {
 		t.Fatalf("err = %v, want *APIError", err)
@@ -63,7 +63,7 @@ func TestAPIErrorCorrelationFromBody(t *testing.T) {
 		w.WriteHeader(http.StatusNotFound)
 		w.Write([]byte(`{"status":"NOT_FOUND","reason":"INVALID_DATA","message":"Subscription not found","correlationId":"body-corr"}`))
 	})
-	err := c.Merchant("m1").Do(context.Background(), "GET", "/rbs/v1/subscriptions/9", nil, nil)
+	err := c.Merchant("m1").do(context.Background(), "GET", "/rbs/v1/subscriptions/9", nil, nil)
 	var e *APIError
 	if !errors.As(err, &e) || e.CorrelationID != "body-corr" || !IsStatus(err, 404) || IsStatus(err, 400) {
 		t.Fatalf("err = %#v", err)
@@ -77,7 +77,7 @@ func TestAPIErrorNonJSONBody(t *testing.T) {
 		w.WriteHeader(http.StatusForbidden)
 		w.Write([]byte(page))
 	})
-	err := c.Merchant("m1").Do(context.Background(), "GET", "/x", nil, nil)
+	err := c.Merchant("m1").do(context.Background(), "GET", "/x", nil, nil)
 	var e *APIError
 	if !errors.As(err, &e) {
 		t.Fatalf("err = %v", err)
@@ -92,7 +92,7 @@ func TestAPIErrorRetryAfter(t *testing.T) {
 		w.Header().Set("Retry-After", "7")
 		writeJSON(w, http.StatusTooManyRequests, `{"status":"TOO_MANY_REQUESTS","reason":"RATE_LIMITED"}`)
 	}, WithRetryPolicy(RetryPolicy{MaxAttempts: 1}))
-	err := c.Merchant("m1").Do(context.Background(), "GET", "/x", nil, nil)
+	err := c.Merchant("m1").do(context.Background(), "GET", "/x", nil, nil)
 	var e *APIError
 	if !errors.As(err, &e) || e.RetryAfter != 7*time.Second || !e.Temporary() {
 		t.Fatalf("err = %v (%+v)", err, e)
@@ -110,7 +110,7 @@ func TestAPIErrorHugeBody(t *testing.T) {
 			}
 		}
 	})
-	err := c.Merchant("m1").Do(context.Background(), "GET", "/x", nil, nil)
+	err := c.Merchant("m1").do(context.Background(), "GET", "/x", nil, nil)
 	var e *APIError
 	if !errors.As(err, &e) || len(e.body) > maxErrorBody || len(e.Message) != 200 {
 		t.Fatalf("err = %v, body %d bytes", err, len(e.body))

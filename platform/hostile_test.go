@@ -82,7 +82,7 @@ func TestRedirectToSameHostRefused(t *testing.T) {
 		}
 		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
 	})
-	err := c.Merchant("m").Do(context.Background(), "GET", "/rbs/v1/plans", nil, nil)
+	err := c.Merchant("m").do(context.Background(), "GET", "/rbs/v1/plans", nil, nil)
 	var re *RedirectError
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), `"/elsewhere"`) {
 		t.Errorf("err = %v; want a *RedirectError naming /elsewhere", err)

@@ -90,10 +90,10 @@ func TestJWTClaims(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := c.Merchant("child1")
-			if err := m.Do(context.Background(), "POST", "/tss/v2/searches?debug=1", map[string]int{"a": 1}, nil); err != nil {
+			if err := m.do(context.Background(), "POST", "/tss/v2/searches?debug=1", map[string]int{"a": 1}, nil); err != nil {
 				t.Fatal(err)
 			}
-			if err := m.Do(context.Background(), "GET", "/rbs/v1/plans?offset=0&limit=100", nil, nil); err != nil {
+			if err := m.do(context.Background(), "GET", "/rbs/v1/plans?offset=0&limit=100", nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			host := strings.TrimPrefix(srv.URL, "http://")

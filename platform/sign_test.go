@@ -55,7 +55,7 @@ func TestSignaturePOSTPortfolioKey(t *testing.T) {
 		A int `json:"a"`
 	}{1}
 	var out json.RawMessage
-	if err := c.Merchant("child1").Do(context.Background(), "POST", "/tss/v2/searches?debug=1", body, &out); err != nil {
+	if err := c.Merchant("child1").do(context.Background(), "POST", "/tss/v2/searches?debug=1", body, &out); err != nil {
 		t.Fatal(err)
 	}
 	if len(*got) != 1 {
@@ -102,7 +102,7 @@ func TestSignatureGET(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Merchant("child1").Do(context.Background(), "GET", "/rbs/v1/plans?offset=0&limit=100", nil, nil); err != nil {
+	if err := c.Merchant("child1").do(context.Background(), "GET", "/rbs/v1/plans?offset=0&limit=100", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	r := (*got)[0]
@@ -134,7 +134,7 @@ func TestSignatureOwnKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Merchant("mid7").Do(context.Background(), "DELETE", "/groups/1001", nil, nil); err != nil {
+	if err := c.Merchant("mid7").do(context.Background(), "DELETE", "/groups/1001", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	r := (*got)[0]
@@ -152,7 +152,7 @@ func TestSignatureEmptyPOST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Merchant("m1").Do(context.Background(), "post", "/rbs/v1/subscriptions/1/cancel", nil, nil); err != nil {
+	if err := c.Merchant("m1").do(context.Background(), "post", "/rbs/v1/subscriptions/1/cancel", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	r := (*got)[0]
@@ -183,7 +183,7 @@ func TestRetryAttemptsSignedAfresh(t *testing.T) {
 		}
 		writeJSON(w, http.StatusOK, `{"ok":true}`)
 	}, WithClock(clock))
-	if err := c.Merchant("child1").Do(context.Background(), "POST", "/x", map[string]int{"a": 1}, nil); err != nil {
+	if err := c.Merchant("child1").do(context.Background(), "POST", "/x", map[string]int{"a": 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(dates) != 3 {

@@ -4,7 +4,8 @@
 // (findings/), the recurring-billing reports (billing/), the workbook's
 // sheets (reports/), what reconcile sql --tables runs (cli/), and the
 // statements each package runs, as named blocks in a file named for the
-// package (store.sql, ingest.sql, checks.sql, pipeline.sql; see Named). SQL
+// package (store.sql, ingest.sql, checks.sql, pipeline.sql, alarms.sql,
+// notify.sql; see Named). SQL
 // stays in .sql files so that analysts can read, copy and run exactly what
 // the product runs.
 package queries
@@ -18,6 +19,7 @@ import (
 )
 
 //go:embed schema.sql migrations.sql views.sql comments.sql interchange_at_risk.sql findings/*.sql billing/*.sql store.sql ingest.sql checks.sql pipeline.sql
+//go:embed alarms.sql notify.sql
 //go:embed reports/*.sql cli/*.sql
 var files embed.FS
 
@@ -51,7 +53,7 @@ type Check struct {
 	SQL    string
 }
 
-// kindOrder is the order of DESIGN.md's finding table; kinds added later
+// kindOrder is the order of the first eight rows of the README's Findings table; kinds added later
 // are appended after it in alphabetical order.
 var kindOrder = []string{
 	"level3_not_transmitted",

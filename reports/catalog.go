@@ -204,9 +204,13 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		{Header: "Problems", Type: outputs.Text},
 		{Header: "Run ID", Type: outputs.Text},
 	}
-	blocks := []outputs.Block{
-		{Title: workbookTitle(run, scope), Record: true, Query: recordQuery,
-			Args: []any{run.RunID, scope.arg(), SourceLabel(run.Source)}, Columns: record},
+	blocks := []outputs.Block{{Title: workbookTitle(run, scope), Record: true, Query: recordQuery,
+		Args: []any{run.RunID, scope.arg(), SourceLabel(run.Source)}, Columns: record}}
+	if alarms, ok := alarmsBlock(run, scope); ok {
+		blocks = append(blocks, alarms)
+	}
+	tables := len(blocks) // the charts' blocks are counted from here
+	blocks = append(blocks, []outputs.Block{
 		{
 			Title: "Findings by kind",
 			Query: findingsByKindSQL,
@@ -277,13 +281,13 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 				{Header: "Merchant ID", Type: outputs.Text}, {Header: "Error", Type: outputs.Text, Wrap: true},
 				{Header: "Groups", Type: outputs.Text}},
 		},
-	}
+	}...)
 	return outputs.Sheet{Name: SummarySheet, Blocks: blocks, Charts: []outputs.Chart{
-		{Title: "Findings by kind", Type: outputs.StackedBarChart, Block: 1, Categories: 1, Values: []int{3, 4},
+		{Title: "Findings by kind", Type: outputs.StackedBarChart, Block: tables, Categories: 1, Values: []int{3, 4},
 			Cell: chartColumn + "2", Width: 560, Height: 320},
-		{Title: "Funding mix", Type: outputs.DoughnutChart, Block: 2, Categories: 1, Values: []int{2},
+		{Title: "Funding mix", Type: outputs.DoughnutChart, Block: tables + 1, Categories: 1, Values: []int{2},
 			Cell: chartColumn + "20"},
-		{Title: "Payments by status", Type: outputs.ColumnChart, Block: 3, Categories: 1, Values: []int{2},
+		{Title: "Payments by status", Type: outputs.ColumnChart, Block: tables + 2, Categories: 1, Values: []int{2},
 			Cell: chartColumn + "36"},
 	}}
 }

@@ -36,6 +36,13 @@ var fixtureRun = Run{
 	Members:    map[string]int{"ok": 3, "failed": 1},
 	Version:    "test",
 	Source:     SourcePlatform,
+	// Checked alarms: two raised (the Summary lists them), one clear.
+	Alarms: []Alarm{
+		{Name: "members_lost", Raised: true, Value: 1, Message: "1 member reconciled by 2026-11-19 is missing or failed today: m4 (failed)"},
+		{Name: "kind_count", Kind: "skipped_cycle", Value: 2, Limit: 10, Message: "2 findings, at most 10 allowed"},
+		{Name: "kind_amount", Kind: "subscription_suspended", Currency: "CHF", Raised: true, Value: 1234567.89, Limit: 1000,
+			Message: "CHF 1,234,567.89 in findings, above the limit of CHF 1,000.00"},
+	},
 }
 
 // fixtureDB is a real DuckDB file with the product's schema and a small,

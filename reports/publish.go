@@ -34,6 +34,10 @@ type Run struct {
 	// SourceSandbox for the embedded sandbox's simulated data, which every
 	// output then says (the workbook's title and Summary, the manifest).
 	Source string
+	// Alarms are the alarm rules checked for the run (alarms.Check), raised
+	// or not; the Summary sheet and the manifest show the raised ones.
+	// None: no alarm was configured, and the Summary has no Alarms table.
+	Alarms []Alarm
 }
 
 // Sources of a run's data (Run.Source).
@@ -196,6 +200,7 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		FindingsByKind:  current,
 		FindingsByState: findings,
 		PreviousRun:     prev,
+		Alarms:          manifestAlarms(run.Alarms),
 		Versions:        map[string]string{"reconcile": run.Version, "go": runtime.Version(), "duckdb": duckdbVersion(ctx, q)},
 	}
 	if err := outputs.WriteManifest(st.Dir, m); err != nil {

@@ -74,6 +74,7 @@ func TestPublishLayout(t *testing.T) {
 		FindingsByState map[string]map[string]int64 `json:"findingsByState"`
 		PreviousRun     string                      `json:"previousRun"`
 		RowCounts       map[string]int64            `json:"rowCounts"`
+		Alarms          []outputs.ManifestAlarm     `json:"alarms"`
 	}
 	b, err := os.ReadFile(pub.Manifest)
 	if err != nil {
@@ -87,6 +88,11 @@ func TestPublishLayout(t *testing.T) {
 	}
 	if m.FindingsByState["resolved"]["subscription_delinquent"] != 1 || m.FindingsByState["new"]["skipped_cycle"] != 1 || m.PreviousRun != "2026-11-19" {
 		t.Errorf("findingsByState %v, previousRun %q", m.FindingsByState, m.PreviousRun)
+	}
+	// The raised alarms, in order; the clear one is not listed.
+	if len(m.Alarms) != 2 || m.Alarms[0].Name != "members_lost" || m.Alarms[1].Kind != "subscription_suspended" ||
+		m.Alarms[1].Currency != "CHF" || m.Alarms[1].Value != 1234567.89 || m.Alarms[1].Limit != 1000 {
+		t.Errorf("manifest alarms %+v, want the fixture's two raised ones", m.Alarms)
 	}
 	if m.RowCounts["findings"] != 7 {
 		t.Errorf("findings dataset: %d rows, want the run's 7 (resolved included)", m.RowCounts["findings"])

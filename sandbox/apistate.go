@@ -19,6 +19,14 @@ type apiState struct {
 	keys     int                     // acceptance-device keys generated
 }
 
+// recordIDs are the ids of a record a write makes now: its resource id,
+// and its reconciliation id drawn from the member's API stream.
+func (m *member) recordIDs(g *generator, now time.Time) (id, reconciliationID string) {
+	st := m.state(g)
+	id = m.nextID(now)
+	return id, alnum(st.rng, 12)
+}
+
 // tokenRec is a card the merchant tokenized with TOKEN_CREATE, and the
 // network transaction id of the customer-initiated transaction that stored
 // it (a later MIT without previousTransactionId uses it).

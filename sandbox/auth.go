@@ -27,7 +27,7 @@ func (e *authError) Error() string { return e.msg }
 func authErr(format string, a ...any) error { return &authError{fmt.Sprintf(format, a...)} }
 
 // authenticate verifies the HTTP signature of r the way the platform does
-// (platform-facts.md) and returns the request body it had to read for the
+// (docs/platform.md, Authentication) and returns the request body it had to read for the
 // digest, and the user of the key (users.go). The v-c-merchant-id line of
 // the signing string must carry the key's owner, the organization for the
 // default key: that is how one portfolio key acts for any child MID named

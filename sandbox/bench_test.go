@@ -52,7 +52,7 @@ func BenchmarkListPages(b *testing.B) {
 					i++
 					req, _ := http.NewRequest("GET", c.base+bc.path(mid, i), nil)
 					req.Header.Set("v-c-merchant-id", mid)
-					c.sg.sign(req, nil)
+					c.sg.Sign(req, nil)
 					resp, err := c.hc.Do(req)
 					if err != nil {
 						b.Error(err)

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -88,13 +86,7 @@ func issuerPhone(prefix string) string { return "+1-555-" + prefix[:3] + "-" + p
 
 // binLookup answers 201 for all three outcomes; MULTIPLE and NO MATCH carry
 // no record body (wire.md).
-func (s *Server) binLookup(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	var req binLookupRequest
-	if err := json.NewDecoder(bytes.NewReader(ri.body)).Decode(&req); err != nil {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", "malformed request body: "+err.Error())
-		return
-	}
+func (s *Server) binLookup(x *exchange, req binLookupRequest) answer {
 	pi := req.PaymentInformation
 	creds := map[string]string{
 		"paymentInformation.card.number":             strings.TrimSpace(pi.Card.Number),
@@ -112,10 +104,8 @@ func (s *Server) binLookup(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if n != 1 {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR",
-			fmt.Sprintf("exactly one credential is required, got %d", n),
+		return x.validationError(fmt.Sprintf("exactly one credential is required, got %d", n),
 			errorDetail{Field: "paymentInformation", Reason: "exactly one of card.number, customer.id, instrumentIdentifier.id, paymentInstrument.id, tokenInformation.jti, tokenInformation.transientTokenJwt"})
-		return
 	}
 	payout := bool(req.ProcessingInformation.PayoutOptions.PayoutInquiry)
 	outcome, entry, rec := binNoMatch, (*binEntry)(nil), (*binRecord)(nil)
@@ -128,17 +118,13 @@ func (s *Server) binLookup(w http.ResponseWriter, r *http.Request) {
 		case allDigits && len(num) >= 6 && len(num) <= 8:
 			if payout {
 				// Fast funds: only with a full PAN or a token (spec).
-				s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
-					"payoutInquiry needs a full card number or a token, not a prefix",
+				return x.invalid("payoutInquiry needs a full card number or a token, not a prefix",
 					errorDetail{Field: "processingInformation.payoutOptions.payoutInquiry", Reason: "INVALID_DATA"})
-				return
 			}
 		case allDigits && len(num) >= 13 && len(num) <= 19 && luhnValid(num):
 		default:
-			s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
-				"card number must be a 6-8 digit prefix or a valid full card number",
+			return x.invalid("card number must be a 6-8 digit prefix or a valid full card number",
 				errorDetail{Field: field, Reason: "INVALID_DATA"})
-			return
 		}
 		outcome, entry, rec = lookupPrefixOrPAN(num)
 	case "paymentInformation.customer.id", "paymentInformation.instrumentIdentifier.id", "paymentInformation.paymentInstrument.id":
@@ -189,5 +175,5 @@ func (s *Server) binLookup(w http.ResponseWriter, r *http.Request) {
 	default:
 		resp["status"] = "NO MATCH"
 	}
-	s.writeJSON(w, http.StatusCreated, resp)
+	return reply(http.StatusCreated, resp)
 }

@@ -116,16 +116,8 @@ func (ss *bnplSession) json(now time.Time) map[string]any {
 }
 
 // createSession answers POST /pts/v2/payment-references (201, PENDING).
-func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) createSession(x *exchange, d doc) answer {
+	m := x.member
 	var c checks
 	if !slices.Contains(d.strings("processingInformation.actionList"), "AP_SESSIONS") {
 		c.require(d, "processingInformation.actionList")
@@ -136,12 +128,13 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	for _, f := range []string{"firstName", "lastName", "address1", "locality", "postalCode", "country"} {
 		c.require(d, "orderInformation.shipTo."+f)
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	now := s.Clock()
+	id, reconID := m.recordIDs(s.gen, now)
 	st := m.state(s.gen)
-	ss := &bnplSession{id: m.nextID(now), reconID: alnum(st.rng, 12), code: d.str("clientReferenceInformation.code"),
+	ss := &bnplSession{id: id, reconID: reconID, code: d.str("clientReferenceInformation.code"),
 		method: d.str("paymentInformation.paymentType.method.name"), country: country, state: sessionPending,
 		amount: amount, currency: currency, created: now}
 	for {
@@ -151,56 +144,24 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	scheme := "http"
-	if r.TLS != nil {
+	if x.r.TLS != nil {
 		scheme = "https"
 	}
-	ss.paymentURL = scheme + "://" + r.Host + checkoutPath + ss.token
+	ss.paymentURL = scheme + "://" + x.r.Host + checkoutPath + ss.token
 	st.sessions[ss.id], st.sessions[ss.token] = ss, ss
-	s.writeJSON(w, http.StatusCreated, ss.json(now))
-}
-
-// session finds a session of m by id, answering 404.
-func (s *Server) session(w http.ResponseWriter, r *http.Request, m *member, id string) *bnplSession {
-	if m.api != nil {
-		if ss, ok := m.api.sessions[id]; ok && ss.id == id {
-			return ss
-		}
-	}
-	s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "payment reference "+id+" was not found")
-	return nil
+	return reply(http.StatusCreated, ss.json(now))
 }
 
 // getSession answers GET /pts/v2/payment-references/{id}.
-func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
-	if ss := s.session(w, r, m, r.PathValue("id")); ss != nil {
-		s.writeJSON(w, http.StatusOK, ss.json(s.Clock()))
-	}
+func (s *Server) getSession(x *exchange, _ noBody, ss *bnplSession) answer {
+	return reply(http.StatusOK, ss.json(s.Clock()))
 }
 
 // updateSession answers PATCH /pts/v2/payment-references/{id}: amount,
 // line items and addresses change while the session is not authorized.
-func (s *Server) updateSession(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
-	ss := s.session(w, r, m, r.PathValue("id"))
-	if ss == nil {
-		return
-	}
+func (s *Server) updateSession(x *exchange, d doc, ss *bnplSession) answer {
 	if ss.state == sessionUsed {
-		s.refuse(w, r, "INVALID_STATE:AUTHORIZED", "an authorized session cannot be updated")
-		return
+		return x.refuse("INVALID_STATE:AUTHORIZED", "an authorized session cannot be updated")
 	}
 	var c checks
 	if d.has("orderInformation.amountDetails.totalAmount") || d.has("orderInformation.lineItems") {
@@ -212,20 +173,16 @@ func (s *Server) updateSession(w http.ResponseWriter, r *http.Request) {
 			ss.amount = amount
 		}
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
-	s.writeJSON(w, http.StatusOK, ss.json(s.Clock()))
+	return reply(http.StatusOK, ss.json(s.Clock()))
 }
 
 // bnplAuth answers a buy-now-pay-later authorization (POST /pts/v2/payments
 // with actionList AP_AUTH): always 201, the status saying the outcome.
-func (s *Server) bnplAuth(w http.ResponseWriter, r *http.Request, d doc) {
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) bnplAuth(x *exchange, d doc) answer {
+	m := x.member
 	now := s.Clock()
 	st := m.state(s.gen)
 	var c checks
@@ -244,7 +201,8 @@ func (s *Server) bnplAuth(w http.ResponseWriter, r *http.Request, d doc) {
 			c.invalid("orderInformation.amountDetails.totalAmount", "INVALID_DATA: more than the session's amount, or another currency")
 		}
 	}
-	t := &transaction{id: m.nextID(now), reconciliationID: alnum(st.rng, 12), time: now, kind: kindAuth, amount: amount,
+	id, reconID := m.recordIDs(s.gen, now)
+	t := &transaction{id: id, reconciliationID: reconID, time: now, kind: kindAuth, amount: amount,
 		currency: currency, code: d.str("clientReferenceInformation.code"), networkTxnID: alnum(st.rng, 16)}
 	t.rootID = t.id
 	a := &apiTxn{bnpl: ss, commerce: "internet"}
@@ -282,7 +240,7 @@ func (s *Server) bnplAuth(w http.ResponseWriter, r *http.Request, d doc) {
 	}
 	a.response = resp
 	appendTxn(m, t)
-	s.writeJSON(w, http.StatusCreated, resp)
+	return reply(http.StatusCreated, resp)
 }
 
 // bnplAuthJSON is a buy-now-pay-later authorization's answer in its
@@ -318,15 +276,10 @@ func bnplAuthJSON(t *transaction, now time.Time) map[string]any {
 // other spelling /pts/v2/status/{id}/refresh, for a session or a
 // buy-now-pay-later authorization: a PENDING authorization whose customer
 // has since approved becomes AUTHORIZED (declined: FAILED).
-func (s *Server) refreshStatus(w http.ResponseWriter, r *http.Request) {
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) refreshStatus(x *exchange, _ noBody) answer {
 	now := s.Clock()
-	id := r.PathValue("id")
-	if t, ok := m.txnByID[id]; ok && t.api != nil && t.api.bnpl != nil {
+	id := x.r.PathValue("id")
+	if t, ok := txnTarget.in(x, id); ok && t.api != nil && t.api.bnpl != nil {
 		a := t.api
 		if a.status == "PENDING" {
 			switch a.bnpl.state {
@@ -339,29 +292,21 @@ func (s *Server) refreshStatus(w http.ResponseWriter, r *http.Request) {
 			}
 			a.response = bnplAuthJSON(t, t.time)
 		}
-		s.writeJSON(w, http.StatusOK, bnplAuthJSON(t, now))
-		return
+		return reply(http.StatusOK, bnplAuthJSON(t, now))
 	}
-	if ss := s.session(w, r, m, id); ss != nil {
-		s.writeJSON(w, http.StatusOK, ss.json(now))
+	ss, ok := sessionTarget.in(x, id)
+	if !ok {
+		return sessionTarget.missing(x, id)
 	}
+	return reply(http.StatusOK, ss.json(now))
 }
 
 // createIntent answers POST /pts/v2/payments/{id}/intents, the session's
 // order link. Its fields are not shown: the sandbox acknowledges an order
 // for the session's amount and keeps nothing.
-func (s *Server) createIntent(w http.ResponseWriter, r *http.Request) {
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
-	ss := s.session(w, r, m, r.PathValue("id"))
-	if ss == nil {
-		return
-	}
+func (s *Server) createIntent(x *exchange, _ noBody, ss *bnplSession) answer {
 	now := s.Clock()
-	s.writeJSON(w, http.StatusCreated, map[string]any{"id": m.nextID(now), "status": "CREATED", "submitTimeUtc": ts(now),
+	return reply(http.StatusCreated, map[string]any{"id": x.member.nextID(now), "status": "CREATED", "submitTimeUtc": ts(now),
 		"orderInformation":     map[string]any{"amountDetails": map[string]any{"totalAmount": money(ss.amount), "currency": ss.currency}},
 		"processorInformation": map[string]any{"token": ss.token},
 		"_links":               map[string]link{"session": {Href: "/pts/v2/payment-references/" + ss.id, Method: http.MethodGet}}})
@@ -369,41 +314,41 @@ func (s *Server) createIntent(w http.ResponseWriter, r *http.Request) {
 
 // bnplCapture captures an AUTHORIZED buy-now-pay-later payment, which
 // settles it (the flow's state table: AUTHORIZED, capture, SETTLED).
-func (s *Server) bnplCapture(w http.ResponseWriter, r *http.Request, d doc, m *member, auth *transaction) {
+func (s *Server) bnplCapture(x *exchange, d doc, auth *transaction) answer {
+	m := x.member
 	if auth.api.status != "AUTHORIZED" || auth.reversed || auth.api.captured >= auth.amount {
-		s.refuse(w, r, "NOT_CAPTURABLE", "payment "+auth.id+" is not an authorized buy-now-pay-later payment")
-		return
+		return x.refuse("NOT_CAPTURABLE", "payment "+auth.id+" is not an authorized buy-now-pay-later payment")
 	}
 	var c checks
 	amount := auth.amount - auth.api.captured
 	if d.has("orderInformation.amountDetails.totalAmount") {
 		amount = followAmount(&c, d, auth, auth.amount-auth.api.captured, "orderInformation.amountDetails")
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	now := s.Clock()
-	st := m.state(s.gen)
-	id := m.nextID(now)
+	id, reconID := m.recordIDs(s.gen, now)
 	self := "/pts/v2/captures/" + id
 	resp := map[string]any{"_links": map[string]link{"self": {Href: self, Method: http.MethodGet},
 		"refund": {Href: self + "/refunds", Method: http.MethodPost}},
-		"id": id, "status": "SETTLED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+		"id": id, "status": "SETTLED", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 		"clientReferenceInformation": map[string]any{"code": auth.code},
 		"orderInformation":           map[string]any{"amountDetails": map[string]any{"totalAmount": money(amount), "currency": auth.currency}},
 		"processorInformation":       map[string]any{"transactionId": auth.networkTxnID, "responseCode": "00"}}
 	auth.api.captured += amount
-	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: resp["reconciliationId"].(string), time: now,
+	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: reconID, time: now,
 		kind: kindCapture, amount: amount, currency: auth.currency, code: auth.code,
 		api: &apiTxn{status: "SETTLED", app: okApp("ics_ap_capture"), commerce: "internet", bnpl: auth.api.bnpl, response: resp}})
-	s.writeJSON(w, http.StatusCreated, resp)
+	return reply(http.StatusCreated, resp)
 }
 
 // bnplRefund refunds a settled buy-now-pay-later capture (its answer's
 // refund link), in full or in part, up to what its refunds left: the
 // provider's refund service, whose fields the spec does not show, so it
 // takes the card refund's. No card is involved and no Level II/III data.
-func (s *Server) bnplRefund(w http.ResponseWriter, r *http.Request, d doc, m *member, capture *transaction, refunded int64) {
+func (s *Server) bnplRefund(x *exchange, d doc, capture *transaction, refunded int64) answer {
+	m := x.member
 	var c checks
 	amount := capture.amount - refunded
 	if d.has("orderInformation.amountDetails.totalAmount") {
@@ -411,22 +356,21 @@ func (s *Server) bnplRefund(w http.ResponseWriter, r *http.Request, d doc, m *me
 	} else if amount == 0 {
 		c.invalid("orderInformation.amountDetails.totalAmount", "INVALID_DATA: nothing remains to refund")
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	now := s.Clock()
-	st := m.state(s.gen)
-	id := m.nextID(now)
+	id, reconID := m.recordIDs(s.gen, now)
 	code := followCode(d, capture)
 	resp := map[string]any{"_links": map[string]link{"self": {Href: "/pts/v2/refunds/" + id, Method: http.MethodGet}},
-		"id": id, "status": "PENDING", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+		"id": id, "status": "PENDING", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 		"clientReferenceInformation": map[string]any{"code": code},
 		"refundAmountDetails":        refundAmounts(amount, capture.currency),
 		"processorInformation":       map[string]any{"transactionId": capture.networkTxnID, "responseCode": "00"}}
-	appendTxn(m, &transaction{id: id, rootID: capture.id, reconciliationID: resp["reconciliationId"].(string), time: now,
+	appendTxn(m, &transaction{id: id, rootID: capture.id, reconciliationID: reconID, time: now,
 		kind: kindRefund, amount: amount, currency: capture.currency, code: code,
 		api: &apiTxn{status: "PENDING", app: okApp("ics_ap_refund"), commerce: "internet", bnpl: capture.api.bnpl, response: resp}})
-	s.writeJSON(w, http.StatusCreated, resp)
+	return reply(http.StatusCreated, resp)
 }
 
 // Checkout is the customer's decision at the provider for the session

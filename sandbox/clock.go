@@ -63,21 +63,21 @@ type clockJSON struct {
 }
 
 // getClock answers GET /sandbox/v1/clock.
-func (s *Server) getClock(w http.ResponseWriter, r *http.Request) {
-	s.writeJSON(w, http.StatusOK, clockJSON{Clock: s.clockNow(), DataAsOf: ts(s.gen.asOf)})
+func (s *Server) getClock(x *exchange, _ noBody) answer {
+	return reply(http.StatusOK, clockJSON{Clock: s.clockNow(), DataAsOf: ts(s.gen.asOf)})
+}
+
+// clockRequest is the body of POST /sandbox/v1/clock. It is an unnamed
+// struct type, as it always was, so that a decoding error names its
+// fields as before (".advance").
+type clockRequest = struct {
+	Advance string `json:"advance"`
+	To      string `json:"to"`
 }
 
 // setClock answers POST /sandbox/v1/clock with {"advance": "36h"} or
 // {"to": "2026-11-22T02:00:00Z"}.
-func (s *Server) setClock(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	var req struct {
-		Advance string `json:"advance"`
-		To      string `json:"to"`
-	}
-	if !s.decodeBody(w, r, &req) {
-		return
-	}
+func (s *Server) setClock(x *exchange, req clockRequest) answer {
 	var err error
 	switch {
 	case req.Advance != "" && req.To != "":
@@ -96,8 +96,7 @@ func (s *Server) setClock(w http.ResponseWriter, r *http.Request) {
 		err = errors.New("advance (a Go duration such as 36h) or to (RFC 3339) is required")
 	}
 	if err != nil {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", err.Error())
-		return
+		return x.invalid(err.Error())
 	}
-	s.getClock(w, r)
+	return s.getClock(x, noBody{})
 }

@@ -264,9 +264,12 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.Lookback = 0
 	}
 	f := &cfg.Faults
-	for name, v := range map[string]float64{"error rate": f.ErrorRate, "rate-limit rate": f.RateLimitRate, "truncate rate": f.TruncateRate} {
-		if v < 0 || v > 1 || math.IsNaN(v) {
-			return Config{}, fmt.Errorf("faults: %s %v not in [0,1]", name, v)
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"error rate", f.ErrorRate}, {"rate-limit rate", f.RateLimitRate}, {"truncate rate", f.TruncateRate}} {
+		if r.v < 0 || r.v > 1 || math.IsNaN(r.v) {
+			return Config{}, fmt.Errorf("faults: %s %v not in [0,1]", r.name, r.v)
 		}
 	}
 	if f.Latency < 0 || f.Jitter < 0 {

@@ -18,7 +18,7 @@ type obj = map[string]any
 func (c *tclient) as(t testing.TB, keyID, lineMID string) *tclient {
 	cc := *c
 	cc.t = t
-	cc.sg.keyID, cc.sg.lineMID = keyID, lineMID
+	cc.sg.KeyID, cc.sg.SignAs = keyID, lineMID
 	return &cc
 }
 

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -149,6 +150,13 @@ func TestContractInstallments(t *testing.T) {
 		b["installmentInformation"].(obj)["tcVersion"] = string(make([]byte, 37))
 		eb := c.with(t).j("POST", "/fin/v1/plan-acceptance/", mid, b, 400)
 		wantError(t, eb, "INVALID_REQUEST", "INVALID_DATA", authOpts+"networkTransactionId", "INVALID_DATA")
+		// The details come in the fields' order, the same every time.
+		want := fmt.Sprint(arr(eb, "details"))
+		for range 10 {
+			if got := fmt.Sprint(arr(c.with(t).j("POST", "/fin/v1/plan-acceptance/", mid, b, 400), "details")); got != want {
+				t.Fatalf("details %s, then %s", want, got)
+			}
+		}
 	})
 	t.Run("Cancellation is required after the authorization is reversed once a plan was selected", func(t *testing.T) {
 		a := c.with(t).j("POST", "/pts/v2/payments", mid, cardBody(visaCredit2, "300.00", false), 201)

@@ -98,11 +98,11 @@ func TestContractAuthentication(t *testing.T) {
 		{name: "a wrong digest", tamper: func(r *http.Request) { r.Header.Set("Digest", "SHA-256=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=") }},
 		{name: "no digest on a POST", tamper: func(r *http.Request) { r.Header.Del("Digest") }},
 		{name: "a Date more than 5 minutes off", sg: func(s signer) signer {
-			s.date = func() time.Time { return time.Now().Add(-5*time.Minute - 2*time.Second) }
+			s.Date = func() time.Time { return time.Now().Add(-5*time.Minute - 2*time.Second) }
 			return s
 		}},
-		{name: "an unknown key", sg: func(s signer) signer { s.keyID = "nobody-key"; return s }},
-		{name: "a wrong secret", sg: func(s signer) signer { s.secret = []byte("0123456789abcdef0123456789abcdef"); return s }},
+		{name: "an unknown key", sg: func(s signer) signer { s.KeyID = "nobody-key"; return s }},
+		{name: "a wrong secret", sg: func(s signer) signer { s.Secret = []byte("0123456789abcdef0123456789abcdef"); return s }},
 		{name: "no signature", tamper: func(r *http.Request) { r.Header.Del("Signature") }},
 	}
 	for _, tc := range cases {
@@ -128,7 +128,7 @@ func TestContractAuthentication(t *testing.T) {
 	}
 	t.Run("a Date within 5 minutes is accepted", func(t *testing.T) {
 		cc := c.with(t)
-		cc.sg.date = func() time.Time { return time.Now().Add(4 * time.Minute) }
+		cc.sg.Date = func() time.Time { return time.Now().Add(4 * time.Minute) }
 		cc.j("POST", "/rbs/v1/plans", mid, body, 201)
 	})
 }

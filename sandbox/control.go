@@ -14,41 +14,27 @@ import (
 //	PUT  /sandbox/v1/merchants/{mid}/settings    MerchantSettings (fields left out keep their value)
 //	GET  /sandbox/v1/merchants/{mid}/notifications  the emails sent to its customers
 
-// control wraps a control handler with the portfolio-key check.
-func (s *Server) control(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		ri := info(r)
-		if ri.user.Kind != UserPortfolio {
-			s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "the sandbox control endpoints need the portfolio key")
-			return
-		}
-		h(w, r)
+func (s *Server) getSettings(x *exchange, _ noBody) answer {
+	st, err := s.MerchantSettings(x.r.PathValue("mid"))
+	if err != nil {
+		return x.notFound(err.Error())
 	}
+	return reply(http.StatusOK, st)
 }
 
-func (s *Server) getSettings(w http.ResponseWriter, r *http.Request) {
-	mid := r.PathValue("mid")
+// putSettings changes the settings the body names; the others keep their
+// value (the body is decoded over the current settings).
+func (s *Server) putSettings(x *exchange, _ noBody) answer {
+	mid := x.r.PathValue("mid")
 	st, err := s.MerchantSettings(mid)
 	if err != nil {
-		s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", err.Error())
-		return
+		return x.notFound(err.Error())
 	}
-	s.writeJSON(w, http.StatusOK, st)
-}
-
-func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
-	mid := r.PathValue("mid")
-	st, err := s.MerchantSettings(mid)
-	if err != nil {
-		s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", err.Error())
-		return
-	}
-	if !s.decodeBody(w, r, &st) {
-		return
+	if refused := x.decode(&st); refused != nil {
+		return *refused
 	}
 	if err := s.SetMerchantSettings(mid, st); err != nil {
-		s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", err.Error())
-		return
+		return x.notFound(err.Error())
 	}
-	s.writeJSON(w, http.StatusOK, st)
+	return reply(http.StatusOK, st)
 }

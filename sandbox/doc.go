@@ -3,7 +3,7 @@
 // --base-url) and its test bed. A reconciliation run against it is compared,
 // entity by entity, with the ground truth it writes, so the data carries no
 // anomaly that is not planted and recorded, and the ground truth is computed
-// from the data by the definitions of DESIGN.md rather than from the
+// from the data by the definitions of the README's Findings table rather than from the
 // planting decisions. docs/sandbox.md is the user's guide.
 //
 // # What it serves
@@ -28,9 +28,62 @@
 //   - Its own controls under /sandbox/v1: the clock, merchant settings and
 //     the recorded emails (control.go).
 //
+// # Where things are
+//
+// One package, in three areas; files are named after what they hold.
+//
+// The world: the deterministic data and what is known about it.
+//
+//	model.go          a member's data: plans, subscriptions, payments, transactions, calls
+//	gen.go            generating a member from the seed; the planted rates of recurring billing
+//	plant_billing.go  the planted recurring-billing anomalies and billing-journal gaps
+//	plant_calls.go    the planted calls of the other service areas, and their rates
+//	bins.go           the BIN table, cards and stateless tokens
+//	engine.go         the billing engine the data clock drives
+//	clock.go          the data clock (and its control endpoint)
+//	cache.go          the bounded cache of generated members
+//	apistate.go       what payments-API writes leave on a member; merchant settings
+//	truth*.go         the ground truth, computed from the data (areas, billing)
+//	journal*.go       the merchants' journals (journal_areas.go: the area calls' shapes)
+//
+// The HTTP server: every request's way in and out.
+//
+//	server.go         Server, New, and serve: authentication, merchant check, faults, buffering
+//	auth.go, jwt.go   the HTTP signature and the JWTs; users.go, the kinds of user and their keys
+//	routes.go         the route table: each endpoint, its access and its handler
+//	exchange.go       the adapter every handler runs in: permission, body, lock, target, answer
+//	answer.go         the error body and how answers are written
+//	requests.go       request bodies read by dotted path, and their field checks
+//	paging.go         query parameters and the links of list pages
+//	format.go         how amounts, rates, times and links are written
+//	fastjson.go       hand-written encoders of the two big lists
+//	faults.go         latency, 429/503 and short listings (Config.Faults)
+//	config.go         Config, Scale, Faults
+//
+// The endpoints, one file per service area, named as the client's are in
+// package platform: groups.go, plans.go (filters.go), subscriptions.go,
+// subpayments.go, payments.go, followons.go, bnpl.go, installments.go,
+// binlookup.go, keys.go, tss.go, notices.go, control.go. A handler holds
+// only its endpoint's rules: exchange.go has decoded the body, locked the
+// member and found the resource before it runs.
+//
+// Why one package: the world and the server share one data model that
+// both change in place. The endpoints write into a member's plans,
+// subscriptions and transactions under its lock, the billing engine runs
+// on request, and the planted calls carry the same API records the
+// endpoints make and serve again (apiTxn, call.response). Counted, the
+// server files use some 190 unexported names of the world files (fields,
+// helpers, constants) and the world files some 60 of the server's: a world
+// package would export most of its internals and import the server's
+// records back, so the seam is kept as files instead.
+//
+// Tests of other packages start the sandbox with sandboxtest.Start
+// (package sandboxtest): served on loopback until the test ends, with a
+// platform client signed with the test credentials.
+//
 // # Authentication
 //
-// Every request is checked like the platform does (platform-facts.md): the
+// Every request is checked like the platform does (docs/platform.md, Authentication): the
 // HTTP signature with HmacSHA256 over host, date, request-target (the old
 // (request-target) spelling is accepted too), digest (required on
 // POST/PUT/PATCH and checked against the body) and v-c-merchant-id, whose
@@ -93,7 +146,7 @@
 // custom billing frequencies take the retry schedule of their unit; an
 // inactive plan offers only self and activate links; billingCycles.total
 // "0" asks for a bill-indefinitely plan; plans are deleted with DELETE on
-// the plan; commercial credits always carry Level III, because DESIGN.md's
+// the plan; commercial credits always carry Level III, because the README's
 // rule flags captures and sales only; tokens are stateless (enciphered BIN
 // and range), so any merchant's BIN lookup resolves them without a token
 // table; card payments settle in a nightly batch at 00:00 UTC, after which

@@ -224,9 +224,7 @@ func (g *generator) step(m *member, sub *subscription, at time.Time, kind eventK
 		return false
 	case evRetry:
 		first, done, _ := sub.retryState()
-		rt := &payment{status: payFailed, ptype: payRetry, date: at, cycle: first.cycle,
-			periodStart: first.periodStart, periodEnd: first.periodEnd,
-			amount: first.amount, setupFee: first.setupFee, surcharge: first.surcharge, currency: first.currency}
+		rt := first.again(payFailed, payRetry, at)
 		rt.id = m.nextID(at)
 		out := g.outcome(m, sub, rt, done+1)
 		if out == internalError {
@@ -352,6 +350,16 @@ func (sub *subscription) insertProcessed(pm *payment) {
 	sub.payments = append(sub.payments, nil)
 	copy(sub.payments[i+1:], sub.payments[i:])
 	sub.payments[i] = pm
+}
+
+// insertAfter puts pm into the payments right after prev.
+func (sub *subscription) insertAfter(prev, pm *payment) {
+	for i, q := range sub.payments {
+		if q == prev {
+			sub.payments = append(sub.payments[:i+1:i+1], append([]*payment{pm}, sub.payments[i+1:]...)...)
+			return
+		}
+	}
 }
 
 // suspend stops billing: the future payments go, and from now on the

@@ -3,7 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -200,8 +201,24 @@ func (pj *paymentJSON) appendJSON(b []byte) []byte {
 	return w.b
 }
 
-// appendLinksMap encodes a map of links in sorted key order, as
-// encoding/json does.
+// appendPageEnd ends a list answer with the page's items, under name, and
+// totalCount: the last keys of both lists in encoding/json's (sorted)
+// order.
+func appendPageEnd[T any](b []byte, name string, items []T, total int, encode func(b []byte, item T) []byte) []byte {
+	b = append(b, `,"`...)
+	b = append(b, name...)
+	b = append(b, `":[`...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = encode(b, it)
+	}
+	b = append(b, `],"totalCount":`...)
+	b = strconv.AppendInt(b, int64(total), 10)
+	return append(b, '}')
+}
+
 // plainByte marks the bytes copied as they are into a JSON string.
 var plainByte = func() (t [256]bool) {
 	for c := 0x20; c < 0x7f; c++ {
@@ -210,10 +227,12 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
+// appendLinksMap encodes a map of links in sorted key order, as
+// encoding/json does.
 func appendLinksMap(b []byte, links map[string]link) []byte {
 	w := jw{b: b}
 	w.open()
-	for _, k := range sortedStrings(links) {
+	for _, k := range slices.Sorted(maps.Keys(links)) {
 		l := links[k]
 		w.link(k, &l)
 	}
@@ -221,25 +240,5 @@ func appendLinksMap(b []byte, links map[string]link) []byte {
 	return w.b
 }
 
-func sortedStrings[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
-}
-
 // scratch recycles the buffers list answers are encoded into.
 var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 128<<10); return &b }}
-
-// writeRaw writes an already encoded JSON answer.
-func (s *Server) writeRaw(w http.ResponseWriter, code int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(body)
-}

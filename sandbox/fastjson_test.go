@@ -22,7 +22,7 @@ func stdJSON(t *testing.T, v any) []byte {
 func TestFastJSONMatchesEncodingJSON(t *testing.T) {
 	fixed := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	s, c := newTestServer(t, Config{Seed: 13, Scale: Scale{Members: 3, Subscriptions: 40, Groups: 1}, Now: func() time.Time { return fixed }})
-	c.sg.date = func() time.Time { return fixed }
+	c.sg.Date = func() time.Time { return fixed }
 	mid := memberID(0)
 	// A subscription whose strings need escaping.
 	cust := newCustomerToken(t, c, mid)

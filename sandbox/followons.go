@@ -12,22 +12,6 @@ import (
 // wallets: "capture, reversal and credit use the request ID of the earlier
 // authorization"). Their answers have the journals' shape (call.response).
 
-// target finds the transaction a follow-on names, answering 404.
-func (s *Server) target(w http.ResponseWriter, r *http.Request, m *member) *transaction {
-	id := r.PathValue("id")
-	t, ok := m.txnByID[id]
-	if !ok {
-		s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "transaction "+id+" was not found")
-		return nil
-	}
-	return t
-}
-
-func (s *Server) refuse(w http.ResponseWriter, r *http.Request, reason, msg string) {
-	s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", msg,
-		errorDetail{Field: "id", Reason: reason})
-}
-
 // followCode is a follow-on's merchant reference: its own, else the
 // original transaction's.
 func followCode(d doc, orig *transaction) string {
@@ -72,28 +56,14 @@ func authorized(m *member, t *transaction) (bool, int64) {
 // capture answers POST /pts/v2/payments/{id}/captures, {id} the
 // authorization's transaction id. Partial captures may follow each other
 // up to the authorized amount.
-func (s *Server) capture(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
-	auth := s.target(w, r, m)
-	if auth == nil {
-		return
-	}
+func (s *Server) capture(x *exchange, d doc, auth *transaction) answer {
+	m := x.member
 	if auth.api != nil && auth.api.bnpl != nil {
-		s.bnplCapture(w, r, d, m, auth)
-		return
+		return s.bnplCapture(x, d, auth)
 	}
 	ok, remaining := authorized(m, auth)
 	if !ok {
-		s.refuse(w, r, "NOT_CAPTURABLE", "transaction "+auth.id+" is not an authorization that can be captured")
-		return
+		return x.refuse("NOT_CAPTURABLE", "transaction "+auth.id+" is not an authorization that can be captured")
 	}
 	now := s.Clock()
 	var c checks
@@ -104,8 +74,8 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request) {
 	pr.amount = followAmount(&c, d, auth, remaining, "orderInformation.amountDetails")
 	noHealthcare(&c, d)
 	readLevel23(&c, d, m, pr)
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	cc := s.newAPICall(m, callCapture, now, pr)
 	cc.auth = &call{respID: auth.id}
@@ -121,48 +91,34 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request) {
 	t := &transaction{id: cc.respID, rootID: auth.id, reconciliationID: cc.reconcileID, time: now, kind: kindCapture,
 		amount: pr.amount, currency: pr.currency, card: auth.card, code: pr.code, networkTxnID: auth.networkTxnID, api: a}
 	appendTxn(m, t)
-	s.writeJSON(w, http.StatusCreated, resp)
+	return reply(http.StatusCreated, resp)
 }
 
 // reverse answers POST /pts/v2/payments/{id}/reversals: an authorization
 // not captured is reversed in full. An authorization with an installment
 // plan selected then needs the plan cancelled (spec).
-func (s *Server) reverse(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
-	auth := s.target(w, r, m)
-	if auth == nil {
-		return
-	}
+func (s *Server) reverse(x *exchange, d doc, auth *transaction) answer {
+	m := x.member
 	ok, remaining := authorized(m, auth)
 	if auth.api != nil && auth.api.bnpl != nil && auth.api.status == "AUTHORIZED" && !auth.reversed && auth.api.captured == 0 {
 		ok, remaining = true, auth.amount
 	}
 	if !ok || remaining != auth.amount {
-		s.refuse(w, r, "NOT_REVERSIBLE", "transaction "+auth.id+" is not an authorization that can be reversed (captured, reversed, or not authorized)")
-		return
+		return x.refuse("NOT_REVERSIBLE", "transaction "+auth.id+" is not an authorization that can be reversed (captured, reversed, or not authorized)")
 	}
 	var c checks
 	if d.has("reversalInformation.amountDetails.totalAmount") {
 		followAmount(&c, d, auth, auth.amount, "reversalInformation.amountDetails")
 	}
 	noHealthcare(&c, d)
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	now := s.Clock()
-	st := m.state(s.gen)
-	id := m.nextID(now)
+	id, reconID := m.recordIDs(s.gen, now)
 	code := followCode(d, auth)
 	resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/reversals/" + id, Method: http.MethodGet}},
-		"id": id, "status": "REVERSED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+		"id": id, "status": "REVERSED", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 		"clientReferenceInformation": map[string]any{"code": code},
 		"reversalAmountDetails":      map[string]any{"reversedAmount": money(auth.amount), "currency": auth.currency},
 		"processorInformation":       map[string]any{"responseCode": "00"}}
@@ -174,9 +130,9 @@ func (s *Server) reverse(w http.ResponseWriter, r *http.Request) {
 			auth.api.accept.needsCancel = true
 		}
 	}
-	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: resp["reconciliationId"].(string), time: now,
+	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: reconID, time: now,
 		kind: kindReversal, amount: auth.amount, currency: auth.currency, card: auth.card, code: code, api: a})
-	s.writeJSON(w, http.StatusCreated, resp)
+	return reply(http.StatusCreated, resp)
 }
 
 // void answers POST /pts/v2/{payments|captures|credits|refunds}/{id}/voids:
@@ -185,21 +141,9 @@ func (s *Server) reverse(w http.ResponseWriter, r *http.Request) {
 // authorization nothing was captured of is voided too: the spec's
 // healthcare answer offers that void link on an AUTHORIZED authorization,
 // and a link offered must work. It then ends as a reversal would.
-func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		d, ok := s.decodeDoc(w, r)
-		if !ok {
-			return
-		}
-		m := s.writable(w, r)
-		if m == nil {
-			return
-		}
-		defer m.mu.Unlock()
-		t := s.target(w, r, m)
-		if t == nil {
-			return
-		}
+func (s *Server) void(kinds ...txnKind) func(*exchange, doc, *transaction) answer {
+	return func(x *exchange, d doc, t *transaction) answer {
+		m := x.member
 		now := s.Clock()
 		kindOK := false
 		for _, k := range kinds {
@@ -209,32 +153,27 @@ func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
 		if voidsAuth {
 			ok, remaining := authorized(m, t)
 			if !ok || remaining != t.amount {
-				s.refuse(w, r, "NOT_VOIDABLE", "authorization "+t.id+" was captured, reversed or not approved: it cannot be voided")
-				return
+				return x.refuse("NOT_VOIDABLE", "authorization "+t.id+" was captured, reversed or not approved: it cannot be voided")
 			}
 			kindOK = true
 		}
 		switch {
 		case !kindOK || t.api != nil && t.api.decline != "":
-			s.refuse(w, r, "NOT_VOIDABLE", "transaction "+t.id+" cannot be voided through this path")
-			return
+			return x.refuse("NOT_VOIDABLE", "transaction "+t.id+" cannot be voided through this path")
 		case t.voided:
-			s.refuse(w, r, "NOT_VOIDABLE", "transaction "+t.id+" is already voided")
-			return
+			return x.refuse("NOT_VOIDABLE", "transaction "+t.id+" is already voided")
 		case !voidsAuth && settled(t.time, now):
-			s.refuse(w, r, "NOT_VOIDABLE", "transaction "+t.id+" has settled and cannot be voided")
-			return
+			return x.refuse("NOT_VOIDABLE", "transaction "+t.id+" has settled and cannot be voided")
 		}
 		var c checks
 		noHealthcare(&c, d)
-		if c.answer(s, w, r, "") {
-			return
+		if !c.ok() {
+			return x.rejected(&c)
 		}
-		st := m.state(s.gen)
-		id := m.nextID(now)
+		id, reconID := m.recordIDs(s.gen, now)
 		code := followCode(d, t)
 		resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/voids/" + id, Method: http.MethodGet}},
-			"id": id, "status": "VOIDED", "submitTimeUtc": ts(now), "reconciliationId": alnum(st.rng, 12),
+			"id": id, "status": "VOIDED", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 			"clientReferenceInformation": map[string]any{"code": code},
 			"voidAmountDetails":          map[string]any{"voidAmount": money(t.amount), "currency": t.currency}}
 		t.voided = true
@@ -244,10 +183,10 @@ func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
 				t.api.accept.needsCancel = true
 			}
 		}
-		appendTxn(m, &transaction{id: id, rootID: t.rootID, reconciliationID: resp["reconciliationId"].(string), time: now,
+		appendTxn(m, &transaction{id: id, rootID: t.rootID, reconciliationID: reconID, time: now,
 			kind: kindVoid, amount: t.amount, currency: t.currency, card: t.card, code: code,
 			api: &apiTxn{status: "VOIDED", app: okApp("ics_void"), commerce: "internet", response: resp}})
-		s.writeJSON(w, http.StatusCreated, resp)
+		return reply(http.StatusCreated, resp)
 	}
 }
 
@@ -255,28 +194,14 @@ func (s *Server) void(kinds ...txnKind) http.HandlerFunc {
 // /pts/v2/captures/{id}/refunds (a capture): a follow-on credit of at most
 // what was captured and not yet refunded. Level II and III data may ride
 // on it as on any credit.
-func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
-	orig := s.target(w, r, m)
-	if orig == nil {
-		return
-	}
+func (s *Server) refund(x *exchange, d doc, orig *transaction) answer {
+	m := x.member
 	if (orig.kind != kindSale && orig.kind != kindCapture) || orig.voided || orig.api != nil && orig.api.decline != "" {
-		s.refuse(w, r, "NOT_REFUNDABLE", "transaction "+orig.id+" is not a sale or capture that can be refunded")
-		return
+		return x.refuse("NOT_REFUNDABLE", "transaction "+orig.id+" is not a sale or capture that can be refunded")
 	}
 	refunded := refundedOf(m, orig)
 	if orig.api != nil && orig.api.bnpl != nil {
-		s.bnplRefund(w, r, d, m, orig, refunded)
-		return
+		return s.bnplRefund(x, d, orig, refunded)
 	}
 	now := s.Clock()
 	var c checks
@@ -287,8 +212,8 @@ func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
 	pr.amount = followAmount(&c, d, orig, orig.amount-refunded, "orderInformation.amountDetails")
 	noHealthcare(&c, d)
 	readLevel23(&c, d, m, pr)
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	// Once a plan was selected, a refunded authorization needs the
 	// installment plan cancelled (spec).
@@ -304,7 +229,7 @@ func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
 	appendTxn(m, &transaction{id: call.respID, rootID: orig.id, reconciliationID: call.reconcileID, time: now, kind: kindRefund,
 		amount: pr.amount, currency: pr.currency, card: orig.card, code: pr.code, networkTxnID: call.networkID,
 		api: &apiTxn{status: "PENDING", app: okApp("ics_credit"), commerce: "internet", level3: pr.level3, response: resp}})
-	s.writeJSON(w, http.StatusCreated, resp)
+	return reply(http.StatusCreated, resp)
 }
 
 // refundedOf is what the refunds of t that stand have refunded.
@@ -321,16 +246,8 @@ func refundedOf(m *member, t *transaction) int64 {
 // credit answers POST /pts/v2/credits: a stand-alone credit to a card,
 // with the Level II fields the spec requires (billing address and card)
 // unless the account has relaxed requirements.
-func (s *Server) credit(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) credit(x *exchange, d doc) answer {
+	m := x.member
 	now := s.Clock()
 	var c checks
 	pr := &payReq{d: d, code: d.str("clientReferenceInformation.code")}
@@ -339,7 +256,7 @@ func (s *Server) credit(w http.ResponseWriter, r *http.Request) {
 	}
 	pr.currency = c.currencyField(d, "orderInformation.amountDetails.currency", true)
 	relaxed := m.settings.RelaxedRequirements
-	s.readInstrument(&c, d, m, pr, relaxed)
+	readInstrument(&c, d, m, pr, relaxed)
 	pr.bill = readBillTo(d)
 	if pr.source == "card" && !relaxed {
 		for _, f := range billToFields {
@@ -354,52 +271,39 @@ func (s *Server) credit(w http.ResponseWriter, r *http.Request) {
 	}
 	noHealthcare(&c, d)
 	readLevel23(&c, d, m, pr)
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	call := s.newAPICall(m, callCredit, now, pr)
 	resp := call.response()
 	appendTxn(m, &transaction{id: call.respID, rootID: call.respID, reconciliationID: call.reconcileID, time: now, kind: kindCredit,
 		amount: pr.amount, currency: pr.currency, card: call.card, code: pr.code, networkTxnID: call.networkID,
 		api: &apiTxn{status: "PENDING", app: okApp("ics_credit"), commerce: "internet", level3: pr.level3, response: resp}})
-	s.writeJSON(w, http.StatusCreated, resp)
+	return reply(http.StatusCreated, resp)
 }
 
 // getPayment answers GET on the self links of /pts/v2 answers with the
 // answer as it was given; for a generated call, the journal's answer.
-func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	id := r.PathValue("id")
-	kind := strings.Split(strings.TrimPrefix(r.URL.Path, "/pts/v2/"), "/")[0]
-	if m := ri.member; m != nil {
-		m.mu.Lock()
-		var resp map[string]any
-		if t, ok := m.txnByID[id]; ok && selfKind(t) == kind {
-			if t.api != nil {
-				resp = t.api.response
-			} else {
-				// A generated call: the answer its journal line holds.
-				for _, c := range m.calls {
-					if c.respID == id {
-						resp = c.response()
-					}
+func (s *Server) getPayment(x *exchange, _ noBody) answer {
+	id := x.r.PathValue("id")
+	kind := strings.Split(strings.TrimPrefix(x.r.URL.Path, "/pts/v2/"), "/")[0]
+	var resp map[string]any
+	if t, ok := txnTarget.in(x, id); ok && selfKind(t) == kind {
+		if t.api != nil {
+			resp = t.api.response
+		} else {
+			// A generated call: the answer its journal line holds.
+			for _, c := range x.member.calls {
+				if c.respID == id {
+					resp = c.response()
 				}
 			}
 		}
-		var b []byte
-		var err error
-		if resp != nil {
-			b, err = marshal(resp)
-		}
-		m.mu.Unlock()
-		if resp != nil && err == nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write(b)
-			return
-		}
 	}
-	s.writeError(w, ri, http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", fmt.Sprintf("%s %s was not found", strings.TrimSuffix(kind, "s"), id))
+	if resp == nil {
+		return x.notFound(fmt.Sprintf("%s %s was not found", strings.TrimSuffix(kind, "s"), id))
+	}
+	return reply(http.StatusOK, resp)
 }
 
 // selfKind is the collection a transaction's self link names.

@@ -18,6 +18,37 @@ import (
 // shown, so the sandbox accepts this one only.
 const groupTypeCustom = "CUSTOM"
 
+// group is a group of MIDs. Its fields are guarded by Server.groupMu.
+type group struct {
+	id, name, description, groupType string
+	owner                            string // the organization with administrative control
+	members                          []string
+	created, updated                 time.Time
+}
+
+// buildGroups spreads the members round-robin over the groups; about one
+// member in ten (those whose index ends in 3, so at least one from 4
+// members on) also belongs to the next group.
+func buildGroups(cfg Config) []*group {
+	n := cfg.Scale.Groups
+	gs := make([]*group, n)
+	for g := range gs {
+		created := cfg.BusinessDate.AddDate(0, 0, -(500 + 17*g)).Add(9*time.Hour + time.Duration(g)*time.Minute)
+		gs[g] = &group{id: strconv.Itoa(1001 + g), name: fmt.Sprintf("Region %d", g+1), owner: cfg.OrganizationID,
+			description: fmt.Sprintf("Merchant accounts of region %d", g+1), groupType: groupTypeCustom,
+			created: created, updated: created.AddDate(0, 0, 30)}
+	}
+	for i := 0; i < cfg.Scale.Members; i++ {
+		mid := memberID(i)
+		gs[i%n].members = append(gs[i%n].members, mid)
+		if n > 1 && i%10 == 3 {
+			second := (i%n + 1) % n
+			gs[second].members = append(gs[second].members, mid)
+		}
+	}
+	return gs
+}
+
 type groupItem struct {
 	ID          string          `json:"id"`
 	Name        string          `json:"name"`
@@ -95,78 +126,43 @@ func canManage(u User, g *group) bool {
 	return false
 }
 
-// denyGroups answers 403 when u has no access to group management at all:
-// no Groups Manage permission, or assigned to a group.
-func (s *Server) denyGroups(w http.ResponseWriter, r *http.Request) bool {
-	ri := info(r)
-	switch ri.user.Kind {
-	case UserNoGroupsPermission:
-		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "the Groups Manage permission is required")
-		return true
-	case UserGroupAssigned:
-		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "a user assigned to a group cannot reach group management")
-		return true
-	}
-	return false
-}
-
-func (s *Server) listGroups(w http.ResponseWriter, r *http.Request) {
-	s.groupList(w, r, r.URL.Query().Get("organizationId"), "/groups")
+func (s *Server) listGroups(x *exchange, _ noBody) answer {
+	return s.groupList(x, x.r.URL.Query().Get("organizationId"), "/groups")
 }
 
 // getGroupOrList serves both /groups/{groupId} and the spec's example path
 // form /groups/{organizationId}: group ids are numeric and organization
 // ids are not, and a group id wins if they ever collide.
-func (s *Server) getGroupOrList(w http.ResponseWriter, r *http.Request) {
-	if s.denyGroups(w, r) {
-		return
-	}
-	ri := info(r)
-	id := r.PathValue("id")
-	s.groupMu.RLock()
-	g := s.findGroupLocked(id)
-	if g != nil {
-		rec := g.record()
-		mine := canManage(ri.user, g) || ri.user.groupAccess() == groupsView && g.owner == s.cfg.OrganizationID
-		s.groupMu.RUnlock()
+func (s *Server) getGroupOrList(x *exchange, _ noBody) answer {
+	id := x.r.PathValue("id")
+	if g := s.findGroupLocked(id); g != nil {
+		mine := canManage(x.user, g) || x.user.groupAccess() == groupsView && g.owner == s.cfg.OrganizationID
 		if !mine {
-			s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "no access to group "+id)
-			return
+			return x.forbidden("no access to group " + id)
 		}
-		s.writeJSON(w, http.StatusOK, rec)
-		return
+		return reply(http.StatusOK, g.record())
 	}
-	s.groupMu.RUnlock()
 	if id == s.cfg.OrganizationID || id == DefaultMerchantAccountID {
-		s.groupList(w, r, id, "/groups/"+url.PathEscape(id))
-		return
+		return s.groupList(x, id, "/groups/"+url.PathEscape(id))
 	}
-	s.writeError(w, ri, http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "group "+id+" was not found")
+	return x.notFound("group " + id + " was not found")
 }
 
 // groupList answers with the groups an organization owns, whatever
 // merchant the request acts for: the key belongs to the organization.
 // Asking for another organization's groups is 403, as the spec's
 // permissions rule it.
-func (s *Server) groupList(w http.ResponseWriter, r *http.Request, org, path string) {
-	if s.denyGroups(w, r) {
-		return
-	}
-	ri := info(r)
+func (s *Server) groupList(x *exchange, org, path string) answer {
 	if org == "" {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "organizationId is required",
-			errorDetail{Field: "organizationId", Reason: "MISSING_FIELD"})
-		return
+		return x.validationError("organizationId is required", errorDetail{Field: "organizationId", Reason: "MISSING_FIELD"})
 	}
-	if !s.canSeeOrg(ri.user, org) {
-		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "no access to the groups of organization "+org)
-		return
+	if !s.canSeeOrg(x.user, org) {
+		return x.forbidden("no access to the groups of organization " + org)
 	}
-	offset, limit, ok := s.pageParams(w, r, 100, 1000, "organizationId")
-	if !ok {
-		return
+	offset, limit, refused := x.page(100, 1000, "organizationId")
+	if refused != nil {
+		return *refused
 	}
-	s.groupMu.RLock()
 	var owned []*group
 	for _, g := range s.groups {
 		if g.owner == org {
@@ -179,7 +175,6 @@ func (s *Server) groupList(w http.ResponseWriter, r *http.Request, org, path str
 			Metadata: groupMeta{CreatedTime: ts(g.created), LastUpdatedTime: ts(g.updated)},
 			Links:    map[string]link{"self": {Href: "/group-management/v1/groups/" + g.id}}})
 	}
-	s.groupMu.RUnlock()
 	q := url.Values{}
 	if path == "/groups" {
 		q.Set("organizationId", org)
@@ -191,7 +186,7 @@ func (s *Server) groupList(w http.ResponseWriter, r *http.Request, org, path str
 		next.Href = "/groups?" + nq.Encode()
 		links["next"] = next
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{
+	return reply(http.StatusOK, map[string]any{
 		"organizationId": org, "count": len(items), "totalCount": len(owned),
 		"_embedded": map[string]any{"groups": items}, "_links": links,
 	})
@@ -216,19 +211,7 @@ func (s *Server) checkMIDs(c *checks, field string, ids []string) []string {
 }
 
 // createGroup answers POST /groups with the group record (201).
-func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
-	if s.denyGroups(w, r) {
-		return
-	}
-	ri := info(r)
-	if ri.user.groupAccess() == groupsView {
-		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "a transacting organization user cannot create a group")
-		return
-	}
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
+func (s *Server) createGroup(x *exchange, d doc) answer {
 	var c checks
 	c.require(d, "organizationId", "name")
 	org := d.str("organizationId")
@@ -242,15 +225,13 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
 	if len(mids) > maxGroupMembers {
 		c.invalid("selectedOrganizationIds", fmt.Sprintf("LIMIT_EXCEEDED: at most %d MIDs per group", maxGroupMembers))
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
-	if !s.canSeeOrg(ri.user, org) || (ri.user.groupAccess() == groupsOwn) != (org == DefaultMerchantAccountID) {
-		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", "no access to create groups of organization "+org)
-		return
+	if !s.canSeeOrg(x.user, org) || (x.user.groupAccess() == groupsOwn) != (org == DefaultMerchantAccountID) {
+		return x.forbidden("no access to create groups of organization " + org)
 	}
 	now := s.Clock()
-	s.groupMu.Lock()
 	n := 0
 	for _, g := range s.groups {
 		if g.owner == org {
@@ -258,32 +239,19 @@ func (s *Server) createGroup(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if n >= maxGroups {
-		s.groupMu.Unlock()
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
-			fmt.Sprintf("organization %s already has %d groups, the limit", org, maxGroups),
+		return x.invalid(fmt.Sprintf("organization %s already has %d groups, the limit", org, maxGroups),
 			errorDetail{Field: "organizationId", Reason: "LIMIT_EXCEEDED"})
-		return
 	}
 	g := &group{id: strconv.Itoa(s.nextGroupID), owner: org, name: d.str("name"), description: d.str("description"),
 		groupType: typ, members: mids, created: now, updated: now}
 	s.nextGroupID++
 	s.groups = append(s.groups, g)
-	rec := g.record()
-	s.groupMu.Unlock()
-	s.writeJSON(w, http.StatusCreated, rec)
+	return reply(http.StatusCreated, g.record())
 }
 
 // patchGroup answers PATCH /groups/{groupId}: description, name and
 // membership changes, additions and removals combined; a status code only.
-func (s *Server) patchGroup(w http.ResponseWriter, r *http.Request) {
-	if s.denyGroups(w, r) {
-		return
-	}
-	ri := info(r)
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
+func (s *Server) patchGroup(x *exchange, d doc) answer {
 	var c checks
 	c.require(d, "organizationId")
 	add := s.checkMIDs(&c, "addOrganizationIds", d.strings("addOrganizationIds"))
@@ -293,23 +261,18 @@ func (s *Server) patchGroup(w http.ResponseWriter, r *http.Request) {
 			c.invalid("removeOrganizationIds", "INVALID_DATA: "+id+" is both added and removed")
 		}
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
-	s.groupMu.Lock()
-	defer s.groupMu.Unlock()
-	g := s.findGroupLocked(r.PathValue("id"))
+	g := s.findGroupLocked(x.r.PathValue("id"))
 	switch {
 	case g == nil:
-		w.WriteHeader(http.StatusNotFound)
-		return
-	case ri.user.groupAccess() == groupsView || !canManage(ri.user, g):
-		w.WriteHeader(http.StatusForbidden)
-		return
+		return answer{code: http.StatusNotFound}
+	case x.user.groupAccess() == groupsView || !canManage(x.user, g):
+		return answer{code: http.StatusForbidden}
 	case d.str("organizationId") != g.owner:
 		// The group belongs to another organization than the one named.
-		w.WriteHeader(http.StatusBadRequest)
-		return
+		return answer{code: http.StatusBadRequest}
 	}
 	members := slices.DeleteFunc(append([]string{}, g.members...), func(id string) bool { return slices.Contains(remove, id) })
 	for _, id := range add {
@@ -318,8 +281,7 @@ func (s *Server) patchGroup(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(members) > maxGroupMembers {
-		w.WriteHeader(http.StatusBadRequest)
-		return
+		return answer{code: http.StatusBadRequest}
 	}
 	g.members = members
 	if d.has("description") {
@@ -331,30 +293,22 @@ func (s *Server) patchGroup(w http.ResponseWriter, r *http.Request) {
 		g.name = v
 	}
 	g.updated = s.Clock()
-	w.WriteHeader(http.StatusOK)
+	return answer{code: http.StatusOK}
 }
 
 // deleteGroup answers DELETE /groups/{groupId}: irreversible, a status
 // code only.
-func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request) {
-	if s.denyGroups(w, r) {
-		return
-	}
-	ri := info(r)
-	s.groupMu.Lock()
-	defer s.groupMu.Unlock()
-	id := r.PathValue("id")
+func (s *Server) deleteGroup(x *exchange, _ noBody) answer {
+	id := x.r.PathValue("id")
 	for i, g := range s.groups {
 		if g.id != id {
 			continue
 		}
-		if ri.user.groupAccess() == groupsView || !canManage(ri.user, g) {
-			w.WriteHeader(http.StatusForbidden)
-			return
+		if x.user.groupAccess() == groupsView || !canManage(x.user, g) {
+			return answer{code: http.StatusForbidden}
 		}
 		s.groups = slices.Delete(s.groups, i, i+1)
-		w.WriteHeader(http.StatusOK)
-		return
+		return answer{code: http.StatusOK}
 	}
-	w.WriteHeader(http.StatusNotFound)
+	return answer{code: http.StatusNotFound}
 }

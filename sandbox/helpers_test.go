@@ -2,69 +2,22 @@ package sandbox
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/reconcile/reconcile/internal/testsign"
 )
 
 var testDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 
-// signer signs requests as platform-facts.md describes, written here from
-// the facts alone (the module's own client is not imported).
-type signer struct {
-	keyID    string
-	secret   []byte
-	lineMID  string // the v-c-merchant-id line of the signing string
-	date     func() time.Time
-	oldStyle bool // list (request-target) instead of request-target
-}
-
-func (sg signer) sign(req *http.Request, body []byte) {
-	date := time.Now()
-	if sg.date != nil {
-		date = sg.date()
-	}
-	req.Header.Set("Date", date.UTC().Format(http.TimeFormat))
-	names := []string{"host", "date", "request-target"}
-	if sg.oldStyle {
-		names[2] = "(request-target)"
-	}
-	if req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch {
-		sum := sha256.Sum256(body)
-		req.Header.Set("Digest", "SHA-256="+base64.StdEncoding.EncodeToString(sum[:]))
-		names = append(names, "digest")
-	}
-	names = append(names, "v-c-merchant-id")
-	var lines []string
-	for _, n := range names {
-		var v string
-		switch n {
-		case "host":
-			v = req.URL.Host
-		case "date":
-			v = req.Header.Get("Date")
-		case "request-target", "(request-target)":
-			v = strings.ToLower(req.Method) + " " + req.URL.RequestURI()
-		case "digest":
-			v = req.Header.Get("Digest")
-		case "v-c-merchant-id":
-			v = sg.lineMID
-		}
-		lines = append(lines, n+": "+v)
-	}
-	mac := hmac.New(sha256.New, sg.secret)
-	mac.Write([]byte(strings.Join(lines, "\n")))
-	req.Header.Set("Signature", fmt.Sprintf(`keyid="%s", algorithm="HmacSHA256", headers="%s", signature="%s"`,
-		sg.keyID, strings.Join(names, " "), base64.StdEncoding.EncodeToString(mac.Sum(nil))))
-}
+// signer signs requests as the platform's documentation describes,
+// independently of the module's own client (internal/testsign).
+type signer = testsign.HTTPSignature
 
 // tclient talks to a sandbox over real HTTP.
 type tclient struct {
@@ -89,12 +42,19 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *tclient) {
 	t.Cleanup(hs.Close)
 	c := s.Config()
 	return s, &tclient{t: t, base: hs.URL, hc: hs.Client(),
-		sg: signer{keyID: c.KeyID, secret: c.Secret, lineMID: c.OrganizationID}}
+		sg: signer{KeyID: c.KeyID, Secret: c.Secret, SignAs: c.OrganizationID}}
 }
+
+// rawBody is a request body sent as it is, well-formed or not.
+type rawBody string
 
 func (c *tclient) do(method, path, mid string, body any) (*http.Response, []byte, error) {
 	var raw []byte
-	if body != nil {
+	switch b := body.(type) {
+	case nil:
+	case rawBody:
+		raw = []byte(b)
+	default:
 		var err error
 		if raw, err = json.Marshal(body); err != nil {
 			return nil, nil, err
@@ -108,7 +68,7 @@ func (c *tclient) do(method, path, mid string, body any) (*http.Response, []byte
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	c.sg.sign(req, raw)
+	c.sg.Sign(req, raw)
 	if c.tamper != nil {
 		c.tamper(req)
 	}
@@ -188,12 +148,16 @@ type tSearch struct {
 	} `json:"_embedded"`
 }
 
-func (c *tclient) subscriptions(mid string) []tSub {
-	var all []tSub
+func (c *tclient) subscriptions(mid string) []tSub { return allSubscriptions[tSub](c, mid) }
+
+// allSubscriptions pages through a member's subscriptions, decoding each
+// into T.
+func allSubscriptions[T any](c *tclient, mid string) []T {
+	var all []T
 	for off := 0; ; {
 		var page struct {
 			TotalCount    int
-			Subscriptions []tSub
+			Subscriptions []T
 		}
 		c.call("GET", fmt.Sprintf("/rbs/v1/subscriptions?offset=%d&limit=100", off), mid, nil, 200, &page)
 		all = append(all, page.Subscriptions...)

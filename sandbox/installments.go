@@ -111,7 +111,7 @@ func pct(bp int64) string { return fmt.Sprintf("%d.%02d", bp/100, bp%100) }
 
 // installmentCard reads the card of an installments request: a full card
 // number, or one stored-token identifier.
-func (s *Server) installmentCard(c *checks, d doc, m *member) (card, bool) {
+func installmentCard(c *checks, d doc, m *member) (card, bool) {
 	if num := d.str("paymentInformation.card.number"); num != "" {
 		if !luhnValid(num) || len(num) < 13 || len(num) > 19 {
 			c.invalid("paymentInformation.card.number", "")
@@ -119,12 +119,15 @@ func (s *Server) installmentCard(c *checks, d doc, m *member) (card, bool) {
 		}
 		return cardFromPAN(num, "", 12, 2030), true
 	}
-	for f, k := range map[string]byte{"customer": tokenCustomer, "instrumentIdentifier": tokenInstrument, "paymentInstrument": tokenPaymentInstrument} {
-		if id := d.str("paymentInformation." + f + ".id"); id != "" {
-			if cd, ok := m.cardOfToken(k, id); ok {
+	for _, tok := range []struct {
+		field string
+		kind  byte
+	}{{"customer", tokenCustomer}, {"instrumentIdentifier", tokenInstrument}, {"paymentInstrument", tokenPaymentInstrument}} {
+		if id := d.str("paymentInformation." + tok.field + ".id"); id != "" {
+			if cd, ok := m.cardOfToken(tok.kind, id); ok {
 				return cd, true
 			}
-			c.invalid("paymentInformation."+f+".id", "INVALID_DATA: unknown token")
+			c.invalid("paymentInformation."+tok.field+".id", "INVALID_DATA: unknown token")
 			return card{}, false
 		}
 	}
@@ -139,31 +142,32 @@ func checkProvider(c *checks, d doc) {
 	}
 }
 
-// maxLen checks the spec's installment field lengths.
-func maxLen(c *checks, d doc, path string, n int) {
-	if len(d.str(path)) > n {
-		c.invalid(path, fmt.Sprintf("INVALID_DATA: longer than %d", n))
+// fieldLen is the spec's longest value of an installment field.
+type fieldLen struct {
+	path string
+	max  int
+}
+
+// maxLens checks field lengths, in the order given (so that the details
+// of an answer come in the same order every time).
+func maxLens(c *checks, d doc, limits ...fieldLen) {
+	for _, l := range limits {
+		if len(d.str(l.path)) > l.max {
+			c.invalid(l.path, fmt.Sprintf("INVALID_DATA: longer than %d", l.max))
+		}
 	}
 }
 
 // getInstallmentPlans answers POST /fin/v1/plans/.
-func (s *Server) getInstallmentPlans(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) getInstallmentPlans(x *exchange, d doc) answer {
+	m := x.member
 	var c checks
 	checkProvider(&c, d)
-	cd, _ := s.installmentCard(&c, d, m)
+	cd, _ := installmentCard(&c, d, m)
 	amount, _ := c.amountField(d, "orderInformation.amountDetails.totalAmount", true)
 	currency := c.currencyField(d, "orderInformation.amountDetails.currency", true)
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	now := s.Clock()
 	plans := []map[string]any{}
@@ -172,7 +176,7 @@ func (s *Server) getInstallmentPlans(w http.ResponseWriter, r *http.Request) {
 			plans = append(plans, p.details(amount, currency))
 		}
 	}
-	s.writeJSON(w, http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
+	return reply(http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
 		"processorInformation":   map[string]any{"responseCode": "00"},
 		"installmentInformation": map[string]any{"planDetails": plans}})
 }
@@ -218,7 +222,7 @@ func paymentIdentifier(c *checks, d doc, auth *transaction) {
 	case parID != "" && len(tokens) > 0, len(tokens) > 1:
 		c.invalid("paymentInformation", "INVALID_DATA: either the payment account reference or exactly one token identifier")
 	case parID != "":
-		maxLen(c, d, "paymentInformation.paymentAccountReference.id", 29)
+		maxLens(c, d, fieldLen{"paymentInformation.paymentAccountReference.id", 29})
 		if auth != nil && auth.card != nil && parID != par(auth.card) {
 			c.invalid("paymentInformation.paymentAccountReference.id", "INVALID_DATA: not the authorization's card")
 		}
@@ -236,24 +240,15 @@ func paymentIdentifier(c *checks, d doc, auth *transaction) {
 // selectPlan answers POST /fin/v1/plan-acceptance/: links an authorization,
 // found by its approval code or network transaction id, to a plan on
 // offer.
-func (s *Server) selectPlan(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) selectPlan(x *exchange, d doc) answer {
+	m := x.member
 	now := s.Clock()
 	var c checks
 	checkProvider(&c, d)
 	c.require(d, "installmentInformation.planId")
-	for p, n := range map[string]int{authOpts + "authorizationCode": 6, authOpts + "networkTransactionId": 20,
-		"installmentInformation.planId": 50, "installmentInformation.tcVersion": 36, "installmentInformation.identifier": 10} {
-		maxLen(&c, d, p, n)
-	}
+	maxLens(&c, d, fieldLen{authOpts + "authorizationCode", 6}, fieldLen{authOpts + "networkTransactionId", 20},
+		fieldLen{"installmentInformation.planId", 50}, fieldLen{"installmentInformation.tcVersion", 36},
+		fieldLen{"installmentInformation.identifier", 10})
 	code, nti := d.str(authOpts+"authorizationCode"), d.str(authOpts+"networkTransactionId")
 	if code == "" && nti == "" {
 		c.require(d, authOpts+"networkTransactionId")
@@ -296,8 +291,8 @@ func (s *Server) selectPlan(w http.ResponseWriter, r *http.Request) {
 			c.invalid("installmentInformation.planId", "INVALID_DATA: a plan is already selected for this authorization")
 		}
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	st := m.state(s.gen)
 	a := &acceptance{id: "SBXIA" + m.nextID(now), planID: plan.id, tcVersion: plan.tcVersion, auth: auth, byCode: code != "", byNTI: nti != ""}
@@ -305,7 +300,7 @@ func (s *Server) selectPlan(w http.ResponseWriter, r *http.Request) {
 	if auth.api != nil {
 		auth.api.accept = a
 	}
-	s.writeJSON(w, http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
+	return reply(http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
 		"processorInformation":   map[string]any{"responseCode": "00"},
 		"installmentInformation": map[string]any{"id": a.id, "planId": a.planID},
 		"paymentInformation":     map[string]any{"paymentAccountReference": map[string]any{"id": par(auth.card)}}})
@@ -316,22 +311,13 @@ func (s *Server) selectPlan(w http.ResponseWriter, r *http.Request) {
 // code the same, with the authorization's time. A refundAmount makes it a
 // partial refund (below the order total; all of them together at most the
 // captured amount); without one the plan is cancelled.
-func (s *Server) cancelPlan(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) cancelPlan(x *exchange, d doc) answer {
+	m := x.member
 	now := s.Clock()
 	var c checks
 	checkProvider(&c, d)
-	for p, n := range map[string]int{authOpts + "authorizationCode": 6, authOpts + "networkTransactionId": 20, authOpts + "authorizationDateTime": 20} {
-		maxLen(&c, d, p, n)
-	}
+	maxLens(&c, d, fieldLen{authOpts + "authorizationCode", 6}, fieldLen{authOpts + "networkTransactionId", 20},
+		fieldLen{authOpts + "authorizationDateTime", 20})
 	total, _ := c.amountField(d, "orderInformation.amountDetails.totalAmount", true)
 	currency := c.currencyField(d, "orderInformation.amountDetails.currency", true)
 	code, nti := d.str(authOpts+"authorizationCode"), d.str(authOpts+"networkTransactionId")
@@ -375,7 +361,7 @@ func (s *Server) cancelPlan(w http.ResponseWriter, r *http.Request) {
 	}
 	refund, partial := int64(0), d.has("processingInformation.refundOptions.refundAmount")
 	if partial {
-		maxLen(&c, d, "processingInformation.refundOptions.refundAmount", 19)
+		maxLens(&c, d, fieldLen{"processingInformation.refundOptions.refundAmount", 19})
 		v, ok := c.amountField(d, "processingInformation.refundOptions.refundAmount", true)
 		refund = v
 		if ok && a != nil {
@@ -394,15 +380,15 @@ func (s *Server) cancelPlan(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	if partial {
 		a.refunded += refund
 	} else {
 		a.cancelled = true
 	}
-	s.writeJSON(w, http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
+	return reply(http.StatusCreated, map[string]any{"id": m.nextID(now), "submitTimeUtc": ts(now), "status": "ACCEPTED",
 		"processorInformation":   map[string]any{"responseCode": "00"},
 		"paymentInformation":     map[string]any{"paymentAccountReference": map[string]any{"id": par(a.auth.card)}},
 		"installmentInformation": map[string]any{"id": a.id, "planId": a.planID}})

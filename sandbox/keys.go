@@ -14,12 +14,7 @@ const keyValidityYears = 1
 // acceptance): a secret key for each existing merchant ID named in
 // keyInformation[].organizationId, shown once and kept by nobody. A key is
 // generated only for a member of the organization the caller may act for.
-func (s *Server) generateKeys(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
+func (s *Server) generateKeys(x *exchange, d doc) answer {
 	var c checks
 	items := d.list("keyInformation")
 	if len(items) == 0 {
@@ -35,13 +30,13 @@ func (s *Server) generateKeys(w http.ResponseWriter, r *http.Request) {
 			c.missing = true
 		case !member:
 			c.invalid(f, "INVALID_DATA: not an existing merchant ID")
-		case !s.mayActFor(ri.user, mid):
+		case !s.mayActFor(x.user, mid):
 			c.invalid(f, "INVALID_DATA: not a merchant ID this key may act for")
 		}
 		mids = append(mids, mid)
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	now := s.Clock()
 	var keys []map[string]any
@@ -64,5 +59,5 @@ func (s *Server) generateKeys(w http.ResponseWriter, r *http.Request) {
 			"key": base64.StdEncoding.EncodeToString(secret), "keyId": keyID, "status": "ACTIVE",
 			"expirationDate": ts(now.AddDate(keyValidityYears, 0, 0))})
 	}
-	s.writeJSON(w, http.StatusCreated, map[string]any{"submitTimeUtc": ts(now), "status": "ACCEPTED", "keyInformation": keys})
+	return reply(http.StatusCreated, map[string]any{"submitTimeUtc": ts(now), "status": "ACCEPTED", "keyInformation": keys})
 }

@@ -68,12 +68,11 @@ func (s *Server) Notifications(mid string) ([]Notification, error) {
 	return append([]Notification{}, m.notices...), nil
 }
 
-func (s *Server) getNotifications(w http.ResponseWriter, r *http.Request) {
-	mid := r.PathValue("mid")
+func (s *Server) getNotifications(x *exchange, _ noBody) answer {
+	mid := x.r.PathValue("mid")
 	list, err := s.Notifications(mid)
 	if err != nil {
-		s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", err.Error())
-		return
+		return x.notFound(err.Error())
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{"merchantId": mid, "count": len(list), "notifications": list})
+	return reply(http.StatusOK, map[string]any{"merchantId": mid, "count": len(list), "notifications": list})
 }

@@ -105,7 +105,7 @@ func cardFromPAN(pan, typ string, month, year int) card {
 
 // readInstrument finds what pays: a card number, a device token, wallet
 // data, or exactly one stored-token identifier.
-func (s *Server) readInstrument(c *checks, d doc, m *member, pr *payReq, relaxed bool) {
+func readInstrument(c *checks, d doc, m *member, pr *payReq, relaxed bool) {
 	pi := d.obj("paymentInformation")
 	var tokenFields []string
 	for _, f := range []string{"customer", "paymentInstrument", "instrumentIdentifier"} {
@@ -118,7 +118,7 @@ func (s *Server) readInstrument(c *checks, d doc, m *member, pr *payReq, relaxed
 	switch {
 	case pi.str("fluidData.value") != "":
 		pr.source = "fluidData"
-		s.readWallet(c, d, pr)
+		readWallet(c, d, pr)
 	case pi.str("tokenizedCard.number") != "":
 		pr.source = "tokenizedCard"
 		num := pi.str("tokenizedCard.number")
@@ -179,7 +179,7 @@ func atoiOr(s string, def int) int {
 // decodes to JSON carrying applicationPrimaryAccountNumber (the field of
 // a decrypted payload) that device token is used, else one is derived from
 // the data, on a Visa or Mastercard test BIN by card type.
-func (s *Server) readWallet(c *checks, d doc, pr *payReq) {
+func readWallet(c *checks, d doc, pr *payReq) {
 	c.require(d, "clientReferenceInformation.code", "paymentInformation.fluidData.descriptor",
 		"paymentInformation.tokenizedCard.transactionType", "processingInformation.paymentSolution")
 	if !d.has("paymentInformation.card.type") && !d.has("paymentInformation.tokenizedCard.type") {
@@ -232,7 +232,7 @@ func walletCard(raw []byte, typ string) card {
 // credentialed transactions): the initiator, the commerce indicator each
 // use allows, TOKEN_CREATE and its token types, and the previous
 // transaction of an MIT.
-func (s *Server) readCredentials(c *checks, d doc, m *member, pr *payReq, now time.Time) {
+func readCredentials(c *checks, d doc, m *member, pr *payReq, now time.Time) {
 	pr.commerce = d.str("processingInformation.commerceIndicator")
 	if pr.commerce == "" {
 		pr.commerce = "internet"
@@ -508,12 +508,12 @@ func par(c *card) string {
 
 // newAPICall makes the call record of a payment made now, with fresh ids.
 func (s *Server) newAPICall(m *member, kind callKind, now time.Time, pr *payReq) *call {
-	st := m.state(s.gen)
 	cd := pr.card
 	c := &call{kind: kind, time: now, code: pr.code, amount: pr.amount, currency: pr.currency, card: &cd,
 		level3: pr.level3, bill: pr.bill, commercial: cd.entry().commercial()}
-	c.respID = m.nextID(now)
-	c.reconcileID, c.networkID, c.approval = alnum(st.rng, 12), digits(st.rng, 20), digits(st.rng, 6)
+	c.respID, c.reconcileID = m.recordIDs(s.gen, now)
+	st := m.state(s.gen)
+	c.networkID, c.approval = digits(st.rng, 20), digits(st.rng, 6)
 	if kind != callAuth {
 		c.l3Status = level3Status(m, pr.level3)
 	}
@@ -523,20 +523,11 @@ func (s *Server) newAPICall(m *member, kind callKind, now time.Time, pr *payReq)
 // pay answers POST /pts/v2/payments: an authorization, or a sale with
 // processingInformation.capture true; a buy-now-pay-later authorization
 // (actionList AP_AUTH) goes to bnplAuth.
-func (s *Server) pay(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
+func (s *Server) pay(x *exchange, d doc) answer {
 	if slices.Contains(d.strings("processingInformation.actionList"), "AP_AUTH") {
-		s.bnplAuth(w, r, d)
-		return
+		return s.bnplAuth(x, d)
 	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+	m := x.member
 	now := s.Clock()
 	var c checks
 	pr := &payReq{d: d, code: d.str("clientReferenceInformation.code"), capture: d.boolean("processingInformation.capture")}
@@ -547,7 +538,7 @@ func (s *Server) pay(w http.ResponseWriter, r *http.Request) {
 	}
 	pr.currency = c.currencyField(d, "orderInformation.amountDetails.currency", true)
 	relaxed := m.settings.RelaxedRequirements
-	s.readInstrument(&c, d, m, pr, relaxed)
+	readInstrument(&c, d, m, pr, relaxed)
 	pr.bill = readBillTo(d)
 	if (pr.source == "card" || pr.source == "fluidData" || pr.source == "tokenizedCard" && pr.capture) && !relaxed {
 		for _, f := range billToFields {
@@ -557,11 +548,11 @@ func (s *Server) pay(w http.ResponseWriter, r *http.Request) {
 	if pr.capture && pr.source == "card" {
 		c.require(d, "paymentInformation.card.type")
 	}
-	s.readCredentials(&c, d, m, pr, now)
+	readCredentials(&c, d, m, pr, now)
 	readHealthcare(&c, d, pr)
 	readLevel23(&c, d, m, pr)
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	kind := callAuth
 	if pr.capture {
@@ -612,7 +603,7 @@ func (s *Server) pay(w http.ResponseWriter, r *http.Request) {
 	}
 	a.response = resp
 	appendTxn(m, t)
-	s.writeJSON(w, http.StatusCreated, resp)
+	return reply(http.StatusCreated, resp)
 }
 
 // approvedExtras adds to an approved payment's answer what the spec shows

@@ -60,13 +60,6 @@ type billToJSON struct {
 	Email              string `json:"email,omitempty"`
 }
 
-func optMoney(c int64) string {
-	if c == 0 {
-		return ""
-	}
-	return money(c)
-}
-
 func renderPlan(p *plan) planJSON {
 	self := "/rbs/v1/plans/" + p.id
 	links := &linkSet{Self: &link{Href: self, Method: http.MethodGet}}
@@ -91,27 +84,25 @@ func renderPlan(p *plan) planJSON {
 	return pj
 }
 
-func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	offset, limit, ok := s.pageParams(w, r, 20, 100, "filters", "code", "status", "name")
-	if !ok {
-		return
+func (s *Server) listPlans(x *exchange, _ noBody) answer {
+	offset, limit, refused := x.page(20, 100, "filters", "code", "status", "name")
+	if refused != nil {
+		return *refused
 	}
+	query := x.r.URL.Query()
 	q := url.Values{}
 	var filters []filterTerm
-	if f := r.URL.Query().Get("filters"); f != "" {
+	if f := query.Get("filters"); f != "" {
 		var err error
 		if filters, err = parseFilters(f); err != nil {
-			s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "invalid filters",
-				errorDetail{Field: "filters", Reason: err.Error()})
-			return
+			return x.validationError("invalid filters", errorDetail{Field: "filters", Reason: err.Error()})
 		}
 		q.Set("filters", f)
 	}
 	// The SDK's filters (PlansApi.getPlans): code and status equal, case
 	// aside; name a prefix of the plan's name ("first sub string or full
 	// string"). They combine with filters and with each other by AND.
-	code, status, name := r.URL.Query().Get("code"), r.URL.Query().Get("status"), r.URL.Query().Get("name")
+	code, status, name := query.Get("code"), query.Get("status"), query.Get("name")
 	for k, v := range map[string]string{"code": code, "status": status, "name": name} {
 		if v != "" {
 			q.Set(k, v)
@@ -119,8 +110,7 @@ func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) {
 	}
 	var plans []*plan
 	out := make([]planJSON, 0, limit)
-	if m := ri.member; m != nil {
-		m.mu.Lock()
+	if m := x.member; m != nil {
 		for _, p := range m.plans {
 			if matchFilters(filters, p) && (code == "" || strings.EqualFold(code, p.code)) &&
 				(status == "" || strings.EqualFold(status, p.status)) &&
@@ -131,9 +121,8 @@ func (s *Server) listPlans(w http.ResponseWriter, r *http.Request) {
 		for _, p := range window(plans, offset, limit) {
 			out = append(out, renderPlan(p))
 		}
-		m.mu.Unlock()
 	}
-	s.writeJSON(w, http.StatusOK, map[string]any{
+	return reply(http.StatusOK, map[string]any{
 		"_links": pageLinks("/rbs/v1/plans", q, offset, limit, len(plans), true), "totalCount": len(plans), "plans": out,
 	})
 }
@@ -143,38 +132,18 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-func (s *Server) planNotFound(w http.ResponseWriter, r *http.Request, id string) {
-	s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "plan "+id+" was not found")
-}
-
-func (s *Server) getPlan(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if m := info(r).member; m != nil {
-		m.mu.Lock()
-		p, ok := m.planByID[id]
-		var pj planJSON
-		if ok {
-			pj = renderPlan(p)
-		}
-		m.mu.Unlock()
-		if ok {
-			s.writeJSON(w, http.StatusOK, pj)
-			return
-		}
-	}
-	s.planNotFound(w, r, id)
+func (s *Server) getPlan(x *exchange, _ noBody, p *plan) answer {
+	return reply(http.StatusOK, renderPlan(p))
 }
 
 // planCode answers the next consecutive code after the merchant's last
 // specified one (spec: GET plans/code).
-func (s *Server) planCode(w http.ResponseWriter, r *http.Request) {
+func (s *Server) planCode(x *exchange, _ noBody) answer {
 	code := "1"
-	if m := info(r).member; m != nil {
-		m.mu.Lock()
+	if m := x.member; m != nil {
 		code = nextPlanCode(m)
-		m.mu.Unlock()
 	}
-	s.writeJSON(w, http.StatusOK, map[string]string{"code": code})
+	return reply(http.StatusOK, map[string]string{"code": code})
 }
 
 // planCodeRE is the spec's plan code: digits or letters with dash and dot,
@@ -254,7 +223,7 @@ func incrementCode(code string) (string, bool) {
 	return out, len(out) <= 10
 }
 
-// terms reads and checks the billing fields of a plan body. partial: only
+// readTerms reads and checks the billing fields of a plan body. partial: only
 // the fields present are read (an amendment), the rest come from base.
 func readTerms(c *checks, d doc, base planTerms, partial bool) planTerms {
 	t := base
@@ -335,16 +304,8 @@ func codeInUse(m *member, code string, self *plan) bool {
 }
 
 // createPlan answers POST /rbs/v1/plans (201).
-func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) createPlan(x *exchange, d doc) answer {
+	m := x.member
 	var c checks
 	c.require(d, "planInformation.name")
 	t := readTerms(&c, d, planTerms{}, false)
@@ -364,8 +325,8 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) {
 			c.invalid("planInformation.code", "DUPLICATE")
 		}
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	now := s.Clock()
 	p := &plan{id: m.nextID(now), code: code, codeGiven: code != "", name: d.str("planInformation.name"),
@@ -375,18 +336,7 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request) {
 	}
 	m.plans = append(m.plans, p)
 	m.planByID[p.id] = p
-	s.writeJSON(w, http.StatusCreated, s.planWriteJSON(p))
-}
-
-// livePlan finds plan id of the writable member m, answering 404.
-func (s *Server) livePlan(w http.ResponseWriter, r *http.Request, m *member) *plan {
-	id := r.PathValue("id")
-	p, ok := m.planByID[id]
-	if !ok {
-		s.planNotFound(w, r, id)
-		return nil
-	}
-	return p
+	return reply(http.StatusCreated, s.planWriteJSON(p))
 }
 
 // patchPlan answers PATCH /rbs/v1/plans/{id} under the spec's amend rules:
@@ -394,26 +344,11 @@ func (s *Server) livePlan(w http.ResponseWriter, r *http.Request, m *member) *pl
 // billing cycles and currency; an inactive plan not at all. applyTo ALL
 // carries the new terms to the plan's existing subscriptions, NEW (the
 // default) to new ones only.
-func (s *Server) patchPlan(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
-	p := s.livePlan(w, r, m)
-	if p == nil {
-		return
-	}
-	ri := info(r)
+func (s *Server) patchPlan(x *exchange, d doc, p *plan) answer {
+	m := x.member
 	if p.status == planInactive {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
-			"an inactive plan cannot be amended: activate it first",
+		return x.invalid("an inactive plan cannot be amended: activate it first",
 			errorDetail{Field: "planInformation.status", Reason: "INVALID_STATE:" + planInactive})
-		return
 	}
 	var c checks
 	applyTo := "NEW"
@@ -452,8 +387,8 @@ func (s *Server) patchPlan(w http.ResponseWriter, r *http.Request) {
 		}
 		status = v
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	periodChanged := t.unit != p.unit || t.length != p.length
 	p.code, p.name, p.status, p.planTerms = code, name, status, t
@@ -470,7 +405,7 @@ func (s *Server) patchPlan(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.writeJSON(w, http.StatusOK, s.planWriteJSON(p))
+	return reply(http.StatusOK, s.planWriteJSON(p))
 }
 
 // applyTerms moves a subscription onto new terms. A new period starts
@@ -498,49 +433,28 @@ func applyTerms(m *member, sub *subscription, t planTerms, periodChanged bool) {
 
 // planState answers POST /rbs/v1/plans/{id}/activate and /deactivate by
 // the state table: draft or inactive → active; active → inactive.
-func (s *Server) planState(to string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		m := s.writable(w, r)
-		if m == nil {
-			return
-		}
-		defer m.mu.Unlock()
-		p := s.livePlan(w, r, m)
-		if p == nil {
-			return
-		}
+func (s *Server) planState(to string) func(*exchange, noBody, *plan) answer {
+	return func(x *exchange, _ noBody, p *plan) answer {
 		allowed := map[string]bool{planDraft: to == planActive, planInactive: to == planActive, planActive: to == planInactive}[p.status]
 		if !allowed {
-			s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
-				fmt.Sprintf("a %s plan cannot move to %s", p.status, to),
+			return x.invalid(fmt.Sprintf("a %s plan cannot move to %s", p.status, to),
 				errorDetail{Field: "planInformation.status", Reason: "INVALID_STATE:" + p.status})
-			return
 		}
 		p.status = to
-		s.writeJSON(w, http.StatusOK, s.planWriteJSON(p))
+		return reply(http.StatusOK, s.planWriteJSON(p))
 	}
 }
 
 // deletePlan answers DELETE /rbs/v1/plans/{id} (the path and method are not
 // shown; this is the platform's REST form). A draft plan may be deleted;
 // an active or inactive one only if no subscription was ever assigned.
-func (s *Server) deletePlan(w http.ResponseWriter, r *http.Request) {
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
-	p := s.livePlan(w, r, m)
-	if p == nil {
-		return
-	}
+func (s *Server) deletePlan(x *exchange, _ noBody, p *plan) answer {
+	m := x.member
 	if p.status != planDraft {
 		for _, sub := range m.subs {
 			if sub.plan == p {
-				s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
-					"a plan that was ever assigned to a subscription cannot be deleted",
+				return x.invalid("a plan that was ever assigned to a subscription cannot be deleted",
 					errorDetail{Field: "id", Reason: "PLAN_ASSIGNED"})
-				return
 			}
 		}
 	}
@@ -551,26 +465,6 @@ func (s *Server) deletePlan(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	delete(m.planByID, p.id)
-	s.writeJSON(w, http.StatusOK, map[string]any{"id": p.id, "submitTimeUtc": s.clockNow(), "status": "COMPLETED",
+	return reply(http.StatusOK, map[string]any{"id": p.id, "submitTimeUtc": s.clockNow(), "status": "COMPLETED",
 		"planInformation": map[string]string{"code": p.code, "status": "DELETED"}})
-}
-
-// writable returns the member a write acts for, pinned in the cache (its
-// state is no longer a fresh generation), caught up with the clock and
-// locked: the caller unlocks m.mu. A request acting for no member is
-// answered 403 and nil returned.
-func (s *Server) writable(w http.ResponseWriter, r *http.Request) *member {
-	ri := info(r)
-	idx, ok := s.memberIndex(ri.mid)
-	if !ok {
-		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED",
-			ri.mid+" is not a transacting merchant: name one in v-c-merchant-id")
-		return nil
-	}
-	m := s.cache.pin(idx)
-	m.mu.Lock()
-	s.advance(m, s.Clock())
-	m.dirty = true
-	ri.member = m
-	return m
 }

@@ -1,13 +1,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"net/http"
-	"sort"
-	"strconv"
 	"time"
 )
 
@@ -170,15 +166,8 @@ func (g *generator) removePaidCycle(s *subscription, pick int) bool {
 
 // duplicatePayment bills pm's cycle a second time, after d.
 func duplicatePayment(s *subscription, pm *payment, d time.Duration) *payment {
-	dup := &payment{status: payPaid, ptype: payStandard, date: pm.date.Add(d), cycle: pm.cycle,
-		periodStart: pm.periodStart, periodEnd: pm.periodEnd,
-		amount: pm.amount, setupFee: pm.setupFee, surcharge: pm.surcharge, currency: pm.currency}
-	for i, q := range s.payments {
-		if q == pm {
-			s.payments = append(s.payments[:i+1:i+1], append([]*payment{dup}, s.payments[i+1:]...)...)
-			break
-		}
-	}
+	dup := pm.again(payPaid, payStandard, pm.date.Add(d))
+	s.insertAfter(pm, dup)
 	return dup
 }
 
@@ -208,15 +197,7 @@ func (g *generator) breachRetries(s *subscription, extra bool) {
 	shift := map[byte]time.Duration{'D': -30 * time.Minute, 'M': -24 * time.Hour, 'Y': -7 * 24 * time.Hour}[s.terms.unit]
 	switch {
 	case canExtra && (extra || shift == 0):
-		rt := &payment{status: payFailed, ptype: payRetry, date: last.date.Add(every), cycle: base.cycle,
-			periodStart: base.periodStart, periodEnd: base.periodEnd,
-			amount: base.amount, setupFee: base.setupFee, surcharge: base.surcharge, currency: base.currency}
-		for i, q := range s.payments {
-			if q == last {
-				s.payments = append(s.payments[:i+1:i+1], append([]*payment{rt}, s.payments[i+1:]...)...)
-				break
-			}
-		}
+		s.insertAfter(last, base.again(payFailed, payRetry, last.date.Add(every)))
 	case shift != 0:
 		rt := retries[len(retries)/2]
 		rt.date = rt.date.Add(shift)
@@ -305,18 +286,7 @@ func (g *generator) forceBilling(m *member) {
 	}
 }
 
-// ---- The merchant's billing journal ----
-
-// billingJournalName is the file of a member's billing journal, beside
-// its call journal (journalName).
-func billingJournalName(mid string) string { return "journal-billing-" + mid + ".ndjson" }
-
-// billingNoticePath is where the simulated merchants receive the recurring
-// billing service's payment notifications. The journal is the merchant's
-// record of them, in the journal format of DESIGN.md: the platform sends
-// the spec's substitution values (Events), the merchant's endpoint answers
-// 200.
-const billingNoticePath = "/notifications/recurring-billing"
+// ---- What the merchant's billing journal holds (journal.go writes it) ----
 
 // noticeFate is what a merchant's billing journal holds of one payment's
 // notification.
@@ -353,57 +323,4 @@ func (g *generator) noticeFate(m *member, pm *payment) noticeFate {
 		f.flipped = true
 	}
 	return f
-}
-
-// billingJournal renders member m's billing journal: one line per payment
-// notification of the planting range that the merchant recorded, in time
-// order.
-func (s *Server) billingJournal(m *member) ([]byte, error) {
-	type entry struct {
-		at   time.Time
-		id   string
-		line journalLine
-	}
-	var entries []entry
-	for _, sub := range m.subs {
-		for _, pm := range sub.payments {
-			f := s.gen.noticeFate(m, pm)
-			if !f.journaled {
-				continue
-			}
-			event := noticeSuccess
-			if (pm.status == payPaid) == f.flipped {
-				event = noticeFailure
-			}
-			cur := pm.currency
-			if f.currency != "" {
-				cur = f.currency
-			}
-			req := map[string]any{"event": event, "paymentDate": ts(pm.date), "subscriptionId": sub.id,
-				"subscriptionName": sub.name, "billingAmount": money(pm.amount + f.amountDelta), "currency": cur,
-				"merchantName": "Sandbox Merchant " + strconv.Itoa(m.index+1), "transactionId": pm.txnID}
-			if pm.setupFee != 0 {
-				req["setupFee"] = money(pm.setupFee)
-			}
-			entries = append(entries, entry{pm.date, pm.id, journalLine{Time: ts(pm.date), MerchantID: m.id,
-				Method: http.MethodPost, Path: billingNoticePath, Request: req, Status: http.StatusOK,
-				Response: map[string]any{"received": true}}})
-		}
-	}
-	sort.Slice(entries, func(i, j int) bool {
-		if !entries[i].at.Equal(entries[j].at) {
-			return entries[i].at.Before(entries[j].at)
-		}
-		return entries[i].id < entries[j].id
-	})
-	var buf bytes.Buffer
-	for _, e := range entries {
-		b, err := marshal(e.line)
-		if err != nil {
-			return nil, fmt.Errorf("billing journal of %s: %w", m.id, err)
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
-	}
-	return buf.Bytes(), nil
 }

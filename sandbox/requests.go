@@ -1,11 +1,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 )
@@ -15,37 +13,6 @@ import (
 // write endpoints read bodies this way because the payments API passes
 // most fields through: only the ones a rule needs are looked at.
 type doc map[string]any
-
-// decodeDoc decodes the request body (an empty body is an empty object);
-// a malformed body is answered 400 and ok is false.
-func (s *Server) decodeDoc(w http.ResponseWriter, r *http.Request) (doc, bool) {
-	ri := info(r)
-	d := doc{}
-	if len(bytes.TrimSpace(ri.body)) == 0 {
-		return d, true
-	}
-	dec := json.NewDecoder(bytes.NewReader(ri.body))
-	dec.UseNumber()
-	if err := dec.Decode(&d); err != nil {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", "malformed request body: "+err.Error())
-		return nil, false
-	}
-	return d, true
-}
-
-// decodeBody decodes the request body into v; a malformed body is
-// answered 400 and ok is false.
-func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	ri := info(r)
-	if len(bytes.TrimSpace(ri.body)) == 0 {
-		return true
-	}
-	if err := json.Unmarshal(ri.body, v); err != nil {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", "malformed request body: "+err.Error())
-		return false
-	}
-	return true
-}
 
 // get walks a dotted path; nil when any step is missing.
 func (d doc) get(path string) any {
@@ -150,22 +117,6 @@ func (c *checks) invalid(field, reason string) {
 }
 
 func (c *checks) ok() bool { return len(c.details) == 0 }
-
-// answer writes the 400 of a failed check and reports whether it did.
-func (c *checks) answer(s *Server, w http.ResponseWriter, r *http.Request, msg string) bool {
-	if c.ok() {
-		return false
-	}
-	reason := "INVALID_DATA"
-	if c.missing {
-		reason = "MISSING_FIELD"
-		msg = "Declined - The request is missing one or more fields"
-	} else if msg == "" {
-		msg = "Declined - One or more fields in the request contains invalid data"
-	}
-	s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", reason, msg, c.details...)
-	return true
-}
 
 // parseAmount reads a decimal amount string (at most two decimals, not
 // negative) into minor units.

@@ -184,7 +184,7 @@ func npmCI(t *testing.T, npm string) {
 }
 
 // sdkCall is one request the SDK sent and the sandbox's answer, in the
-// shape of a merchant's journal line (DESIGN.md), which is what a real
+// shape of a merchant's journal line (docs/journal.md), which is what a real
 // integration built on the SDK would log.
 type sdkCall struct {
 	Time       string          `json:"time"`

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -53,35 +54,18 @@ func renderPayment(pm *payment, now time.Time) paymentJSON {
 
 // listPayments lists every processed payment, then at most
 // scheduledPaymentsCount future ones (wire.md).
-func (s *Server) listPayments(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	q := r.URL.Query()
-	details := unknownParams(q, []string{"offset", "limit", "scheduledPaymentsCount"})
-	offset, d1 := intParam(q, "offset", 0, 0, 1<<31-1)
-	limit, d2 := intParam(q, "limit", 20, 1, 100)
-	count, d3 := intParam(q, "scheduledPaymentsCount", 5, 0, 9999)
-	for _, d := range []*errorDetail{d1, d2, d3} {
-		if d != nil {
-			details = append(details, *d)
-		}
+func (s *Server) listPayments(x *exchange, _ noBody) answer {
+	id := x.r.PathValue("id")
+	v, refused := x.queryInts(nil, offsetParam, intParam{"limit", 20, 1, 100}, intParam{"scheduledPaymentsCount", 5, 0, 9999})
+	if refused != nil {
+		return *refused
 	}
-	if len(details) > 0 {
-		s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "invalid query parameters", details...)
-		return
-	}
-	m := info(r).member
-	if m == nil {
-		s.subNotFound(w, r, id)
-		return
+	offset, limit, count := v[0], v[1], v[2]
+	sub, ok := subTarget.in(x, id)
+	if !ok {
+		return subTarget.missing(x, id)
 	}
 	now := s.Clock()
-	m.mu.Lock()
-	sub, ok := m.subByID[id]
-	if !ok {
-		m.mu.Unlock()
-		s.subNotFound(w, r, id)
-		return
-	}
 	var listed []*payment
 	final := map[int]string{}
 	for _, pm := range sub.payments {
@@ -103,34 +87,22 @@ func (s *Server) listPayments(w http.ResponseWriter, r *http.Request) {
 	for _, st := range final {
 		completed[st]++
 	}
-	items := make([]byte, 1, 460*min(limit, len(listed)+1))
-	items[0] = '['
-	for i, pm := range window(listed, offset, limit) {
-		if i > 0 {
-			items = append(items, ',')
-		}
-		pj := renderPayment(pm, now)
-		items = pj.appendJSON(items)
-	}
-	items = append(items, ']')
-	skip := append([]int{}, sub.skipped...)
-	m.mu.Unlock()
 	path := "/rbs/v1/subscriptions/" + id + "/payments"
 	links := pageLinks(path, url.Values{"scheduledPaymentsCount": {strconv.Itoa(count)}}, offset, limit, len(listed), true)
 	links["update"] = link{Href: path, Method: http.MethodPut}
 	// Keys in the order encoding/json gives a map.
-	b := make([]byte, 0, len(items)+512)
+	b := x.buffer()
 	b = append(b, `{"_links":`...)
 	b = appendLinksMap(b, links)
 	b = append(b, `,"billingCyclesToSkip":[`...)
-	for i, cy := range skip {
+	for i, cy := range sub.skipped {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = strconv.AppendInt(b, int64(cy), 10)
 	}
 	b = append(b, `],"cyclesCompletedCount":{`...)
-	for i, k := range sortedStrings(completed) {
+	for i, k := range slices.Sorted(maps.Keys(completed)) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -140,12 +112,11 @@ func (s *Server) listPayments(w http.ResponseWriter, r *http.Request) {
 	}
 	b = append(b, `},"submitTimeUtc":`...)
 	b = appendJSONString(b, s.now())
-	b = append(b, `,"subscriptionPayment":`...)
-	b = append(b, items...)
-	b = append(b, `,"totalCount":`...)
-	b = strconv.AppendInt(b, int64(len(listed)), 10)
-	b = append(b, '}')
-	s.writeRaw(w, http.StatusOK, b)
+	b = appendPageEnd(b, "subscriptionPayment", window(listed, offset, limit), len(listed), func(b []byte, pm *payment) []byte {
+		pj := renderPayment(pm, now)
+		return pj.appendJSON(b)
+	})
+	return x.encoded(http.StatusOK, b)
 }
 
 // skipPayments answers POST (spec) and PUT (facts, and the list's update
@@ -155,12 +126,7 @@ func (s *Server) listPayments(w http.ResponseWriter, r *http.Request) {
 // payment more than two hours before processing (a past cycle, a cycle
 // being retried, one within the cut-off) fails the whole request with
 // UNMODIFIABLE_PAYMENT_SKIP_ATTEMPT_CYCLE:<n>.
-func (s *Server) skipPayments(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
+func (s *Server) skipPayments(x *exchange, d doc) answer {
 	var c checks
 	if !d.has("billingCyclesToSkip") {
 		c.require(d, "billingCyclesToSkip")
@@ -179,24 +145,22 @@ func (s *Server) skipPayments(w http.ResponseWriter, r *http.Request) {
 	if d.has("billingCyclesToSkip") && d.list("billingCyclesToSkip") == nil {
 		c.invalid("billingCyclesToSkip", "INVALID_DATA: not an array")
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	slices.Sort(want)
-	m := s.writable(w, r)
-	if m == nil {
-		return
+	if refused := x.acquire(writeMember); refused != nil {
+		return *refused
 	}
-	defer m.mu.Unlock()
-	sub := s.liveSub(w, r, m)
-	if sub == nil {
-		return
+	m, id := x.member, x.r.PathValue("id")
+	sub, ok := subTarget.in(x, id)
+	if !ok {
+		return subTarget.missing(x, id)
 	}
 	switch sub.status {
 	case subActive, subPending, subDelinquent:
 	default:
-		s.badSubState(w, r, sub, "changed")
-		return
+		return badSubState(x, sub, "changed")
 	}
 	now := s.Clock()
 	// A skip may name a cycle of a bill-indefinitely plan beyond the
@@ -221,7 +185,7 @@ func (s *Server) skipPayments(w http.ResponseWriter, r *http.Request) {
 			changed[cy] = true
 		}
 	}
-	for _, cy := range sortedKeys(changed) {
+	for _, cy := range slices.Sorted(maps.Keys(changed)) {
 		if !changed[cy] {
 			continue
 		}
@@ -234,9 +198,7 @@ func (s *Server) skipPayments(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(errs) > 0 {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
-			"one or more billing cycles cannot be skipped or restored", errs...)
-		return
+		return x.invalid("one or more billing cycles cannot be skipped or restored", errs...)
 	}
 	for cy, ch := range changed {
 		if !ch {
@@ -250,17 +212,8 @@ func (s *Server) skipPayments(w http.ResponseWriter, r *http.Request) {
 	}
 	sub.skipped = want
 	path := "/rbs/v1/subscriptions/" + sub.id + "/payments"
-	s.writeJSON(w, http.StatusOK, map[string]any{
+	return reply(http.StatusOK, map[string]any{
 		"_links":        map[string]link{"self": {Href: path, Method: http.MethodGet}, "update": {Href: path, Method: http.MethodPut}},
 		"submitTimeUtc": s.clockNow(), "status": "COMPLETED", "billingCyclesToSkip": append([]int{}, want...),
 	})
-}
-
-func sortedKeys[V any](m map[int]V) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -104,12 +104,12 @@ func renderSubscription(sub *subscription, detail bool) subscriptionJSON {
 // SDK also sends.
 var subscriptionFilters = []string{"status", "code", "customerId", "clientReferenceInformationCode"}
 
-func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request) {
-	offset, limit, ok := s.pageParams(w, r, 20, 100, subscriptionFilters...)
-	if !ok {
-		return
+func (s *Server) listSubscriptions(x *exchange, _ noBody) answer {
+	offset, limit, refused := x.page(20, 100, subscriptionFilters...)
+	if refused != nil {
+		return *refused
 	}
-	q := r.URL.Query()
+	q := x.r.URL.Query()
 	filters := url.Values{}
 	for _, k := range subscriptionFilters {
 		if v := q.Get(k); v != "" {
@@ -117,12 +117,7 @@ func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var subs []*subscription
-	bp := scratch.Get().(*[]byte)
-	defer scratch.Put(bp)
-	b := (*bp)[:0]
-	m := info(r).member
-	if m != nil {
-		m.mu.Lock()
+	if m := x.member; m != nil {
 		for _, sub := range m.subs {
 			if (filters.Get("status") == "" || strings.EqualFold(filters.Get("status"), sub.status)) &&
 				(filters.Get("code") == "" || filters.Get("code") == sub.code) &&
@@ -134,46 +129,18 @@ func (s *Server) listSubscriptions(w http.ResponseWriter, r *http.Request) {
 	}
 	// Keys in the order encoding/json gives a map: _links, subscriptions,
 	// totalCount.
+	b := x.buffer()
 	b = append(b, `{"_links":`...)
 	b = appendLinksMap(b, pageLinks("/rbs/v1/subscriptions", filters, offset, limit, len(subs), true))
-	b = append(b, `,"subscriptions":[`...)
-	for i, sub := range window(subs, offset, limit) {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	b = appendPageEnd(b, "subscriptions", window(subs, offset, limit), len(subs), func(b []byte, sub *subscription) []byte {
 		sj := renderSubscription(sub, false)
-		b = sj.appendJSON(b)
-	}
-	if m != nil {
-		m.mu.Unlock()
-	}
-	b = append(b, `],"totalCount":`...)
-	b = strconv.AppendInt(b, int64(len(subs)), 10)
-	b = append(b, '}')
-	*bp = b
-	s.writeRaw(w, http.StatusOK, b)
+		return sj.appendJSON(b)
+	})
+	return x.encoded(http.StatusOK, b)
 }
 
-func (s *Server) subNotFound(w http.ResponseWriter, r *http.Request, id string) {
-	s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "Subscription "+id+" not found")
-}
-
-func (s *Server) getSubscription(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if m := info(r).member; m != nil {
-		m.mu.Lock()
-		sub, ok := m.subByID[id]
-		var sj subscriptionJSON
-		if ok {
-			sj = renderSubscription(sub, true)
-		}
-		m.mu.Unlock()
-		if ok {
-			s.writeJSON(w, http.StatusOK, sj)
-			return
-		}
-	}
-	s.subNotFound(w, r, id)
+func (s *Server) getSubscription(x *exchange, _ noBody, sub *subscription) answer {
+	return reply(http.StatusOK, renderSubscription(sub, true))
 }
 
 // subWriteJSON is the answer of a subscription write.
@@ -210,7 +177,7 @@ func readStart(c *checks, d doc, now time.Time) time.Time {
 
 // readCustomer reads the subscription's payment token: only the customer
 // token type can be used (spec scope notes).
-func (s *Server) readCustomer(c *checks, d doc, m *member, required bool) (card, bool) {
+func readCustomer(c *checks, d doc, m *member, required bool) (card, bool) {
 	for _, f := range []string{"paymentInformation.paymentInstrument.id", "paymentInformation.instrumentIdentifier.id", "paymentInformation.card.number"} {
 		if d.has(f) {
 			c.invalid(f, "INVALID_DATA: only the customer token type can be used")
@@ -233,16 +200,8 @@ func (s *Server) readCustomer(c *checks, d doc, m *member, required bool) (card,
 // createSubscription answers POST /rbs/v1/subscriptions (201) with a
 // standard plan (subscriptionInformation.planId) or a one-time plan
 // (planInformation and orderInformation.amountDetails in the request).
-func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
+func (s *Server) createSubscription(x *exchange, d doc) answer {
+	m := x.member
 	now := s.Clock()
 	var c checks
 	c.require(d, "subscriptionInformation.name")
@@ -254,9 +213,8 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
 		c.invalid("planInformation", "INVALID_DATA: give a planId or a one-time plan, not both")
 	case planID != "":
 		var found bool
-		if p, found = m.planByID[planID]; !found {
-			s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "plan "+planID+" was not found")
-			return
+		if p, found = planTarget.in(x, planID); !found {
+			return planTarget.missing(x, planID)
 		}
 		switch p.status {
 		case planDraft:
@@ -274,7 +232,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
 	default:
 		c.require(d, "subscriptionInformation.planId")
 	}
-	cd, _ := s.readCustomer(&c, d, m, true)
+	cd, _ := readCustomer(&c, d, m, true)
 	start := readStart(&c, d, now)
 	var t planTerms
 	if p != nil {
@@ -289,8 +247,8 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
 			c.invalid("subscriptionInformation.code", "DUPLICATE")
 		}
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	if code == "" {
 		code = nextSubCode(m)
@@ -306,7 +264,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request) {
 	m.subs = append(m.subs, sub)
 	m.subByID[sub.id] = sub
 	s.process(m, now)
-	s.writeJSON(w, http.StatusCreated, s.subWriteJSON(sub, "COMPLETED"))
+	return reply(http.StatusCreated, s.subWriteJSON(sub, "COMPLETED"))
 }
 
 // overrideAmounts applies a subscription's own billingAmount and setupFee
@@ -336,53 +294,29 @@ func nextSubCode(m *member) string {
 	}
 }
 
-// liveSub finds subscription id of the writable member m, answering 404.
-func (s *Server) liveSub(w http.ResponseWriter, r *http.Request, m *member) *subscription {
-	id := r.PathValue("id")
-	sub, ok := m.subByID[id]
-	if !ok {
-		s.subNotFound(w, r, id)
-		return nil
-	}
-	return sub
-}
-
-func (s *Server) badSubState(w http.ResponseWriter, r *http.Request, sub *subscription, what string) {
-	s.writeError(w, info(r), http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA",
-		fmt.Sprintf("a %s subscription cannot be %s", sub.status, what),
+// badSubState declines an operation the subscription's state does not
+// allow.
+func badSubState(x *exchange, sub *subscription, what string) answer {
+	return x.invalid(fmt.Sprintf("a %s subscription cannot be %s", sub.status, what),
 		errorDetail{Field: "subscriptionInformation.status", Reason: "INVALID_STATE:" + sub.status})
 }
 
 // patchSubscription answers PATCH /rbs/v1/subscriptions/{id}: name,
 // description, reference code, plan (switched only to an active plan),
 // start date (while PENDING), amounts and customer token.
-func (s *Server) patchSubscription(w http.ResponseWriter, r *http.Request) {
-	d, ok := s.decodeDoc(w, r)
-	if !ok {
-		return
-	}
-	m := s.writable(w, r)
-	if m == nil {
-		return
-	}
-	defer m.mu.Unlock()
-	sub := s.liveSub(w, r, m)
-	if sub == nil {
-		return
-	}
+func (s *Server) patchSubscription(x *exchange, d doc, sub *subscription) answer {
+	m := x.member
 	if sub.status == subCancelled || sub.status == subCompleted {
-		s.badSubState(w, r, sub, "updated")
-		return
+		return badSubState(x, sub, "updated")
 	}
 	now := s.Clock()
 	var c checks
 	p, t := sub.plan, sub.terms
 	if id := d.str("subscriptionInformation.planId"); id != "" && id != p.id {
-		np, found := m.planByID[id]
+		np, found := planTarget.in(x, id)
 		switch {
 		case !found:
-			s.writeError(w, info(r), http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "plan "+id+" was not found")
-			return
+			return planTarget.missing(x, id)
 		case np.status != planActive:
 			c.invalid("subscriptionInformation.planId", "INVALID_DATA: only an active plan can receive switched subscriptions")
 		}
@@ -397,12 +331,12 @@ func (s *Server) patchSubscription(w http.ResponseWriter, r *http.Request) {
 			start = readStart(&c, d, now)
 		}
 	}
-	cd, newCard := s.readCustomer(&c, d, m, false)
+	cd, newCard := readCustomer(&c, d, m, false)
 	if d.has("subscriptionInformation.name") && d.str("subscriptionInformation.name") == "" {
 		c.require(d, "subscriptionInformation.name")
 	}
-	if c.answer(s, w, r, "") {
-		return
+	if !c.ok() {
+		return x.rejected(&c)
 	}
 	if v := d.str("subscriptionInformation.name"); v != "" {
 		sub.name = v
@@ -422,45 +356,34 @@ func (s *Server) patchSubscription(w http.ResponseWriter, r *http.Request) {
 	}
 	applyTerms(m, sub, t, t.unit != sub.terms.unit || t.length != sub.terms.length)
 	s.process(m, now)
-	s.writeJSON(w, http.StatusOK, s.subWriteJSON(sub, "ACCEPTED"))
+	return reply(http.StatusOK, s.subWriteJSON(sub, "ACCEPTED"))
 }
 
 // subLifecycle answers POST /rbs/v1/subscriptions/{id}/cancel, /suspend
 // and /activate (facts). Cancel ends any subscription not yet ended;
 // suspend stops an ACTIVE or DELINQUENT one; activate resumes a SUSPENDED
 // one, billing the missed cycles now unless processMissedPayments=false.
-func (s *Server) subLifecycle(op string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		m := s.writable(w, r)
-		if m == nil {
-			return
-		}
-		defer m.mu.Unlock()
-		sub := s.liveSub(w, r, m)
-		if sub == nil {
-			return
-		}
+func (s *Server) subLifecycle(op string) func(*exchange, noBody, *subscription) answer {
+	return func(x *exchange, _ noBody, sub *subscription) answer {
+		m := x.member
 		now := s.Clock()
 		switch op {
 		case "cancel":
 			if sub.status == subCancelled || sub.status == subCompleted {
-				s.badSubState(w, r, sub, "cancelled")
-				return
+				return badSubState(x, sub, "cancelled")
 			}
 			sub.suspend()
 			sub.status = subCancelled
 		case "suspend":
 			if sub.status != subActive && sub.status != subDelinquent {
-				s.badSubState(w, r, sub, "suspended")
-				return
+				return badSubState(x, sub, "suspended")
 			}
 			sub.suspend()
 		case "activate":
 			if sub.status != subSuspended {
-				s.badSubState(w, r, sub, "activated")
-				return
+				return badSubState(x, sub, "activated")
 			}
-			processMissed := !strings.EqualFold(r.URL.Query().Get("processMissedPayments"), "false")
+			processMissed := !strings.EqualFold(x.r.URL.Query().Get("processMissedPayments"), "false")
 			missed := sub.missed
 			sub.missed, sub.status = 0, subActive
 			if !processMissed {
@@ -474,6 +397,6 @@ func (s *Server) subLifecycle(op string) http.HandlerFunc {
 			}
 			s.process(m, now)
 		}
-		s.writeJSON(w, http.StatusOK, s.subWriteJSON(sub, "ACCEPTED"))
+		return reply(http.StatusOK, s.subWriteJSON(sub, "ACCEPTED"))
 	}
 }

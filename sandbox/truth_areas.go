@@ -26,6 +26,7 @@ const (
 	KindInstallmentRefundsExceed       = "installment_refunds_exceed_capture"
 )
 
+// areaKinds are the kinds areaFindings and its helpers report.
 func areaKinds() []string {
 	return []string{KindLevel3Incomplete, KindLevel2MissingPO, KindPrepaidCardOnSubscription,
 		KindMITWithoutPriorCIT, KindMITMissingReason, KindMITMissingPreviousTransaction, KindRecurringIntervalOverYear,

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -60,19 +59,7 @@ func billingThroughHTTP(t *testing.T, c *tclient, mid string, w0, w1 time.Time, 
 	for _, p := range planPage.Plans {
 		plans[p.ID] = p
 	}
-	var subs []tSubTerms
-	for off := 0; ; {
-		var page struct {
-			TotalCount    int
-			Subscriptions []tSubTerms
-		}
-		c.call("GET", fmt.Sprintf("/rbs/v1/subscriptions?offset=%d&limit=100", off), mid, nil, 200, &page)
-		subs = append(subs, page.Subscriptions...)
-		off += len(page.Subscriptions)
-		if len(page.Subscriptions) == 0 || off >= page.TotalCount {
-			break
-		}
-	}
+	subs := allSubscriptions[tSubTerms](c, mid)
 	got := map[string]Finding{} // kind/entity
 	add := func(kind, entity string, amount int64, currency string) {
 		got[kind+"/"+entity] = Finding{MerchantID: mid, EntityID: entity, Amount: money(amount), Currency: currency}

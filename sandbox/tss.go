@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -205,18 +203,8 @@ func (t *transaction) detail(mid string) detailJSON {
 	return d
 }
 
-func (s *Server) getTransaction(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	id := r.PathValue("id")
-	if m := ri.member; m != nil {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		if t, ok := m.txnByID[id]; ok {
-			s.writeJSON(w, http.StatusOK, t.detail(m.id))
-			return
-		}
-	}
-	s.writeError(w, ri, http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "transaction "+id+" was not found")
+func (s *Server) getTransaction(x *exchange, _ noBody, t *transaction) answer {
+	return reply(http.StatusOK, t.detail(x.member.id))
 }
 
 // ---- Transaction Search ----
@@ -255,36 +243,29 @@ const maxSearchLimit = 2000
 // search answers POST /tss/v2/searches (201, as the platform's other
 // creates). Every search is kept (searchStore) so that its self link,
 // GET /tss/v2/searches/{id}, answers it again over the data as it is then.
-func (s *Server) search(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	var req searchRequest
-	dec := json.NewDecoder(bytes.NewReader(ri.body))
-	if err := dec.Decode(&req); err != nil {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_DATA", "malformed request body: "+err.Error())
-		return
-	}
+func (s *Server) search(x *exchange, req searchRequest) answer {
 	id := searchID()
-	if s.runSearch(w, r, id, req, http.StatusCreated) {
-		s.searches.put(id, storedSearch{mid: ri.mid, req: req})
+	a, ok := s.runSearch(x, id, req, http.StatusCreated)
+	if ok {
+		s.searches.put(id, storedSearch{mid: x.mid, req: req})
 	}
+	return a
 }
 
 // getSearch answers GET /tss/v2/searches/{id}: the search of this
 // merchant, run again.
-func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) {
-	ri := info(r)
-	id := r.PathValue("id")
+func (s *Server) getSearch(x *exchange, _ noBody) answer {
+	id := x.r.PathValue("id")
 	st, ok := s.searches.get(id)
-	if !ok || st.mid != ri.mid {
-		s.writeError(w, ri, http.StatusNotFound, "NOT_FOUND", "INVALID_DATA", "search "+id+" was not found")
-		return
+	if !ok || st.mid != x.mid {
+		return x.notFound("search " + id + " was not found")
 	}
-	s.runSearch(w, r, id, st.req, http.StatusOK)
+	a, _ := s.runSearch(x, id, st.req, http.StatusOK)
+	return a
 }
 
 // runSearch answers a search request; false when it was invalid.
-func (s *Server) runSearch(w http.ResponseWriter, r *http.Request, id string, req searchRequest, code int) bool {
-	ri := info(r)
+func (s *Server) runSearch(x *exchange, id string, req searchRequest, code int) (answer, bool) {
 	offset, limit := req.Offset.n, 20
 	if req.Limit.set {
 		limit = req.Limit.n
@@ -305,14 +286,12 @@ func (s *Server) runSearch(w http.ResponseWriter, r *http.Request, id string, re
 		details = append(details, errorDetail{Field: "sort", Reason: err.Error()})
 	}
 	if len(details) > 0 {
-		s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "VALIDATION_ERROR", "invalid search request", details...)
-		return false
+		return x.validationError("invalid search request", details...), false
 	}
 	var hits []*transaction
 	var sums []summaryJSON
-	mid := ri.mid
-	if m := ri.member; m != nil {
-		m.mu.Lock()
+	mid := x.mid
+	if m := x.member; m != nil {
 		for _, t := range m.txns {
 			if q.match(t, mid) {
 				hits = append(hits, t)
@@ -340,7 +319,6 @@ func (s *Server) runSearch(w http.ResponseWriter, r *http.Request, id string, re
 		for i, t := range page {
 			sums[i] = t.summary(mid)
 		}
-		m.mu.Unlock()
 	}
 	resp := map[string]any{
 		"searchId": id, "save": req.Save, "name": req.Name, "timezone": req.Timezone, "query": req.Query,
@@ -351,8 +329,7 @@ func (s *Server) runSearch(w http.ResponseWriter, r *http.Request, id string, re
 	if len(sums) > 0 {
 		resp["_embedded"] = map[string]any{"transactionSummaries": sums}
 	}
-	s.writeJSON(w, code, resp)
-	return true
+	return reply(code, resp), true
 }
 
 // storedSearch is a search request kept for GET /tss/v2/searches/{id}.

@@ -2,13 +2,12 @@ package subscriptions
 
 import (
 	"context"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 )
 
 // The product's schedule rules against the platform's: the sandbox bills
@@ -22,21 +21,8 @@ func TestScheduleAgreesWithThePlatform(t *testing.T) {
 		t.Fatal(err)
 	}
 	business := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
-	srv, err := sandbox.New(sandbox.Config{Seed: 3, Scale: scale, BusinessDate: business})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	defer hs.Close()
-	secret, err := platform.NewSecret(sandbox.DefaultSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := srv.Config()
-	client, err := platform.NewClient(hs.URL, platform.Credentials{KeyID: cfg.KeyID, Secret: secret, PortfolioID: cfg.OrganizationID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := sandboxtest.Start(t, sandbox.Config{Seed: 3, Scale: scale, BusinessDate: business})
+	srv, client := env.Server, env.Client
 	cutoff := business.AddDate(0, 0, 1)
 	var payments, monthEnds, units = 0, 0, map[string]int{}
 	for _, mid := range srv.Members() {

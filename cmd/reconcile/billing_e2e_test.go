@@ -13,7 +13,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/sandbox"
 )
 
@@ -245,15 +244,7 @@ func TestBillingMatchesGroundTruthMedium(t *testing.T) {
 func TestBillingRecoveryDayOverDay(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	ctx := context.Background()
-	secret, err := platform.NewSecret(sandbox.DefaultSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := f.srv.Config()
-	client, err := platform.NewClient(f.url, platform.Credentials{KeyID: cfg.KeyID, Secret: secret, PortfolioID: cfg.OrganizationID})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := f.client
 	statuses := func() map[string]string { // merchant/subscription -> status
 		out := map[string]string{}
 		for _, mid := range f.srv.Members() {
@@ -283,7 +274,7 @@ func TestBillingRecoveryDayOverDay(t *testing.T) {
 	// retry an hour later is approved.
 	create := func(name, token string) string {
 		var resp struct{ ID string }
-		err := m.Do(ctx, "POST", "/rbs/v1/subscriptions", map[string]any{
+		err := f.env.Do(ctx, mid, "POST", "/rbs/v1/subscriptions", map[string]any{
 			"subscriptionInformation": map[string]any{"name": name},
 			"planInformation": map[string]any{"billingPeriod": map[string]any{"length": "2", "unit": "D"},
 				"billingCycles": map[string]any{"total": "0"}},
@@ -308,11 +299,11 @@ func TestBillingRecoveryDayOverDay(t *testing.T) {
 			before[mid+"/"+retried], before[mid+"/"+updated])
 	}
 	// Between the runs: a new card for one, a cancellation, and a day.
-	if err := m.Do(ctx, "PATCH", "/rbs/v1/subscriptions/"+updated,
+	if err := f.env.Do(ctx, mid, "PATCH", "/rbs/v1/subscriptions/"+updated,
 		map[string]any{"paymentInformation": map[string]any{"customer": map[string]any{"id": tokens[2]}}}, nil); err != nil {
 		t.Fatalf("update the card: %v", err)
 	}
-	if err := m.Do(ctx, "POST", "/rbs/v1/subscriptions/"+cancel+"/cancel", nil, nil); err != nil {
+	if err := f.env.Do(ctx, mid, "POST", "/rbs/v1/subscriptions/"+cancel+"/cancel", nil, nil); err != nil {
 		t.Fatalf("cancel: %v", err)
 	}
 	if _, err := f.srv.AdvanceClock(24 * time.Hour); err != nil {

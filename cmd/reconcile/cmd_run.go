@@ -65,6 +65,7 @@ type runOptions struct {
 	binRefreshAge    time.Duration
 	hooks            *runHooks // set by runWithOutput; nil-safe
 	allowEmpty       bool
+	notice           noticeOptions // --alarms, --notify, --metrics-push
 	// credentials names the credential settings given (givenCredentials),
 	// from any layer: a run with credentials but no base URL is refused.
 	credentials []string
@@ -75,6 +76,8 @@ const runExamples = `  reconcile run                                    # embedd
   RECONCILE_SECRET=$(cat key.b64) reconcile run --base-url https://api.example.com \
       --organization-id myorg --key-id 1a2b3c --journal '/var/log/payments/*.ndjson'
   reconcile run --config reconcile.yaml --shard 0/4
+  reconcile run --config reconcile.yaml --alarms alarms.yaml --notify notify.yaml \
+      --metrics-push http://pushgateway:9091          # the digest, alarms, the Pushgateway
 `
 
 func cmdRun(ctx context.Context, args []string, e env) error {
@@ -124,6 +127,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.interchangeRates, "interchange-rates", "", "CSV (network,level2,level3) or YAML file of interchange rate differences for the interchange-at-risk estimate (default: the documented table)")
 	fs.DurationVar(&o.bnplSessionAge, "bnpl-session-age", 24*time.Hour, "a pending buy-now-pay-later session older than this at the cut-off is reported stale")
 	fs.DurationVar(&o.binRefreshAge, "bin-refresh-age", 30*24*time.Hour, "look a cached BIN up again once its attributes are older than this")
+	o.notice.register(fs)
 	if extra != nil {
 		extra(fs)
 	}
@@ -190,6 +194,11 @@ const (
 )
 
 func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
+	notice, err := loadNotice(o.notice, e.getenv)
+	if err != nil {
+		return err
+	}
+	o.hooks.noticed(notice) // from here on, a failure is told to --notify's recipients
 	if o.baseURL == "" && len(o.credentials) > 0 {
 		// A cron whose environment lost RECONCILE_BASE_URL would otherwise
 		// reconcile the embedded sandbox and exit 0.
@@ -300,7 +309,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return err
 	}
 	o.hooks.ingested(res)
-	pub, err := reports.Publish(ctx, db.Conn(), o.out, reports.Run{
+	alarmList := notice.checkAlarms(ctx, db.Conn(), res.RunID)
+	o.hooks.checked(alarmList)
+	run := reports.Run{
 		RunID:        res.RunID,
 		BusinessDate: res.BusinessDate,
 		Window:       res.Window,
@@ -311,7 +322,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Version:      buildVersion(),
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),
-	})
+		Alarms:       alarmList,
+	}
+	pub, err := reports.Publish(ctx, db.Conn(), o.out, run)
 	if err != nil {
 		return err
 	}
@@ -325,6 +338,8 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
 	printSummary(e, res, pub, o.db, runSource(o))
+	printAlarms(e.stdout, alarmList)
+	o.hooks.delivered(notice.send(ctx, db.Conn(), run, pub, log))
 	if res.Status != store.RunOK {
 		var parts []string
 		if n := len(res.Failed); n > 0 {
@@ -471,7 +486,13 @@ const maxCredentialFile = 1 << 20
 // that could not be opened, only the setting: someone who put the secret
 // itself in RECONCILE_SECRET_FILE must not see it printed.
 func readCredentialFile(flagName, path string, private bool) ([]byte, error) {
-	setting := "--" + flagName + " (" + envName(flagName) + ")"
+	return readSecretFile("--"+flagName+" ("+envName(flagName)+")", path, private)
+}
+
+// readSecretFile is readCredentialFile for a file named by setting, a
+// description of where its path was given (a flag, a key of the --notify
+// file).
+func readSecretFile(setting, path string, private bool) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the file it names: %w", setting, withoutPath(err))

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,9 +21,11 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 )
 
 var testDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
@@ -33,6 +34,8 @@ var testDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 type fixture struct {
 	srv      *sandbox.Server
 	url      string
+	client   *platform.Client // signed as the portfolio user
+	env      *sandboxtest.Env // Do: the sandbox's write endpoints
 	dir      string
 	journals string
 	truth    *sandbox.GroundTruth
@@ -52,12 +55,8 @@ func newFixture(t *testing.T, cfg sandbox.Config) *fixture {
 	if cfg.Seed == 0 {
 		cfg.Seed = 7
 	}
-	srv, err := sandbox.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
+	env := sandboxtest.Start(t, cfg)
+	srv := env.Server
 	dir := t.TempDir()
 	journals := filepath.Join(dir, "journals")
 	if _, err := srv.WriteJournals(journals); err != nil {
@@ -67,7 +66,7 @@ func newFixture(t *testing.T, cfg sandbox.Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{srv: srv, url: hs.URL, dir: dir, journals: journals, truth: truth}
+	return &fixture{srv: srv, url: env.URL, client: env.Client, env: env, dir: dir, journals: journals, truth: truth}
 }
 
 // runCLI runs the CLI in-process and returns its exit code, stdout and stderr.

@@ -29,7 +29,7 @@ func TestHelpOnEveryCommand(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "reconcile schedule") || !strings.Contains(stdout, "Exit codes:") {
 		t.Errorf("help: exit %d\n%s", code, stdout)
 	}
-	for _, flag := range []string{"-metrics-file", "-split-by", "-progress", "-log-level"} {
+	for _, flag := range []string{"-metrics-file", "-split-by", "-progress", "-log-level", "-alarms", "-notify", "-metrics-push"} {
 		if _, _, stderr := runCLI(t, nil, "run", "-h"); !strings.Contains(stderr, flag) {
 			t.Errorf("run -h does not document %s", flag)
 		}

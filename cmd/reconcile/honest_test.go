@@ -16,7 +16,6 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/sandbox"
 )
@@ -101,16 +100,8 @@ func TestMemberPanicIsRecorded(t *testing.T) {
 func TestNoMembersFailsUnlessAllowed(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	cfg := f.srv.Config()
-	secret, err := platform.NewSecret(sandbox.DefaultSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := platform.NewClient(f.url, platform.Credentials{KeyID: cfg.KeyID, Secret: secret, PortfolioID: cfg.OrganizationID})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var group struct{ GroupID, ID string }
-	err = client.Merchant(cfg.OrganizationID).Do(context.Background(), "POST", "/groups",
+	err := f.env.Do(context.Background(), cfg.OrganizationID, "POST", "/groups",
 		map[string]any{"organizationId": cfg.OrganizationID, "name": "Empty"}, &group)
 	if err != nil {
 		t.Fatal(err)

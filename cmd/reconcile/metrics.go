@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/notify"
 	"github.com/reconcile/reconcile/reports"
 )
 
@@ -32,7 +38,9 @@ type runMetrics struct {
 	stages     map[string]time.Duration
 	rows       int64
 	versionStr string
-	source     string // reports.SourcePlatform or reports.SourceSandbox
+	source     string            // reports.SourcePlatform or reports.SourceSandbox
+	alarms     []reports.Alarm   // every alarm checked (--alarms), raised or not
+	deliveries []notify.Delivery // the digests sent (--notify), delivered or not
 }
 
 var runStatuses = []string{"ok", "partial", "failed", "interrupted"}
@@ -62,6 +70,7 @@ func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, st
 		// By state only once published: the publish step counts them so.
 		m.findings = p.Findings
 	}
+	m.alarms, m.deliveries = h.alarms, h.deliveries
 	return m
 }
 
@@ -109,6 +118,33 @@ func metricsText(m runMetrics) []byte {
 	sample("reconcile_run_simulated", "", b01(m.source == reports.SourceSandbox))
 	metric("reconcile_run_info", "The reconcile version of the last run (value 1).")
 	sample("reconcile_run_info", `version="`+escapeLabel(m.versionStr)+`"`, 1)
+	if len(m.deliveries) > 0 {
+		metric("reconcile_notify_deliveries", "Digests the last run sent by channel (email, webhook; digest: not read from the database) and result (ok, failed): a failed delivery never fails the run.")
+		counts := map[string]int{}
+		for _, d := range m.deliveries {
+			result := "ok"
+			if d.Err != nil {
+				result = "failed"
+			}
+			counts[`channel="`+escapeLabel(d.Channel)+`",result="`+result+`"`]++
+		}
+		for _, labels := range sortedKeys(counts) {
+			sample("reconcile_notify_deliveries", labels, float64(counts[labels]))
+		}
+	}
+	if len(m.alarms) > 0 {
+		metric("reconcile_alarm", "Alarms of the last run (--alarms): 1 raised, 0 checked and clear; kind and currency for the finding kinds' rules.")
+		for _, a := range m.alarms {
+			labels := `name="` + escapeLabel(a.Name) + `"`
+			if a.Kind != "" {
+				labels += `,kind="` + escapeLabel(a.Kind) + `"`
+			}
+			if a.Currency != "" {
+				labels += `,currency="` + escapeLabel(a.Currency) + `"`
+			}
+			sample("reconcile_alarm", labels, b01(a.Raised))
+		}
+	}
 	if !m.known {
 		return b.Bytes()
 	}
@@ -177,6 +213,59 @@ func writeMetricsFile(path string, m runMetrics) error {
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write metrics file %s: %w", path, err)
+	}
+	return nil
+}
+
+// pushTimeout bounds a push to the Pushgateway.
+const pushTimeout = 30 * time.Second
+
+// pushURL is where a shard's metrics go on the Pushgateway at base: the
+// group of job "reconcile" and label shard, PUT so that each push replaces
+// the shard's previous one whole (a series a run no longer has does not
+// linger). The shard ("0/4") holds a slash, so its value is written in
+// the Pushgateway's base64 form (shard@base64/MC80), which the gateway
+// decodes to the same shard="0/4" the metrics carry. A URL with
+// credentials in it is refused: a flag's value shows in process listings.
+func pushURL(base, shard string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--metrics-push %q: want the Pushgateway's http(s) URL, e.g. http://pushgateway:9091", base)
+	}
+	if u.User != nil {
+		return "", errors.New("--metrics-push: the URL holds credentials; a flag's value shows in process listings")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("--metrics-push %q: want no query or fragment", base)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/metrics/job/reconcile/shard@base64/" + base64.RawURLEncoding.EncodeToString([]byte(shard))
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// pushMetrics PUTs the run's metrics, in the text exposition format, to
+// the Pushgateway at base, as Prometheus recommends for batch jobs: the
+// gateway keeps the last push of each shard for Prometheus to scrape.
+func pushMetrics(ctx context.Context, base string, m runMetrics) error {
+	target, err := pushURL(base, m.shard)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, pushTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, target, bytes.NewReader(metricsText(m)))
+	if err != nil {
+		return fmt.Errorf("push metrics: %w", err)
+	}
+	req.Header.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("push metrics to %s: %w", req.URL.Host, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return fmt.Errorf("push metrics to %s: %s: %s", req.URL.Host, resp.Status, terminalLine(strings.TrimSpace(string(body))))
 	}
 	return nil
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/notify"
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
@@ -22,6 +24,10 @@ type runHooks struct {
 	onDone     func() // the run's data is published: stop drawing progress
 	res        *pipeline.Result
 	pub        *reports.Published
+	log        *slog.Logger
+	notice     *notice           // --alarms, --notify, once loaded
+	alarms     []reports.Alarm   // checked before publishing
+	deliveries []notify.Delivery // the digests sent
 }
 
 func (h *runHooks) progressFunc() func(pipeline.Progress) {
@@ -37,6 +43,26 @@ func (h *runHooks) ingested(r *pipeline.Result) {
 	}
 }
 
+// noticed keeps what --alarms and --notify loaded, for a run that fails
+// later (its digest says so).
+func (h *runHooks) noticed(n *notice) {
+	if h != nil {
+		h.notice = n
+	}
+}
+
+func (h *runHooks) checked(a []reports.Alarm) {
+	if h != nil {
+		h.alarms = a
+	}
+}
+
+func (h *runHooks) delivered(d []notify.Delivery) {
+	if h != nil {
+		h.deliveries = append(h.deliveries, d...)
+	}
+}
+
 func (h *runHooks) published(p *reports.Published) {
 	if h == nil {
 		return
@@ -49,19 +75,38 @@ func (h *runHooks) published(p *reports.Published) {
 
 // runWithOutput runs one job (runRun) with what an operator sees around it:
 // the logger (text on a terminal, JSON lines otherwise, at --log-level),
-// the progress display on a terminal, and the metrics file, written
-// whatever the outcome, so a failed run shows in monitoring too.
+// the progress display on a terminal, the digest of a run that failed
+// before publishing (runRun sends a published run's), and the metrics,
+// to the file and the Pushgateway, whatever the outcome, so a failed run
+// shows in monitoring too.
 func runWithOutput(ctx context.Context, o runOptions, e env) error {
 	started := time.Now()
 	hooks := &runHooks{}
 	o.hooks = hooks
 	err := runDisplayed(ctx, o, e, hooks)
+	log := hooks.log
+	if log == nil { // the run failed before its logger was made (a bad --log-level)
+		log, _ = newLogger(e.stderr, "info")
+	}
+	if err != nil && hooks.pub == nil && exitCodeOf(ctx, err) != exitInterrupted {
+		date := o.date
+		if d, derr := businessDate(o.date, started.UTC()); derr == nil {
+			date = d.Format(time.DateOnly)
+		}
+		hooks.delivered(hooks.notice.sendFailure(context.WithoutCancel(ctx), date, runSource(o), err, log))
+	}
+	m := newRunMetrics(ctx, o, hooks, err, started, time.Now())
 	if o.metricsFile != "" {
-		m := newRunMetrics(ctx, o, hooks, err, started, time.Now())
 		if werr := writeMetricsFile(o.metricsFile, m); werr != nil {
 			// The run's outcome stays the exit code: the collector shows a
 			// stale file by its age (node_textfile_mtime_seconds).
 			fmt.Fprintf(e.stderr, "reconcile: %v\n", werr)
+		}
+	}
+	if o.notice.metricsPush != "" {
+		if perr := pushMetrics(context.WithoutCancel(ctx), o.notice.metricsPush, m); perr != nil {
+			// Like a digest: logged, never the run's failure.
+			log.Warn("metrics not pushed", "error", perr.Error())
 		}
 	}
 	return err
@@ -84,12 +129,16 @@ func runDisplayed(ctx context.Context, o runOptions, e env, hooks *runHooks) err
 		ctx = platform.WithStats(ctx, &d.live)
 		logOut = d
 		hooks.onProgress = d.update
-		hooks.onDone = d.close
+		hooks.onDone = d.finish
 	}
 	log, err := newLoggerTo(logOut, terminal, o.logLevel)
 	if err != nil {
 		return err
 	}
+	if show && terminal {
+		log = quietTerminal(log, o.logLevel)
+	}
+	hooks.log = log
 	return runRun(ctx, o, e, log)
 }
 

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -200,4 +203,81 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// finish ends the display with the run's last status as a line that
+// stays, the run's final summary on the terminal, instead of clearing it:
+//
+//	done · members 6/6, 0 errors · 139 requests · 0 retries · 12s
+//
+// Later writes pass through, as after close.
+func (d *progressDisplay) finish() {
+	d.mu.Lock()
+	if !d.closed {
+		d.clear()
+		p := d.p
+		p.Requests = max(p.Requests, d.live.Requests.Load())
+		p.Retries = max(p.Retries, d.live.Retries.Load())
+		elapsed := "0s"
+		if !p.Started.IsZero() {
+			elapsed = shortDuration(d.now().Sub(p.Started))
+		}
+		fmt.Fprintf(d.w, "done · members %s/%s, %s · %s requests · %s retries · %s\n",
+			thousands(int64(p.MembersDone)), thousands(int64(p.MembersTotal)), plural(p.MembersFailed, "error"),
+			thousands(p.Requests), thousands(p.Retries), elapsed)
+	}
+	d.mu.Unlock()
+	d.close()
+}
+
+// perItemKeys mark a log record about one member or one journal file.
+var perItemKeys = []string{"merchant_id", "file"}
+
+// quietHandler keeps a terminal readable under the status line: below
+// WARN, a record about one member or one journal file (a perItemKeys
+// attribute) is left out, since the status line counts them and ten
+// thousand such lines would scroll everything else away. Warnings and
+// errors (a member that failed, with its reason) and the run's own records
+// still show. With --log-level debug every record shows; the JSON log
+// (not a terminal) is never quieted.
+type quietHandler struct {
+	slog.Handler
+	item bool // an attribute added with WithAttrs marks every record
+}
+
+// quietTerminal is log, quieted for a terminal at level (unless debug).
+func quietTerminal(log *slog.Logger, level string) *slog.Logger {
+	var lv slog.Level
+	if lv.UnmarshalText([]byte(level)) != nil || lv <= slog.LevelDebug {
+		return log
+	}
+	return slog.New(quietHandler{Handler: log.Handler()})
+}
+
+func (h quietHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn || !h.item && !recordPerItem(r) {
+		return h.Handler.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	item := h.item
+	for _, a := range as {
+		item = item || slices.Contains(perItemKeys, a.Key)
+	}
+	return quietHandler{Handler: h.Handler.WithAttrs(as), item: item}
+}
+
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{Handler: h.Handler.WithGroup(name), item: h.item}
+}
+
+func recordPerItem(r slog.Record) bool {
+	item := false
+	r.Attrs(func(a slog.Attr) bool {
+		item = slices.Contains(perItemKeys, a.Key)
+		return !item
+	})
+	return item
 }

@@ -1,15 +1,17 @@
 // Package testcert makes the throwaway keys, certificates and PKCS#12 files
-// the tests of JWT authentication need, so that no private key is ever
+// the tests of JWT authentication and of TLS servers need, so that no private key is ever
 // committed. It is for tests only.
 package testcert
 
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"net"
 	"testing"
 	"time"
 
@@ -62,4 +64,34 @@ func (c Cert) P12(t testing.TB, enc *pkcs12.Encoder, password string, caCerts ..
 // PEM is the certificate in PEM.
 func (c Cert) PEM() []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Cert.Raw})
+}
+
+// Server makes a self-signed certificate for a TLS server at host (an IP
+// address or a DNS name), as a test's server presents it; its PEM is what
+// a client is told to trust.
+func Server(t testing.TB, host string) (tls.Certificate, Cert) {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(now.UnixNano()), Subject: pkix.Name{CommonName: host},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true}
+	if ip := net.ParseIP(host); ip != nil {
+		tmpl.IPAddresses = []net.IP{ip}
+	} else {
+		tmpl.DNSNames = []string{host}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: cert}, Cert{Key: key, Cert: cert}
 }

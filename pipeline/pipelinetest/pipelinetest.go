@@ -6,7 +6,6 @@ package pipelinetest
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -43,26 +43,16 @@ func Sandbox(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rat
 // not nil), e.g. to record the responses of the run.
 func SandboxServed(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit, wrap func(http.Handler) http.Handler) Run {
 	tb.Helper()
-	srv, err := sandbox.New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	h := srv.Handler()
-	if wrap != nil {
-		h = wrap(h)
-	}
-	hs := httptest.NewServer(h)
-	tb.Cleanup(hs.Close)
-	secret, _ := platform.NewSecret(sandbox.DefaultSecret)
-	c := srv.Config()
 	clientOpts := []platform.Option{platform.WithConnections(opts.Concurrency * max(opts.PaymentLists, 1))}
 	if limit > 0 {
 		clientOpts = append(clientOpts, platform.WithRateLimiter(rate.NewLimiter(limit, 1)))
 	}
-	client, err := platform.NewClient(hs.URL, platform.Credentials{KeyID: c.KeyID, Secret: secret, PortfolioID: c.OrganizationID}, clientOpts...)
-	if err != nil {
-		tb.Fatal(err)
+	envOpts := []sandboxtest.Option{sandboxtest.WithClientOptions(clientOpts...)}
+	if wrap != nil {
+		envOpts = append(envOpts, sandboxtest.WithHandler(wrap))
 	}
+	env := sandboxtest.Start(tb, cfg, envOpts...)
+	srv, client, c := env.Server, env.Client, env.Server.Config()
 	dir := tb.TempDir()
 	if opts.JournalGlob == JournalsOfSandbox {
 		if _, err := srv.WriteJournals(filepath.Join(dir, "journals")); err != nil {

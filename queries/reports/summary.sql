@@ -281,3 +281,16 @@ groups_of AS (
 SELECT s.merchant_id, s.error, g.groups
 FROM scope s LEFT JOIN groups_of g ON g.merchant_id = s.merchant_id
 WHERE s.status = 'failed' ORDER BY s.merchant_id
+
+-- name: Alarms
+-- The alarms the run raised (package alarms, --alarms), one row each in
+-- the program's order: the rule's name, what it says, and the finding
+-- kind and currency it concerns ('' for the run's own rules). The texts
+-- come from the program as arrays, like the Legend's.
+-- $1 = the names, $2 = the messages, $3 = the kinds, $4 = the
+-- currencies, the four arrays in the same order.
+SELECT name, message, kind, currency FROM (
+    SELECT unnest($1::VARCHAR[]) AS name, unnest($2::VARCHAR[]) AS message,
+           unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS currency,
+           generate_subscripts($1::VARCHAR[], 1) AS ord
+) ORDER BY ord

@@ -371,7 +371,7 @@ FROM transactions t
 LEFT JOIN bin_attributes b ON b.bin = t.card_bin
 GROUP BY ALL;
 
--- The payment-solution codes of platform-facts.md.
+-- The payment-solution codes of docs/platform.md (Device wallets).
 CREATE OR REPLACE VIEW payment_solutions AS
 SELECT * FROM (VALUES
     ('001', 'Apple Pay'), ('004', 'In-app (platform-decrypted)'), ('005', 'Masterpass'), ('006', 'Android Pay'),

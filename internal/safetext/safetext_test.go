@@ -1,0 +1,28 @@
+package safetext
+
+import "testing"
+
+func TestLineEscapesEveryLineBreak(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\r\nBcc: x@evil.example": `a\x0d\x0aBcc: x@evil.example`,
+		"a\u2028b\u2029c":          `a\u2028b\u2029c`,
+		"\x1b[2Jok\u0085":          `\x1b[2Jok\u0085`,
+		"naïve ✓":                  "naïve ✓",
+	} {
+		if got := Line(in); got != want {
+			t.Errorf("Line(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	if got := Cut("héllo wörld", 6); got != "héllo…" {
+		t.Errorf("Cut = %q", got)
+	}
+	if got := Cut("short", 6); got != "short" {
+		t.Errorf("Cut of a short text = %q", got)
+	}
+	if got := Cut("a\nb", 10); got != `a\x0ab` {
+		t.Errorf("Cut escapes before cutting: %q", got)
+	}
+}
