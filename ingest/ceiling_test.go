@@ -8,7 +8,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,7 +24,6 @@ import (
 	json "github.com/goccy/go-json"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/reconcile/reconcile/ingest"
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/pipeline/pipelinetest"
 	"github.com/reconcile/reconcile/sandbox"
@@ -74,9 +72,6 @@ func BenchmarkIngest(b *testing.B) {
 		members := stage(run.Result, "members").Duration
 		e2e := float64(run.Result.Rows) / members.Seconds()
 		cpu := cpuTime()
-		if os.Getenv("DUMP") != "" {
-			dumpPages(rec.pages)
-		}
 		records, elapsed := trueCeiling(b, rec.pages, filepath.Join(run.Dir, "ceiling.duckdb"))
 		ceilingCPU := cpuTime() - cpu
 		if records != run.Result.Rows {
@@ -91,11 +86,6 @@ func BenchmarkIngest(b *testing.B) {
 		b.ReportMetric(membersCPU.Seconds(), "members_cpu_s")
 		b.ReportMetric(ceilingCPU.Seconds(), "ceiling_cpu_s")
 		b.ReportMetric(elapsed.Seconds(), "ceiling_s")
-		b.ReportMetric(ingest.DebugWriterBusy.Seconds(), "writer_s")
-		b.ReportMetric(float64(ingest.DebugLoads), "loads")
-		for k, v := range store.DebugTimes {
-			b.ReportMetric(v.Seconds(), k+"_s")
-		}
 	}
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/reconcile/reconcile/groups"
@@ -97,9 +95,6 @@ type loadJob struct {
 	status MemberResult
 }
 
-var DebugWriterBusy time.Duration
-var DebugLoads int
-
 // A load (one transaction) takes members as they come until it holds
 // maxRowsPerLoad records or maxLoadWait has passed since its first member.
 // Big loads are what make the members stage fast: every commit costs a
@@ -110,9 +105,9 @@ var DebugLoads int
 // records waiting in memory (as Arrow buffers, about 0.6 KB each) to some
 // 60 MB, and the wait keeps a slow platform's members from waiting long
 // for their commit (and the progress display from stalling).
-var (
-	maxRowsPerLoad = envInt("DEBUG_ROWS", 100_000)
-	maxLoadWait    = time.Duration(envInt("DEBUG_WAIT", 1000)) * time.Millisecond
+const (
+	maxRowsPerLoad = 100_000
+	maxLoadWait    = time.Second
 )
 
 // gather takes first and the members that follow on jobs into one load
@@ -189,13 +184,7 @@ func (r *puller) pullMembers(ctx context.Context, members []groups.Member) ([]Me
 		wctx := context.WithoutCancel(ctx)
 		for job := range jobs {
 			group := gather(job, jobs)
-			t0 := time.Now()
-			var err error
-			if os.Getenv("DEBUG_NOLOAD") == "" {
-				err = loadMembers(wctx, r.store, group)
-			}
-			DebugWriterBusy += time.Since(t0)
-			DebugLoads++
+			err := loadMembers(wctx, r.store, group)
 			if err != nil && len(group) > 1 {
 				// Load one by one, so that a member whose data the
 				// database refuses fails alone.
@@ -297,11 +286,4 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 		}
 	}
 	return b, nil
-}
-
-func envInt(k string, d int) int {
-	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
-		return v
-	}
-	return d
 }

@@ -165,6 +165,11 @@ func (t *Table) arrowSchema() *arrow.Schema {
 // match the column, or a row with too few or too many values, is a
 // programming error and panics.
 //
+// Loading a batch seals it: its rows become one Arrow record, kept, so that
+// a load whose transaction failed can be made again with the same batch
+// (ingest loads the members of a failed group one by one). A row added to a
+// sealed batch is a programming error and panics.
+//
 // A key given twice (paging over live data can list a record twice) is kept
 // once, the later row winning, so a load never inserts a key twice.
 type Batch struct {
@@ -173,9 +178,10 @@ type Batch struct {
 	col    int // the column the next value goes to
 	rows   int // rows ended, dropped ones included
 	keyBuf []byte
-	keys   map[string]int // a row's key -> the row that holds it now
-	drop   []int          // rows replaced by a later row of the same key
-	scopes []string       // the scope values of the rows, in order of appearance
+	keys   map[string]int    // a row's key -> the row that holds it now
+	drop   []int             // rows replaced by a later row of the same key
+	scopes []string          // the scope values of the rows, in order of appearance
+	rec    arrow.RecordBatch // the rows, once the batch is sealed (record)
 }
 
 // NewBatch starts an empty batch of rows for t.
@@ -196,6 +202,7 @@ func (b *Batch) Len() int { return b.rows - len(b.drop) }
 // field checks that the next column takes a value of kind k and returns its
 // builder.
 func (b *Batch) field(k Kind) array.Builder {
+	b.open()
 	if b.col >= len(b.t.Columns) {
 		panic(fmt.Sprintf("store: more values than the %d columns of %s", len(b.t.Columns), b.t.Name))
 	}
@@ -204,6 +211,13 @@ func (b *Batch) field(k Kind) array.Builder {
 		panic(fmt.Sprintf("store: column %s of %s is %s, given %s", c.Name, b.t.Name, c.Kind, k))
 	}
 	return b.rb.Field(b.col)
+}
+
+// open panics if the batch is sealed.
+func (b *Batch) open() {
+	if b.rec != nil {
+		panic(fmt.Sprintf("store: a row added to a batch of %s already loaded", b.t.Name))
+	}
 }
 
 // key notes a value of a key or scope column; every setter calls it after
@@ -325,6 +339,7 @@ func (b *Batch) Interval(d time.Duration) *Batch {
 
 // Null sets the next column, of any kind, to NULL.
 func (b *Batch) Null() *Batch {
+	b.open()
 	if b.col >= len(b.t.Columns) {
 		panic(fmt.Sprintf("store: more values than the %d columns of %s", len(b.t.Columns), b.t.Name))
 	}
@@ -396,18 +411,25 @@ func (b *Batch) Scopes() []string {
 	return slices.Compact(out)
 }
 
-// record ends the batch: its rows as one Arrow record, rows whose key a
-// later row gave again left out. The batch is empty afterwards.
+// record seals the batch and returns its rows as one Arrow record, rows
+// whose key a later row gave again left out; the caller releases it.
 func (b *Batch) record() arrow.RecordBatch {
+	if b.rec == nil {
+		b.rec = b.seal()
+	}
+	b.rec.Retain()
+	return b.rec
+}
+
+// seal makes the batch's record, and lets go of the builder and the keys.
+func (b *Batch) seal() arrow.RecordBatch {
 	if b.col != 0 {
 		panic(fmt.Sprintf("store: a row of %s not ended", b.t.Name))
 	}
 	rec := b.rb.NewRecordBatch()
-	drop := b.drop
-	b.rows, b.drop, b.scopes = 0, nil, nil
-	if b.keys != nil {
-		clear(b.keys)
-	}
+	b.rb.Release()
+	b.rb, b.keys = nil, nil
+	drop := slices.Clone(b.drop)
 	if len(drop) == 0 {
 		return rec
 	}
@@ -464,7 +486,7 @@ func recordOf(schema *arrow.Schema, cols []arrow.Array, rows int64) arrow.Record
 	return rec
 }
 
-// Values ends the batch and returns its rows as Go values, in the types Add
+// Values seals the batch and returns its rows as Go values, in the types Add
 // takes (an amount as int64 hundredths, JSON as its text in a string), nil
 // for NULL: what a load would write, for tests to read.
 func (b *Batch) Values() [][]any {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -45,12 +44,8 @@ var columnTypes = queries.Must("store.sql", "ColumnTypes")
 
 // Load writes batches of rows of t in the transaction: each row replaces
 // the table's row of the same key, and with replace the rows it names are
-// deleted first. The batches are emptied.
-var DebugTimes = map[string]time.Duration{}
-
+// deleted first. The batches are sealed (see Batch).
 func (tx *Tx) Load(ctx context.Context, t *Table, replace *Replace, batches ...*Batch) error {
-	t0 := time.Now()
-	defer func() { DebugTimes[t.Name] += time.Since(t0) }()
 	held, err := tx.prepare(ctx, t)
 	if err != nil {
 		return err
@@ -100,8 +95,6 @@ func (tx *Tx) Load(ctx context.Context, t *Table, replace *Replace, batches ...*
 		}
 	}
 	cols := strings.Join(t.ColumnNames(), ", ")
-	t2 := time.Now()
-	defer func() { DebugTimes["insert"] += time.Since(t2) }()
 	if err := rel.exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s", t.Name, cols, cols, rel.name())); err != nil {
 		return fmt.Errorf("insert %d rows into %s: %w", rows, t.Name, err)
 	}
@@ -115,7 +108,7 @@ func (tx *Tx) Load(ctx context.Context, t *Table, replace *Replace, batches ...*
 
 // Update sets the columns of b's table that are not its key, on the rows of
 // the database table whose key a row of b holds. b's table declares the
-// columns to set (a part of the database table's). The batch is emptied.
+// columns to set (a part of the database table's). The batch is sealed.
 func (tx *Tx) Update(ctx context.Context, b *Batch) error {
 	t := b.t
 	if _, err := tx.prepare(ctx, t); err != nil {

@@ -26,7 +26,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
@@ -92,9 +91,6 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := s.sizeSlices(ctx); err != nil {
 		s.Close()
 		return nil, err
-	}
-	if v := os.Getenv("DEBUG_CKPT"); v != "" {
-		conn.ExecContext(ctx, "SET checkpoint_threshold = '"+v+"'")
 	}
 	return s, nil
 }
@@ -246,8 +242,6 @@ func (s *Store) Transact(ctx context.Context, fn func(tx *Tx) error) (err error)
 			}
 			return
 		}
-		t0 := time.Now()
-		defer func() { DebugTimes["commit"] += time.Since(t0) }()
 		if _, cErr := s.conn.ExecContext(ctx, "COMMIT"); cErr != nil {
 			err = fmt.Errorf("commit: %w", cErr)
 		}

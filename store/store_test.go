@@ -361,3 +361,44 @@ func TestOpenMigratesAnOlderFile(t *testing.T) {
 		t.Errorf("after opening: %d runs with the new previous_run column, %d of the journal's new columns; want 1 and 2", runs, cols)
 	}
 }
+
+// TestLoadAgainAfterRollback: a batch whose load was rolled back loads
+// again, whole, in the next transaction (ingest retries the members of a
+// failed load one by one with their batches), replacing the member's old
+// rows as the first attempt would have; and a sealed batch takes no row.
+func TestLoadAgainAfterRollback(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	old := plansPart.NewBatch()
+	old.Str("m1").Str("p1").Str("old").Amount(100, true).Str("r").Time(time.Now(), true).End()
+	if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plansPart, nil, old) }); err != nil {
+		t.Fatal(err)
+	}
+	b := plansPart.NewBatch()
+	b.Str("m1").Str("p1").Str("new").Amount(150, true).Str("r").Time(time.Now(), true).End()
+	b.Str("m1").Str("p2").Str("new").Amount(250, true).Str("r").Time(time.Now(), true).End()
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		if err := tx.Load(ctx, plansPart, nil, b); err != nil {
+			return err
+		}
+		return errors.New("the database refused a later table")
+	})
+	if err == nil {
+		t.Fatal("want the transaction's error")
+	}
+	if n, named := planCount(t, s, "old"); n != 1 || named != 1 {
+		t.Fatalf("after the rolled-back load: %d rows, %d old; want 1 and 1", n, named)
+	}
+	if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plansPart, nil, b) }); err != nil {
+		t.Fatal(err)
+	}
+	if n, named := planCount(t, s, "new"); n != 2 || named != 2 {
+		t.Errorf("after loading the batch again: %d rows, %d new; want 2 and 2", n, named)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a row added to a loaded batch did not panic")
+		}
+	}()
+	b.Str("m1")
+}
