@@ -75,7 +75,7 @@ func BenchmarkIngest(b *testing.B) {
 		records, elapsed := trueCeiling(b, rec.pages, filepath.Join(run.Dir, "ceiling.duckdb"))
 		ceilingCPU := cpuTime() - cpu
 		if records != run.Result.Rows {
-		b.Fatalf("the ceiling loaded %d records of the run's %d", records, run.Result.Rows)
+			b.Fatalf("the ceiling loaded %d records of the run's %d", records, run.Result.Rows)
 		}
 		ceiling := float64(records) / elapsed.Seconds()
 		b.ReportMetric(float64(run.Result.Rows), "records")
@@ -296,7 +296,7 @@ func newCeilingDecoder(now time.Time, out chan<- ceilingBatch) *ceilingDecoder {
 
 // The wire shapes of the records, as plain strings.
 type (
-	ceilAmounts struct{ BillingAmount, SetupFee, Currency, TotalAmount string }
+	ceilAmounts  struct{ BillingAmount, SetupFee, Currency, TotalAmount string }
 	ceilPlanInfo struct {
 		Code, Status, Name, Description string
 		BillingPeriod                   struct{ Length, Unit string }
@@ -316,11 +316,11 @@ type (
 		OrderInformation           struct{ AmountDetails ceilAmounts }
 	}
 	ceilPayment struct {
-		ID, Status, PaymentType, TransactionID, Date, Currency   string
-		BillingStartDate, BillingEndDate, BillingCycle           string
-		PaymentNumber, BillingAmount, SetupFee, SurchargeAmount  string
-		SurchargeDescription                                     string
-		Modifiable                                               *bool
+		ID, Status, PaymentType, TransactionID, Date, Currency  string
+		BillingStartDate, BillingEndDate, BillingCycle          string
+		PaymentNumber, BillingAmount, SetupFee, SurchargeAmount string
+		SurchargeDescription                                    string
+		Modifiable                                              *bool
 	}
 	ceilTransaction struct {
 		ID, SubmitTimeUtc      string

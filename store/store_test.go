@@ -119,7 +119,7 @@ func TestLoadRoundTrip(t *testing.T) {
 	at := time.Date(2026, 2, 28, 23, 59, 59, 123456000, time.UTC)
 	sb := schedules.NewBatch()
 	sb.Str("m1").Str("s1").Int32(-7, true).Time(at, true).Time(at, true).Bool(true, true).Int32(3, true).
-		Interval(36*time.Hour + time.Microsecond).Interval(0).Amount(-123456789012, true).Str("").Str("r").Time(at, true).End()
+		Interval(36*time.Hour+time.Microsecond).Interval(0).Amount(-123456789012, true).Str("").Str("r").Time(at, true).End()
 	sb.Str("m1").Str("s2").Int32(0, false).Time(at, false).Time(at, true).Bool(false, false).Int32(0, true).
 		Interval(time.Hour).Interval(time.Hour).Amount(0, false).Text("").Str("r").Time(at, true).End()
 	rb := runs.NewBatch()
