@@ -49,6 +49,7 @@ import (
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/internal/memstat"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
@@ -134,11 +135,30 @@ type Result struct {
 	Rows         int64    // records loaded from the platform (plans, subscriptions, payments, transactions)
 }
 
-// Stage is the duration of one stage of a run and the requests it made.
+// Stage is the duration of one stage of a run, the requests it made and
+// the memory the process held at its end.
 type Stage struct {
 	Name     string
 	Duration time.Duration
 	Requests int64
+	Memory   Memory
+}
+
+// Memory is what the process held at the end of a stage: the Go runtime's
+// and the kernel's view (memstat.Process; PeakRSS is the peak since the
+// process started, so the stage that raised it is the first to show it)
+// and DuckDB's buffer manager's.
+type Memory struct {
+	memstat.Process
+	DuckDB int64 // bytes, duckdb_memory()
+}
+
+// ReadMemory reads the process's memory and s's DuckDB memory now (the
+// latter 0 if it cannot be read).
+func ReadMemory(ctx context.Context, s *store.Store) Memory {
+	m := Memory{Process: memstat.Read()}
+	m.DuckDB, _ = s.DuckDBMemory(ctx)
+	return m
 }
 
 // ErrNoMembers is wrapped when discovery finds no member in the
@@ -169,7 +189,8 @@ func (r *runner) report(stage string) {
 		now, requests := time.Now(), r.runStats.Requests.Load()
 		if r.progress.Stage != "" && r.res != nil {
 			r.res.Stages = append(r.res.Stages, Stage{Name: r.progress.Stage,
-				Duration: now.Sub(r.stageStart), Requests: requests - r.stageRequests})
+				Duration: now.Sub(r.stageStart), Requests: requests - r.stageRequests,
+				Memory: ReadMemory(context.Background(), r.store)})
 		}
 		r.stageStart, r.stageRequests = now, requests
 		r.progress.Stage = stage

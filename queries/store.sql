@@ -27,3 +27,8 @@ LEFT JOIN (SELECT merchant_id, count(*) AS n FROM transactions GROUP BY ALL) t U
 LEFT JOIN (SELECT merchant_id, count(*) AS n FROM journal GROUP BY ALL) j USING (merchant_id)
 WHERE rm.run_id = ? AND rm.status = 'ok'
 ORDER BY rm.merchant_id
+
+-- name: DuckDBMemory
+-- The bytes DuckDB's buffer manager holds now, over every tag (base tables,
+-- hash tables, the write-ahead log, ...): the run's per-stage memory report.
+SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()

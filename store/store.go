@@ -98,6 +98,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // Statements of queries/store.sql.
 var (
 	tablesAndViews = queries.Must("store.sql", "TablesAndViews")
+	duckdbMemory   = queries.Must("store.sql", "DuckDBMemory")
 )
 
 // runLogTables are tables every reconcile database has held since its first
@@ -200,6 +201,17 @@ func (s *Store) sizeSlices(ctx context.Context) error {
 }
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// DuckDBMemory is the memory DuckDB's buffer manager holds now, in bytes
+// (duckdb_memory()): table data, hash tables and sorts of running queries,
+// the write-ahead log. What DuckDB's allocator keeps after use is not in it.
+func (s *Store) DuckDBMemory(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, duckdbMemory).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read DuckDB's memory: %w", err)
+	}
+	return n, nil
+}
 
 // Conn is the store's single connection; reads that must see the store's
 // uncommitted temp tables or settings go through it.
