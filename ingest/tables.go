@@ -4,8 +4,9 @@ import "github.com/reconcile/reconcile/store"
 
 // The tables ingest loads, as its batches fill them: each column in the
 // order the conversions give it (store.Batch), with the table's key and
-// scope (store.Table). Member data is scoped by merchant ID and journal
-// rows by file, so a member's or a file's first load is a plain insert.
+// scope (store.Table). Member data is scoped by merchant ID, journal rows
+// by file and journal files by their content's SHA-256, so a member's or a
+// file's first load is a plain insert.
 var (
 	plansTable = store.NewTable("plans", []string{"merchant_id", "plan_id"}, "merchant_id", store.Columns(
 		"merchant_id text, plan_id text, code text, name text, description text, status text, "+
@@ -47,7 +48,7 @@ var (
 		"bin text, lookup_status text, resolved_by text, funding_source text, funding_source_sub_type text, "+
 			"card_platform text, card_product text, health_card bool, brand text, card_type text, "+
 			"issuer_name text, issuer_country text, raw json, looked_up_at time")...)
-	journalFilesTable = store.NewTable("journal_files", []string{"sha256"}, "", store.Columns(
+	journalFilesTable = store.NewTable("journal_files", []string{"sha256"}, "sha256", store.Columns(
 		"sha256 text, file text, lines int32, loaded int32, rejected int32, imported_at time")...)
 	journalRejectsTable = store.NewTable("journal_rejects", []string{"file", "line"}, "file", store.Columns(
 		"file text, line int32, reason text, text text, file_sha256 text, imported_at time")...)
