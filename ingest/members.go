@@ -265,6 +265,9 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 		reasons[reason]++ // Pull calls need from its own goroutine only
 		return reason != "unchanged"
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	transactions := r.searchTransactions(ctx, api)
 	snap, err := subscriptions.Pull(ctx, api, r.opts.PaymentLists, need)
 	if err != nil {
 		return nil, err
@@ -277,13 +280,49 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 	if err := b.addSchedules(snap, r.window.End, r.runID, r.now); err != nil {
 		return nil, err
 	}
-	for t, err := range api.SearchTransactions(ctx, r.window.Start, r.window.End) {
-		if err != nil {
-			return nil, fmt.Errorf("search transactions: %w", err)
-		}
+	found := <-transactions
+	if found.err != nil {
+		return nil, found.err
+	}
+	for _, t := range found.list {
 		if err := b.addTransaction(t, r.runID, r.now); err != nil {
 			return nil, err
 		}
 	}
 	return b, nil
+}
+
+// searched is a member's transactions of the window, or why they could not
+// be listed.
+type searched struct {
+	list []platform.TransactionSummary
+	err  error
+}
+
+// searchTransactions lists the member's transactions of the run's window in
+// a goroutine of its own, beside the recurring pull: against a platform's
+// latency, the search's pages would otherwise wait for the last payment
+// list, and a member would have one request in flight for a quarter of its
+// time (BenchmarkRateBudget). Cancelling ctx stops it; a panic while
+// listing is its error, as one in the member's own goroutine would be
+// (groups.FanOut).
+func (r *puller) searchTransactions(ctx context.Context, api *platform.Merchant) <-chan searched {
+	out := make(chan searched, 1)
+	go func() {
+		var s searched
+		defer func() {
+			if p := recover(); p != nil {
+				s.list, s.err = nil, fmt.Errorf("search transactions: panic: %v", p)
+			}
+			out <- s
+		}()
+		for t, err := range api.SearchTransactions(ctx, r.window.Start, r.window.End) {
+			if err != nil {
+				s.err = fmt.Errorf("search transactions: %w", err)
+				return
+			}
+			s.list = append(s.list, t)
+		}
+	}()
+	return out
 }

@@ -46,6 +46,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/ingest"
@@ -159,6 +161,15 @@ func ReadMemory(ctx context.Context, s *store.Store) Memory {
 	m := Memory{Process: memstat.Read()}
 	m.DuckDB, _ = s.DuckDBMemory(ctx)
 	return m
+}
+
+// Limiter is the run's one token bucket for every request, perSecond
+// requests a second: its burst lets the members in flight (concurrency)
+// start together without exceeding the rate over any second. A burst of
+// one would spread even the first requests out, and lose every token that
+// falls due while no request waits.
+func Limiter(perSecond float64, concurrency int) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(perSecond), max(1, min(int(perSecond), concurrency)))
 }
 
 // ErrNoMembers is wrapped when discovery finds no member in the

@@ -18,8 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/pipeline"
@@ -261,11 +259,8 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		creds.PortfolioID = org
 	}
 
-	// One token bucket for the whole run; its burst lets the members in
-	// flight start together without exceeding the rate over any second.
-	limiter := rate.NewLimiter(rate.Limit(o.rate), max(1, min(int(o.rate), o.concurrency)))
 	client, err := platform.NewClient(baseURL, creds,
-		platform.WithRateLimiter(limiter),
+		platform.WithRateLimiter(pipeline.Limiter(o.rate, o.concurrency)),
 		platform.WithConnections(o.concurrency*paymentListsPerMember),
 		platform.WithUserAgent("reconcile/"+buildVersion()),
 		platform.WithHTTPClient(e.httpClient))

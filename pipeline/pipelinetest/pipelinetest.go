@@ -33,7 +33,8 @@ const JournalsOfSandbox = "sandbox"
 // Sandbox runs one reconciliation against a sandbox of cfg on loopback
 // into a fresh DuckDB file, with opts (its client, organization and date
 // are the sandbox's) and, when limit > 0, a request budget of limit per
-// second. Every member must reconcile.
+// second (the run's token bucket, pipeline.Limiter). Every member must
+// reconcile.
 func Sandbox(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit) Run {
 	tb.Helper()
 	return SandboxServed(tb, cfg, opts, limit, nil)
@@ -45,7 +46,7 @@ func SandboxServed(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, lim
 	tb.Helper()
 	clientOpts := []platform.Option{platform.WithConnections(opts.Concurrency * max(opts.PaymentLists, 1))}
 	if limit > 0 {
-		clientOpts = append(clientOpts, platform.WithRateLimiter(rate.NewLimiter(limit, 1)))
+		clientOpts = append(clientOpts, platform.WithRateLimiter(pipeline.Limiter(float64(limit), opts.Concurrency)))
 	}
 	envOpts := []sandboxtest.Option{sandboxtest.WithClientOptions(clientOpts...)}
 	if wrap != nil {
