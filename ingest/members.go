@@ -9,6 +9,7 @@ import (
 
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
@@ -55,12 +56,42 @@ func PullMembers(ctx context.Context, s *store.Store, opts PullOptions, members 
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
+	var err error
+	if r.stored, err = storedMembers(ctx, s); err != nil {
+		return nil, err
+	}
 	return r.pullMembers(ctx, members)
+}
+
+var storedMembersSQL = queries.Must("ingest.sql", "StoredMembers")
+
+// storedMembers is the set of members whose subscriptions the database
+// holds, read once: a member's stored payment lists are read (one query
+// per member) only when it has some.
+func storedMembers(ctx context.Context, s *store.Store) (map[string]bool, error) {
+	rows, err := s.ReadPool().QueryContext(ctx, storedMembersSQL)
+	if err != nil {
+		return nil, fmt.Errorf("read the members stored: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var mid string
+		if err := rows.Scan(&mid); err != nil {
+			return nil, fmt.Errorf("read the members stored: %w", err)
+		}
+		out[mid] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the members stored: %w", err)
+	}
+	return out, nil
 }
 
 // puller is one members stage in flight.
 type puller struct {
 	store  *store.Store
+	stored map[string]bool // members with stored subscriptions (storedMembers)
 	opts   PullOptions
 	runID  string
 	window store.Window
@@ -244,9 +275,12 @@ func (r *puller) loadJobOf(res groups.Result[*memberBatch], stats *platform.Stat
 // pullMember reads everything of one member and converts it into rows.
 func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, error) {
 	api := r.opts.Client.Merchant(mid)
-	prev, err := previousLists(ctx, r.store, mid)
-	if err != nil {
-		return nil, err
+	prev := map[string]storedList{}
+	if r.stored[mid] {
+		var err error
+		if prev, err = previousLists(ctx, r.store, mid); err != nil {
+			return nil, err
+		}
 	}
 	terms := subscriptions.Terms{WindowEnd: r.window.End, Now: r.now, MaxAge: r.opts.PaymentsMaxAge}
 	reasons := map[string]int{}

@@ -92,6 +92,18 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	// DuckDB checkpoints whenever its write-ahead log passes 16 MB, and
+	// each checkpoint compresses and writes again the row groups a load
+	// left partly filled: a run's bulk loads checkpointed every few
+	// transactions. A larger log checkpoints a few times a run. Measured
+	// on the journals of 1,000 members (2,000 files, 142 MB): import CPU
+	// 17.7-19.5 s → 11.8-12.8 s, peak RSS 478-493 → 389-411 MiB. Data not
+	// yet checkpointed is DuckDB buffer memory like any other, under the
+	// memory limit; a crash replays the log on the next open.
+	if _, err := conn.ExecContext(ctx, "SET checkpoint_threshold = '256MB'"); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("checkpoint threshold of %s: %w", path, err)
+	}
 	return s, nil
 }
 
