@@ -359,6 +359,11 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("findings")
+	// The loads' data, written out before the checks read it: the checks
+	// then run with DuckDB's memory to themselves.
+	if err := r.store.Checkpoint(ctx); err != nil {
+		return fail(err)
+	}
 	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
 		InterchangeRates: r.opts.InterchangeRates, BNPLSessionAge: r.opts.BNPLSessionAge}
 	res.Findings, err = r.check(ctx, run)
