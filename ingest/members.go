@@ -129,15 +129,17 @@ type loadJob struct {
 // A load (one transaction) takes members as they come until it holds
 // maxRowsPerLoad records or maxLoadWait has passed since its first member.
 // Big loads are what make the members stage fast: every commit costs a
-// write-ahead log flush (an fsync), and a table's rows reach DuckDB's
-// file directly, compressed, only once a transaction holds a row group
-// (122,880 rows) of them; with loads of a few thousand rows, commits
-// took more of the stage than the inserts. The bound keeps the pulled
-// records waiting in memory (as Arrow buffers, about 0.6 KB each) to some
-// 60 MB, and the wait keeps a slow platform's members from waiting long
-// for their commit (and the progress display from stalling).
+// write-ahead log flush (an fsync) and every statement a fixed cost; with
+// loads of a few thousand rows, commits took more of the stage than the
+// inserts. The bound keeps the pulled records waiting in memory (as Arrow
+// buffers, about 0.6 KB each, and the Go values they came from) small:
+// at 1,000 members, loads of 100,000 records peaked at 818-890 MiB RSS
+// (Go's share 220-295 MiB), of 50,000 at 685 MiB (172 MiB), for ~10% more
+// of the stage's CPU (BenchmarkIngest, both under load). The wait keeps a
+// slow platform's members from waiting long for their commit (and the
+// progress display from stalling).
 const (
-	maxRowsPerLoad = 100_000
+	maxRowsPerLoad = 50_000
 	maxLoadWait    = time.Second
 )
 
