@@ -40,26 +40,38 @@ func Pull(ctx context.Context, api API, parallel int, need func(platform.Subscri
 	snap := &Snapshot{Payments: map[string]*platform.PaymentList{}}
 	// The plans are listed beside the subscriptions and their payment
 	// lists: against a platform's latency, one round trip fewer before
-	// the lists start. The first error stops both.
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		defer recovered("list plans", &err)
-		for p, err := range api.Plans(gctx) {
-			if err != nil {
-				return fmt.Errorf("list plans: %w", err)
-			}
-			snap.Plans = append(snap.Plans, p)
+	// the lists start. A failure of the plans stops the subscriptions and
+	// is the one reported, as when the plans were listed first.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	plans := make(chan error, 1)
+	go func() {
+		err := listPlans(ctx, api, snap)
+		if err != nil {
+			cancel()
 		}
-		return nil
-	})
-	g.Go(func() (err error) {
-		defer recovered("list subscriptions", &err)
-		return pullSubscriptions(gctx, api, parallel, need, snap)
-	})
-	if err := g.Wait(); err != nil {
+		plans <- err
+	}()
+	err := pullSubscriptions(sctx, api, parallel, need, snap)
+	if perr := <-plans; perr != nil {
+		return nil, perr
+	}
+	if err != nil {
 		return nil, err
 	}
 	return snap, nil
+}
+
+// listPlans fills snap's plans (Pull).
+func listPlans(ctx context.Context, api API, snap *Snapshot) (err error) {
+	defer recovered("list plans", &err)
+	for p, err := range api.Plans(ctx) {
+		if err != nil {
+			return fmt.Errorf("list plans: %w", err)
+		}
+		snap.Plans = append(snap.Plans, p)
+	}
+	return nil
 }
 
 // pullSubscriptions fills snap's subscriptions and payment lists (Pull).
