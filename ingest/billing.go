@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	duckdb "github.com/duckdb/duckdb-go/v2"
-
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
@@ -23,49 +21,26 @@ import (
 // recurring-billing tables (status log, recoveries, ageing, metrics,
 // three-way match) from queries/billing.
 
-// billingRows are a member batch's schedule rows, and the members they
-// replace.
+// billingRows are a member batch's schedule rows.
 type billingRows struct {
-	members   []string
-	schedules *store.Rows
-	expected  *store.Rows
+	schedules *store.Batch
+	expected  *store.Batch
 }
 
-func newBillingRows() billingRows {
-	return billingRows{
-		schedules: &store.Rows{Table: "subscription_schedules", Columns: []string{
-			"merchant_id", "subscription_id", "period_unit", "period_length", "cycles_total", "start_date", "cut_off",
-			"cycles_due", "last_due_date", "next_due_date", "projection_cut", "retry_limit", "retry_interval",
-			"retry_tolerance", "within_12_months", "monthly_amount", "currency", "problem", "run_id", "loaded_at"}},
-		expected: &store.Rows{Table: "expected_cycles", Columns: []string{
-			"merchant_id", "subscription_id", "cycle", "due_date", "billing_amount", "setup_fee", "currency",
-			"run_id", "loaded_at"}},
-	}
-}
-
-// merge adds another batch's rows.
-func (b *billingRows) merge(o billingRows) {
-	if b.schedules == nil {
-		*b = newBillingRows()
-	}
-	b.members = append(b.members, o.members...)
-	if o.schedules != nil {
-		b.schedules.Values = append(b.schedules.Values, o.schedules.Values...)
-		b.expected.Values = append(b.expected.Values, o.expected.Values...)
-	}
-}
-
-// upsert replaces every schedule row of the batch's members: a
-// subscription the platform no longer lists loses its projection.
-func (b billingRows) upsert(ctx context.Context, tx *store.Tx) error {
-	if len(b.members) == 0 {
+// loadSchedules replaces every schedule row of members: a subscription the
+// platform no longer lists loses its projection.
+func loadSchedules(ctx context.Context, tx *store.Tx, members []string, schedules, expected []*store.Batch) error {
+	if len(members) == 0 {
 		return nil
 	}
-	replace := &store.Replace{Relation: "SELECT unnest(?::VARCHAR[]) AS merchant_id", On: []string{"merchant_id"}, Args: []any{b.members}}
-	if err := tx.Upsert(ctx, b.schedules, []string{"merchant_id", "subscription_id"}, replace); err != nil {
+	replace := &store.Replace{On: []string{"merchant_id"}}
+	for _, m := range members {
+		replace.Tuples = append(replace.Tuples, []string{m})
+	}
+	if err := tx.Load(ctx, schedulesTable, replace, schedules...); err != nil {
 		return err
 	}
-	return tx.Upsert(ctx, b.expected, []string{"merchant_id", "subscription_id", "cycle"}, replace)
+	return tx.Load(ctx, expectedCyclesTable, replace, expected...)
 }
 
 // addSchedules projects the schedule of every subscription of the
@@ -75,8 +50,7 @@ func (b billingRows) upsert(ctx context.Context, tx *store.Tx) error {
 // start date, an unknown period) gets a row that says why, and no expected
 // cycles; it does not fail the member, whose other data is still good.
 func (b *memberBatch) addSchedules(snap *subscriptions.Snapshot, cutoff time.Time, runID string, now time.Time) error {
-	rows := newBillingRows()
-	rows.members = []string{b.merchantID}
+	rows := billingRows{schedules: schedulesTable.NewBatch(), expected: expectedCyclesTable.NewBatch()}
 	plans := make(map[string]platform.Plan, len(snap.Plans))
 	for _, p := range snap.Plans {
 		plans[p.ID] = p
@@ -111,61 +85,47 @@ func (r *billingRows) addSubscription(mid string, s platform.Subscription, plan 
 		}
 		total = n
 	}
-	amount := c.amount("billingAmount", firstNonBlank(s.BillingAmount, plan.BillingAmount))
-	fee := c.amount("setupFee", firstNonBlank(s.SetupFee, plan.SetupFee))
-	currency := text(firstNonBlank(s.Currency, plan.Currency))
-	start := c.timestamp("startDate", s.StartDate)
+	amount, hasAmount := c.amount("billingAmount", firstNonBlank(s.BillingAmount, plan.BillingAmount))
+	fee, hasFee := c.amount("setupFee", firstNonBlank(s.SetupFee, plan.SetupFee))
+	currency := firstNonBlank(s.Currency, plan.Currency)
+	start, hasStart := c.timestamp("startDate", s.StartDate)
 	if c.err != nil {
 		return c.err
 	}
-	policy := []any{int32(subscriptions.RetryLimit(unit)), interval(subscriptions.RetryInterval(unit)),
-		interval(subscriptions.RetryTolerance(unit))}
-	var totalCol any
-	if total > 0 {
-		totalCol = int32(total)
+	row := r.schedules.Str(mid).Str(s.ID)
+	// The retry policy closes the row, after what the projection gives.
+	policy := func(row *store.Batch) *store.Batch {
+		return row.Int32(int32(subscriptions.RetryLimit(unit)), true).Interval(subscriptions.RetryInterval(unit)).
+			Interval(subscriptions.RetryTolerance(unit))
 	}
 	period, perr := subscriptions.ParsePeriod(unit, length)
 	problem := ""
 	switch {
 	case perr != nil:
 		problem = perr.Error()
-	case start == nil:
+	case !hasStart:
 		problem = "no start date"
 	}
 	if problem != "" {
-		var lengthCol any
-		if n, err := strconv.Atoi(strings.TrimSpace(length)); err == nil {
-			lengthCol = int32(n)
-		}
-		r.schedules.Add(append(append([]any{mid, s.ID, text(unit), lengthCol, totalCol, start, cutoff,
-			nil, nil, nil, nil}, policy...), nil, nil, currency, problem, runID, now)...)
+		n, err := strconv.Atoi(strings.TrimSpace(length))
+		row = row.Text(unit).Int32(int32(n), err == nil).Int32(int32(total), total > 0).Time(start, hasStart).Time(cutoff, true).
+			Null().Null().Null().Null()
+		policy(row).Null().Null().Text(currency).Str(problem).Str(runID).Time(now, true).End()
 		return nil
 	}
-	sched := subscriptions.Schedule{Start: start.(time.Time), Period: period, Total: total}
+	sched := subscriptions.Schedule{Start: start, Period: period, Total: total}
 	due, next, hasNext, cut := sched.Due(cutoff)
-	var last, nextAt, monthly any
+	var last time.Time
 	if len(due) > 0 {
 		last = due[len(due)-1].Due
 	}
-	if hasNext {
-		nextAt = next.Due
-	}
-	if a, ok := amount.(int64); ok {
-		monthly = period.MonthlyAmount(a)
-	}
-	r.schedules.Add(append(append([]any{mid, s.ID, string(period.Unit), int32(period.Length), totalCol, start, cutoff,
-		int32(len(due)), last, nextAt, cut}, policy...), period.WithinTwelveMonths(), monthly, currency, nil, runID, now)...)
+	row = row.Str(string(period.Unit)).Int32(int32(period.Length), true).Int32(int32(total), total > 0).Time(start, true).
+		Time(cutoff, true).Int32(int32(len(due)), true).Time(last, len(due) > 0).Time(next.Due, hasNext).Bool(cut, true)
+	policy(row).Bool(period.WithinTwelveMonths(), true).Amount(period.MonthlyAmount(amount), hasAmount).
+		Text(currency).Null().Str(runID).Time(now, true).End()
 	for _, cy := range due {
-		var setup any
-		if cy.Number == 1 {
-			setup = fee
-		}
-		r.expected.Add(mid, s.ID, int32(cy.Number), cy.Due, amount, setup, currency, runID, now)
+		r.expected.Str(mid).Str(s.ID).Int32(int32(cy.Number), true).Time(cy.Due, true).Amount(amount, hasAmount).
+			Amount(fee, hasFee && cy.Number == 1).Text(currency).Str(runID).Time(now, true).End()
 	}
 	return nil
-}
-
-// interval is a duration as a DuckDB INTERVAL for the Appender.
-func interval(d time.Duration) duckdb.Interval {
-	return duckdb.Interval{Micros: d.Microseconds()}
 }

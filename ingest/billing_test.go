@@ -4,17 +4,15 @@ import (
 	"testing"
 	"time"
 
-	duckdb "github.com/duckdb/duckdb-go/v2"
-
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 
-// col reads a named column of a row of r.
-func col(r *store.Rows, row []any, name string) any {
-	for i, c := range r.Columns {
-		if c == name {
+// col reads a named column of a row of t.
+func col(t *store.Table, row []any, name string) any {
+	for i, c := range t.Columns {
+		if c.Name == name {
 			return row[i]
 		}
 	}
@@ -43,12 +41,13 @@ func TestAddSchedules(t *testing.T) {
 	if err := b.addSchedules(snap, cutoff, "r1", cutoff); err != nil {
 		t.Fatal(err)
 	}
-	sched, exp := b.billing.schedules, b.billing.expected
-	if len(sched.Values) != 4 {
-		t.Fatalf("%d schedule rows, want one per subscription", len(sched.Values))
+	sched, exp := schedulesTable, b.billing.expected.Values()
+	rows := b.billing.schedules.Values()
+	if len(rows) != 4 {
+		t.Fatalf("%d schedule rows, want one per subscription", len(rows))
 	}
 	byID := map[string][]any{}
-	for _, r := range sched.Values {
+	for _, r := range rows {
 		byID[r[1].(string)] = r
 	}
 	s1 := byID["s1"]
@@ -56,7 +55,7 @@ func TestAddSchedules(t *testing.T) {
 		col(sched, s1, "currency") != "EUR" || col(sched, s1, "next_due_date") != nil || col(sched, s1, "monthly_amount") != int64(3033) {
 		t.Errorf("s1 (weekly, 3 cycles from the plan, 7.00 of its own): %v", s1)
 	}
-	if col(sched, s1, "retry_limit") != int32(3) || col(sched, s1, "retry_interval") != (duckdb.Interval{Micros: 24 * 3600 * 1e6}) {
+	if col(sched, s1, "retry_limit") != int32(3) || col(sched, s1, "retry_interval") != 24*time.Hour {
 		t.Errorf("s1 retry policy: %v %v", col(sched, s1, "retry_limit"), col(sched, s1, "retry_interval"))
 	}
 	s2 := byID["s2"]
@@ -70,7 +69,7 @@ func TestAddSchedules(t *testing.T) {
 		}
 	}
 	var cycles []string
-	for _, r := range exp.Values {
+	for _, r := range exp {
 		setup := "-"
 		if r[5] != nil {
 			setup = "fee"

@@ -108,9 +108,7 @@ func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []err
 	}
 	g.Wait()
 
-	out := &store.Rows{Table: "bin_attributes", Columns: []string{"bin", "lookup_status", "resolved_by",
-		"funding_source", "funding_source_sub_type", "card_platform", "card_product", "health_card",
-		"brand", "card_type", "issuer_name", "issuer_country", "raw", "looked_up_at"}}
+	out := binAttributesTable.NewBatch()
 	for _, o := range outcomes {
 		if o == nil {
 			continue
@@ -126,7 +124,7 @@ func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []err
 		looked++
 	}
 	err = r.store.Transact(ctx, func(tx *store.Tx) error {
-		return tx.Upsert(ctx, out, []string{"bin"}, nil)
+		return tx.Load(ctx, binAttributesTable, nil, out)
 	})
 	if err != nil {
 		return 0, failures, fmt.Errorf("store BIN attributes: %w", err)

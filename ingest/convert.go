@@ -22,32 +22,33 @@ func (c *converter) fail(field, value string, err error) {
 	}
 }
 
-// amount returns hundredths as int64 (exact into DECIMAL(18,2) through the
-// Appender), or nil when absent.
-func (c *converter) amount(field, s string) any {
+// amount returns hundredths (exact into DECIMAL(18,2): store.Batch.Amount),
+// and false when absent or not an amount.
+func (c *converter) amount(field, s string) (int64, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return nil
+		return 0, false
 	}
 	v, err := platform.ParseAmount(s)
 	if err != nil {
 		c.fail(field, s, err)
-		return nil
+		return 0, false
 	}
-	return v
+	return v, true
 }
 
-func (c *converter) integer(field, s string) any {
+// integer returns an INTEGER, and false when absent or not one.
+func (c *converter) integer(field, s string) (int32, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return nil
+		return 0, false
 	}
 	v, err := strconv.ParseInt(s, 10, 32)
 	if err != nil {
 		c.fail(field, s, err)
-		return nil
+		return 0, false
 	}
-	return int32(v)
+	return int32(v), true
 }
 
 var timeLayouts = []string{
@@ -57,18 +58,19 @@ var timeLayouts = []string{
 	"2006-01-02",
 }
 
-// timestamp parses the platform's ISO 8601 times into UTC, or nil when absent.
-func (c *converter) timestamp(field, s string) any {
+// timestamp parses the platform's ISO 8601 times into UTC, and false when
+// absent or not a time.
+func (c *converter) timestamp(field, s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return nil
+		return time.Time{}, false
 	}
 	t, err := parseTime(s)
 	if err != nil {
 		c.fail(field, s, err)
-		return nil
+		return time.Time{}, false
 	}
-	return t
+	return t, true
 }
 
 func parseTime(s string) (time.Time, error) {
@@ -80,7 +82,8 @@ func parseTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("not an ISO 8601 time")
 }
 
-// text returns nil for an empty string, so absent fields are NULL.
+// text returns nil for an empty string, so absent fields are NULL (for rows
+// built as []any: store.Batch.Add; the typed setter is Batch.Text).
 func text(s string) any {
 	if s == "" {
 		return nil
@@ -88,10 +91,19 @@ func text(s string) any {
 	return s
 }
 
-// rawJSON is JSON text for a JSON column (staged as VARCHAR; see stage).
+// orNull is v, or nil (NULL) unless ok: a converter's result in a row built
+// as []any.
+func orNull[T any](v T, ok bool) any {
+	if !ok {
+		return nil
+	}
+	return v
+}
+
+// rawJSON is JSON text for a JSON column in a row built as []any.
 func rawJSON(b []byte) any {
 	if len(b) == 0 {
 		return nil
 	}
-	return string(b)
+	return b
 }

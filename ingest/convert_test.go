@@ -12,20 +12,24 @@ import (
 
 // TestAmountRoundTrip loads decimal strings through the bulk path and reads
 // them back from DuckDB unchanged: the Appender mis-scales floats and
-// decimals (docs/ceilings.md, pitfalls), so this guards the int64-hundredths path.
+// decimals (docs/ceilings.md, pitfalls), so this guards the hundredths
+// path, through Arrow's decimal128 with -tags duckdb_arrow and through the
+// Appender without.
 func TestAmountRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.Open(t)
-	amounts := []string{"12.34", "0.01", "-5.00", "1000.00", "9999999999999999.99", "0.10"}
-	rows := &store.Rows{Table: "plans", Columns: []string{"merchant_id", "plan_id", "billing_amount", "run_id", "loaded_at"}}
+	amounts := []string{"12.34", "0.01", "-5.00", "1000.00", "9999999999999999.99", "-9999999999999999.99", "0.10"}
+	plans := store.NewTable("plans", []string{"merchant_id", "plan_id"}, "merchant_id",
+		store.Columns("merchant_id text, plan_id text, billing_amount amount, run_id text, loaded_at time")...)
+	rows := plans.NewBatch()
 	for _, a := range amounts {
 		var c converter
-		rows.Add("m1", a, c.amount("billingAmount", a), "r", time.Now())
+		rows.Str("m1").Str(a).Amount(c.amount("billingAmount", a)).Str("r").Time(time.Now(), true).End()
 		if c.err != nil {
 			t.Fatalf("%s: %v", a, c.err)
 		}
 	}
-	if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil) }); err != nil {
+	if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plans, nil, rows) }); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range amounts {

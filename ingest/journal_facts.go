@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/reconcile/reconcile/calls"
 	"github.com/reconcile/reconcile/cardmask"
@@ -33,22 +32,20 @@ const JournalInspectVersion = 5
 const reinspectRows = 5_000
 
 // journalFactColumns are the journal columns derived from a call's request
-// and response by calls.Inspect, in the order journalFacts returns
-// them.
-var journalFactColumns = []string{
-	"call_kind", "transaction_id", "parent_id", "card_bin", "card_last4", "amount", "currency",
-	"purchase_level", "line_item_count", "level3_status",
-	"purchase_order_number", "level3_missing", "percent_rates",
-	"response_status", "network_transaction_id", "approval_code",
-	"commerce_indicator", "initiator_type", "credential_stored", "stored_credential_used",
-	"mit_reason", "previous_transaction_id", "action_list",
-	"product_subtype", "healthcare_amount", "healthcare_detail_amount", "healthcare_amount_count",
-	"payment_type", "session_token", "country",
-	"installment_id", "plan_id", "ref_network_transaction_id", "ref_authorization_code", "refund_amount",
-	"payment_solution", "wallet_data", "terminal_id",
-	"inspect_version",
-	"card_type", "processor_response_code", "merchant_advice_code", "merchant_advice_code_raw",
-}
+// and response by calls.Inspect, in the order journalFacts returns them
+// (store.Columns).
+const journalFactColumns = "call_kind text, transaction_id text, parent_id text, card_bin text, card_last4 text, " +
+	"amount amount, currency text, purchase_level text, line_item_count int32, level3_status text, " +
+	"purchase_order_number text, level3_missing text, percent_rates text, " +
+	"response_status text, network_transaction_id text, approval_code text, " +
+	"commerce_indicator text, initiator_type text, credential_stored bool, stored_credential_used bool, " +
+	"mit_reason text, previous_transaction_id text, action_list text, " +
+	"product_subtype text, healthcare_amount amount, healthcare_detail_amount amount, healthcare_amount_count int32, " +
+	"payment_type text, session_token text, country text, " +
+	"installment_id text, plan_id text, ref_network_transaction_id text, ref_authorization_code text, refund_amount amount, " +
+	"payment_solution text, wallet_data bool, terminal_id text, " +
+	"inspect_version int32, " +
+	"card_type text, processor_response_code text, merchant_advice_code text, merchant_advice_code_raw text"
 
 // journalFacts inspects one call (its card data already masked) into the
 // values of journalFactColumns. An amount that is not a decimal amount is
@@ -57,7 +54,7 @@ var journalFactColumns = []string{
 func journalFacts(method, path string, req, resp map[string]any) ([]any, error) {
 	call := calls.Inspect(method, path, req, resp)
 	var c converter
-	amount := c.amount("amount", call.TotalAmount)
+	amount := orNull(c.amount("amount", call.TotalAmount))
 	var lineItems any
 	if call.LineItems > 0 || call.PurchaseLevel != "" {
 		lineItems = int32(call.LineItems)
@@ -70,7 +67,7 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 		var h, d int64
 		hSet, dSet := false, false
 		for i, a := range call.HealthcareAmounts {
-			v, ok := c.amount(fmt.Sprintf("healthCareInformation.amountDetails[%d].amount", i), a.Amount).(int64)
+			v, ok := c.amount(fmt.Sprintf("healthCareInformation.amountDetails[%d].amount", i), a.Amount)
 			if !ok {
 				continue
 			}
@@ -88,7 +85,7 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 		}
 		count = int32(n)
 	}
-	refund := c.amount("processingInformation.refundOptions.refundAmount", call.RefundAmount)
+	refund := orNull(c.amount("processingInformation.refundOptions.refundAmount", call.RefundAmount))
 	a := call.Areas
 	return []any{
 		string(call.Kind), text(call.TransactionID), text(call.ParentID), text(call.CardBIN), text(call.CardLast4),
@@ -130,9 +127,7 @@ func reinspectSome(ctx context.Context, s *store.Store) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 	}
-	keyCols := []string{"merchant_id", "file", "line"}
-	again := &store.Rows{Table: "journal", Columns: append(append([]string{}, keyCols...), "path", "request", "response")}
-	again.Columns = append(again.Columns, journalFactColumns...)
+	again := journalFactsTable.NewBatch()
 	for rows.Next() {
 		var mid, file string
 		var line int32
@@ -143,35 +138,21 @@ func reinspectSome(ctx context.Context, s *store.Store) (int, error) {
 		}
 		path.String, req.String, resp.String = cardmask.MaskText(path.String), cardmask.MaskText(req.String), cardmask.MaskText(resp.String)
 		facts, _ := journalFacts(method.String, path.String, jsonbody.Object(req.String), jsonbody.Object(resp.String))
-		values := []any{mid, file, line, nullString(path), nullString(req), nullString(resp)}
+		values := []any{mid, file, line, nullString(path), nullJSON(req), nullJSON(resp)}
 		again.Add(append(values, facts...)...)
 	}
 	if err := rows.Close(); err != nil {
 		return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 	}
-	if len(again.Values) == 0 {
+	n := again.Len()
+	if n == 0 {
 		return 0, nil
 	}
-	err = s.Transact(ctx, func(tx *store.Tx) error {
-		stage, err := tx.Stage(ctx, again)
-		if err != nil {
-			return err
-		}
-		var set []string
-		for _, c := range again.Columns[len(keyCols):] {
-			set = append(set, fmt.Sprintf("%s = s.%s", c, c))
-		}
-		q := fmt.Sprintf("UPDATE journal t SET %s FROM %s s WHERE t.merchant_id = s.merchant_id AND t.file = s.file AND t.line = s.line",
-			strings.Join(set, ", "), stage)
-		if _, err := tx.Exec(ctx, q); err != nil {
-			return fmt.Errorf("update journal facts: %w", err)
-		}
-		return nil
-	})
+	err = s.Transact(ctx, func(tx *store.Tx) error { return tx.Update(ctx, again) })
 	if err != nil {
 		return 0, fmt.Errorf("inspect journal rows again: %w", err)
 	}
-	return len(again.Values), nil
+	return n, nil
 }
 
 func nullString(s sql.NullString) any {
@@ -179,4 +160,12 @@ func nullString(s sql.NullString) any {
 		return nil
 	}
 	return s.String
+}
+
+// nullJSON is JSON text read back from a JSON column, for Batch.Add.
+func nullJSON(s sql.NullString) any {
+	if !s.Valid {
+		return nil
+	}
+	return []byte(s.String)
 }

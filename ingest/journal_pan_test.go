@@ -18,14 +18,14 @@ func storedText(t *testing.T, line []byte) []string {
 	now := time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)
 	var out []string
 	if addJournalLine(chunk, "f.ndjson", 1, line, false, "sum", now) {
-		for _, v := range chunk.rows.Values[0] {
+		for _, v := range chunk.rows.Values()[0] {
 			if s, ok := v.(string); ok {
 				out = append(out, s)
 			}
 		}
 		return out
 	}
-	r := chunk.rejects.Values[0]
+	r := chunk.rejects.Values()[0]
 	return []string{r[2].(string), r[3].(string)}
 }
 

@@ -202,8 +202,8 @@ func FuzzParseJournalLine(f *testing.F) {
 			if perr != nil || strings.TrimSpace(jl.MerchantID) == "" || strings.TrimSpace(jl.Path) == "" || jl.Status == "" {
 				t.Fatalf("accepted %q: %+v, %v", line, jl, perr)
 			}
-			if len(chunk.rows.Values) != 1 || len(chunk.rows.Values[0]) != len(chunk.rows.Columns) {
-				t.Fatalf("accepted %q into %d rows", line, len(chunk.rows.Values))
+			if n := chunk.rows.Len(); n != 1 {
+				t.Fatalf("accepted %q into %d rows", line, n)
 			}
 		}
 		for _, s := range stored {

@@ -20,36 +20,20 @@ import (
 type memberBatch struct {
 	merchantID    string
 	reloaded      []string // subscriptions whose payment list was pulled
-	plans         *store.Rows
-	subscriptions *store.Rows
-	payments      *store.Rows
-	transactions  *store.Rows
+	plans         *store.Batch
+	subscriptions *store.Batch
+	payments      *store.Batch
+	transactions  *store.Batch
 	billing       billingRows // the projected schedules (billing.go)
 }
 
 func newMemberBatch(mid string) *memberBatch {
 	return &memberBatch{
-		merchantID: mid,
-		plans: &store.Rows{Table: "plans", Columns: []string{
-			"merchant_id", "plan_id", "code", "name", "description", "status",
-			"billing_period_length", "billing_period_unit", "cycles_total",
-			"billing_amount", "setup_fee", "currency", "raw", "run_id", "loaded_at"}},
-		subscriptions: &store.Rows{Table: "subscriptions", Columns: []string{
-			"merchant_id", "subscription_id", "code", "plan_id", "plan_code", "name", "status",
-			"start_date", "customer_id", "client_reference", "billing_amount", "setup_fee", "currency",
-			"billing_period_length", "billing_period_unit", "cycles_total", "cycles_current",
-			"payments_total_count", "billing_cycles_to_skip", "cycles_completed", "payments_pulled_at",
-			"raw", "run_id", "loaded_at"}},
-		payments: &store.Rows{Table: "subscription_payments", Columns: []string{
-			"merchant_id", "payment_id", "subscription_id", "status", "payment_type",
-			"billing_cycle", "payment_number", "payment_date", "billing_start_date", "billing_end_date",
-			"billing_amount", "setup_fee", "surcharge_amount", "surcharge_description", "currency",
-			"transaction_id", "modifiable", "raw", "run_id", "loaded_at"}},
-		transactions: &store.Rows{Table: "transactions", Columns: []string{
-			"merchant_id", "transaction_id", "submit_time", "status", "reason_code", "r_code", "r_flag",
-			"application_names", "applications", "amount", "currency", "card_bin", "card_last4", "card_type",
-			"customer_id", "instrument_identifier_id", "payment_solution", "commerce_indicator",
-			"business_application_id", "client_reference", "raw", "run_id", "loaded_at"}},
+		merchantID:    mid,
+		plans:         plansTable.NewBatch(),
+		subscriptions: subscriptionsTable.NewBatch(),
+		payments:      paymentsTable.NewBatch(),
+		transactions:  transactionsTable.NewBatch(),
 	}
 }
 
@@ -60,10 +44,10 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string
 	mid := b.merchantID
 	for _, p := range snap.Plans {
 		var c converter
-		b.plans.Add(mid, p.ID, text(p.Code), text(p.Name), text(p.Description), text(p.Status),
-			c.integer("billingPeriod.length", p.PeriodLength), text(p.PeriodUnit), cyclesTotal(&c, p.CyclesTotal),
-			c.amount("billingAmount", p.BillingAmount), c.amount("setupFee", p.SetupFee), text(p.Currency),
-			rawJSON(p.Raw), runID, now)
+		b.plans.Str(mid).Str(p.ID).Text(p.Code).Text(p.Name).Text(p.Description).Text(p.Status).
+			Int32(c.integer("billingPeriod.length", p.PeriodLength)).Text(p.PeriodUnit).Int32(cyclesTotal(&c, p.CyclesTotal)).
+			Amount(c.amount("billingAmount", p.BillingAmount)).Amount(c.amount("setupFee", p.SetupFee)).Text(p.Currency).
+			JSONText(p.Raw).Str(runID).Time(now, true).End()
 		if c.err != nil {
 			return fmt.Errorf("plan %s: %w", p.ID, c.err)
 		}
@@ -71,22 +55,22 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string
 	for _, s := range snap.Subscriptions {
 		var c converter
 		list := snap.Payments[s.ID]
-		var total, skip, completed, pulledAt any
+		var stored storedList
 		if list != nil {
-			total = int32(list.TotalCount)
-			skip = jsonText(list.BillingCyclesToSkip)
-			completed = jsonText(list.CyclesCompleted)
-			pulledAt = now
+			stored = storedList{totalCount: int32(list.TotalCount), hasTotal: true,
+				skip: jsonText(list.BillingCyclesToSkip), completed: jsonText(list.CyclesCompleted), pulledAt: now}
 			b.reloaded = append(b.reloaded, s.ID)
 		} else if p, ok := prev[s.ID]; ok {
-			total, skip, completed, pulledAt = p.totalCount, p.skip, p.completed, p.pulledAt
+			stored = p
 		}
-		b.subscriptions.Add(mid, s.ID, text(s.Code), text(s.PlanID), text(s.PlanCode), text(s.Name), text(s.Status),
-			c.timestamp("startDate", s.StartDate), text(s.CustomerID), text(s.ClientReference),
-			c.amount("billingAmount", s.BillingAmount), c.amount("setupFee", s.SetupFee), text(s.Currency),
-			c.integer("billingPeriod.length", s.PeriodLength), text(s.PeriodUnit), cyclesTotal(&c, s.CyclesTotal),
-			c.integer("billingCycles.current", s.CyclesCurrent), total, skip, completed, pulledAt,
-			rawJSON(s.Raw), runID, now)
+		b.subscriptions.Str(mid).Str(s.ID).Text(s.Code).Text(s.PlanID).Text(s.PlanCode).Text(s.Name).Text(s.Status).
+			Time(c.timestamp("startDate", s.StartDate)).Text(s.CustomerID).Text(s.ClientReference).
+			Amount(c.amount("billingAmount", s.BillingAmount)).Amount(c.amount("setupFee", s.SetupFee)).Text(s.Currency).
+			Int32(c.integer("billingPeriod.length", s.PeriodLength)).Text(s.PeriodUnit).Int32(cyclesTotal(&c, s.CyclesTotal)).
+			Int32(c.integer("billingCycles.current", s.CyclesCurrent)).
+			Int32(stored.totalCount, stored.hasTotal).JSONText(stored.skip).JSONText(stored.completed).
+			Time(stored.pulledAt, !stored.pulledAt.IsZero()).
+			JSONText(s.Raw).Str(runID).Time(now, true).End()
 		if c.err != nil {
 			return fmt.Errorf("subscription %s: %w", s.ID, c.err)
 		}
@@ -94,17 +78,17 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string
 			continue
 		}
 		for _, p := range list.Payments {
-			var modifiable any
+			var modifiable, hasModifiable bool
 			if p.Modifiable != nil {
-				modifiable = *p.Modifiable
+				modifiable, hasModifiable = *p.Modifiable, true
 			}
-			b.payments.Add(mid, p.ID, s.ID, text(p.Status), text(p.PaymentType),
-				c.integer("billingCycle", p.BillingCycle), c.integer("paymentNumber", p.PaymentNumber),
-				c.timestamp("date", p.Date), c.timestamp("billingStartDate", p.BillingStartDate),
-				c.timestamp("billingEndDate", p.BillingEndDate),
-				c.amount("billingAmount", p.BillingAmount), c.amount("setupFee", p.SetupFee),
-				c.amount("surchargeAmount", p.SurchargeAmount), text(p.SurchargeDescription), text(p.Currency),
-				text(p.TransactionID), modifiable, rawJSON(p.Raw), runID, now)
+			b.payments.Str(mid).Str(p.ID).Str(s.ID).Text(p.Status).Text(p.PaymentType).
+				Int32(c.integer("billingCycle", p.BillingCycle)).Int32(c.integer("paymentNumber", p.PaymentNumber)).
+				Time(c.timestamp("date", p.Date)).Time(c.timestamp("billingStartDate", p.BillingStartDate)).
+				Time(c.timestamp("billingEndDate", p.BillingEndDate)).
+				Amount(c.amount("billingAmount", p.BillingAmount)).Amount(c.amount("setupFee", p.SetupFee)).
+				Amount(c.amount("surchargeAmount", p.SurchargeAmount)).Text(p.SurchargeDescription).Text(p.Currency).
+				Text(p.TransactionID).Bool(modifiable, hasModifiable).JSONText(p.Raw).Str(runID).Time(now, true).End()
 			if c.err != nil {
 				return fmt.Errorf("payment %s of subscription %s: %w", p.ID, s.ID, c.err)
 			}
@@ -115,9 +99,9 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string
 
 // cyclesTotal is NULL for a plan that bills indefinitely (no total, "0" or
 // empty).
-func cyclesTotal(c *converter, s string) any {
+func cyclesTotal(c *converter, s string) (int32, bool) {
 	if strings.TrimSpace(s) == "0" {
-		return nil
+		return 0, false
 	}
 	return c.integer("billingCycles.total", s)
 }
@@ -129,80 +113,80 @@ func (b *memberBatch) addTransaction(t platform.TransactionSummary, runID string
 	for _, a := range t.Applications {
 		names = append(names, a.Name)
 	}
-	b.transactions.Add(b.merchantID, t.ID, c.timestamp("submitTimeUtc", t.SubmitTimeUTC),
-		text(t.Status), text(t.ReasonCode), text(t.RCode), text(t.RFlag),
-		text(strings.Join(names, ",")), jsonText(t.Applications),
-		c.amount("totalAmount", t.TotalAmount), text(t.Currency),
-		text(t.CardPrefix), text(t.CardSuffix), text(t.CardType),
-		text(t.CustomerID), text(t.InstrumentIdentifierID), text(t.PaymentSolution),
-		text(t.CommerceIndicator), text(t.BusinessApplicationID), text(t.ClientReference),
-		rawJSON(t.Raw), runID, now)
+	b.transactions.Str(b.merchantID).Str(t.ID).Time(c.timestamp("submitTimeUtc", t.SubmitTimeUTC)).
+		Text(t.Status).Text(t.ReasonCode).Text(t.RCode).Text(t.RFlag).
+		Text(strings.Join(names, ",")).JSONText(jsonText(t.Applications)).
+		Amount(c.amount("totalAmount", t.TotalAmount)).Text(t.Currency).
+		Text(t.CardPrefix).Text(t.CardSuffix).Text(t.CardType).
+		Text(t.CustomerID).Text(t.InstrumentIdentifierID).Text(t.PaymentSolution).
+		Text(t.CommerceIndicator).Text(t.BusinessApplicationID).Text(t.ClientReference).
+		JSONText(t.Raw).Str(runID).Time(now, true).End()
 	if c.err != nil {
 		return fmt.Errorf("transaction %s: %w", t.ID, c.err)
 	}
 	return nil
 }
 
-func jsonText(v any) any {
+// jsonText is v as JSON text, nil for a nil value.
+func jsonText(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil || string(b) == "null" {
 		return nil
 	}
-	return string(b)
+	return b
 }
 
 // loadMembers writes the batches of several members and their status rows
 // (the done-markers) in one transaction: after a crash, each member is
 // either completely loaded and marked, or neither. Loading members together
 // spreads DuckDB's per-statement and per-commit cost, which would otherwise
-// dominate members of a few thousand rows. A job without a batch (its pull
-// failed) only writes its status.
+// dominate members of a few thousand rows: a load is one INSERT per table
+// (store.Tx.Load). A job without a batch (its pull failed) only writes its
+// status.
 func loadMembers(ctx context.Context, s *store.Store, jobs []loadJob) error {
-	merged := newMemberBatch("")
-	status := &store.Rows{Table: "run_members", Columns: []string{"run_id", "merchant_id", "status", "error",
-		"started_at", "finished_at", "plans", "subscriptions", "payments", "transactions", "requests", "retries"}}
-	var reloadedMIDs, reloadedSubs []string // the subscriptions whose payment list was pulled
+	status := runMembersTable.NewBatch()
+	var plans, subs, payments, txns, schedules, expected []*store.Batch
+	var reloaded [][]string // merchant ID and subscription of every payment list pulled
+	var members []string    // members whose schedules are replaced
 	for _, j := range jobs {
 		st := j.status
-		status.Add(st.RunID, st.MerchantID, string(st.Status), text(st.Error), st.Started, st.Finished,
-			int32(st.Plans), int32(st.Subscriptions), int32(st.Payments), int32(st.Transactions), st.Requests, st.Retries)
+		status.Str(st.RunID).Str(st.MerchantID).Str(string(st.Status)).Text(st.Error).
+			Time(st.Started, true).Time(st.Finished, true).
+			Int32(int32(st.Plans), true).Int32(int32(st.Subscriptions), true).Int32(int32(st.Payments), true).
+			Int32(int32(st.Transactions), true).Int64(st.Requests, true).Int64(st.Retries, true).End()
 		b := j.batch
 		if b == nil {
 			continue
 		}
-		merged.plans.Values = append(merged.plans.Values, b.plans.Values...)
-		merged.subscriptions.Values = append(merged.subscriptions.Values, b.subscriptions.Values...)
-		merged.payments.Values = append(merged.payments.Values, b.payments.Values...)
-		merged.transactions.Values = append(merged.transactions.Values, b.transactions.Values...)
-		merged.billing.merge(b.billing)
+		plans, subs = append(plans, b.plans), append(subs, b.subscriptions)
+		payments, txns = append(payments, b.payments), append(txns, b.transactions)
+		schedules, expected = append(schedules, b.billing.schedules), append(expected, b.billing.expected)
+		members = append(members, b.merchantID)
 		for _, id := range b.reloaded {
-			reloadedMIDs, reloadedSubs = append(reloadedMIDs, b.merchantID), append(reloadedSubs, id)
+			reloaded = append(reloaded, []string{b.merchantID, id})
 		}
 	}
 	return s.Transact(ctx, func(tx *store.Tx) error {
-		if err := tx.Upsert(ctx, merged.plans, []string{"merchant_id", "plan_id"}, nil); err != nil {
+		if err := tx.Load(ctx, plansTable, nil, plans...); err != nil {
 			return err
 		}
-		if err := tx.Upsert(ctx, merged.subscriptions, []string{"merchant_id", "subscription_id"}, nil); err != nil {
+		if err := tx.Load(ctx, subscriptionsTable, nil, subs...); err != nil {
 			return err
 		}
 		// A subscription's payment list is complete, so its reload replaces
 		// every payment it had: a payment the platform no longer lists must
 		// not linger. Lists not pulled this time stay as they were.
-		if err := tx.Upsert(ctx, merged.payments, []string{"merchant_id", "payment_id"}, &store.Replace{
-			Relation: "SELECT unnest(?::VARCHAR[]) AS merchant_id, unnest(?::VARCHAR[]) AS subscription_id",
-			On:       []string{"merchant_id", "subscription_id"},
-			Args:     []any{reloadedMIDs, reloadedSubs},
-		}); err != nil {
+		if err := tx.Load(ctx, paymentsTable, &store.Replace{On: []string{"merchant_id", "subscription_id"}, Tuples: reloaded},
+			payments...); err != nil {
 			return err
 		}
-		if err := tx.Upsert(ctx, merged.transactions, []string{"merchant_id", "transaction_id"}, nil); err != nil {
+		if err := tx.Load(ctx, transactionsTable, nil, txns...); err != nil {
 			return err
 		}
-		if err := merged.billing.upsert(ctx, tx); err != nil {
+		if err := loadSchedules(ctx, tx, members, schedules, expected); err != nil {
 			return err
 		}
-		if err := tx.Upsert(ctx, status, []string{"run_id", "merchant_id"}, nil); err != nil {
+		if err := tx.Load(ctx, runMembersTable, nil, status); err != nil {
 			return fmt.Errorf("record member status: %w", err)
 		}
 		return nil
@@ -214,9 +198,10 @@ func loadMembers(ctx context.Context, s *store.Store, jobs []loadJob) error {
 // pulled again carries over.
 type storedList struct {
 	prev            subscriptions.Previous
-	totalCount      any
-	skip, completed any
-	pulledAt        any
+	totalCount      int32
+	hasTotal        bool
+	skip, completed []byte // JSON text
+	pulledAt        time.Time
 }
 
 var storedPaymentLists = queries.Must("ingest.sql", "StoredPaymentLists")
@@ -240,14 +225,12 @@ func previousLists(ctx context.Context, s *store.Store, merchantID string) (map[
 		}
 		l := storedList{prev: subscriptions.Previous{Raw: []byte(raw.String), Status: status.String,
 			PulledAt: pulled.Time, NextDue: nextDue.Time, LastFailed: lastFailed.Time}, pulledAt: pulled.Time}
-		if total.Valid {
-			l.totalCount = total.Int32
-		}
+		l.totalCount, l.hasTotal = total.Int32, total.Valid
 		if skip.Valid {
-			l.skip = skip.String
+			l.skip = []byte(skip.String)
 		}
 		if completed.Valid {
-			l.completed = completed.String
+			l.completed = []byte(completed.String)
 		}
 		out[id] = l
 	}
@@ -255,20 +238,18 @@ func previousLists(ctx context.Context, s *store.Store, merchantID string) (map[
 }
 
 // directoryRows converts the directory into groups and group_members rows.
-func directoryRows(dir *groups.Directory, runID string, now time.Time) (*store.Rows, *store.Rows, error) {
-	gr := &store.Rows{Table: "groups", Columns: []string{"group_id", "organization_id", "name", "description", "type",
-		"created_time", "updated_time", "raw", "run_id", "loaded_at"}}
-	mr := &store.Rows{Table: "group_members", Columns: []string{"group_id", "merchant_id", "run_id"}}
+func directoryRows(dir *groups.Directory, runID string, now time.Time) (*store.Batch, *store.Batch, error) {
+	gr, mr := groupsTable.NewBatch(), groupMembersTable.NewBatch()
 	for _, g := range dir.Groups {
 		var c converter
-		gr.Add(g.ID, dir.OrganizationID, text(g.Name), text(g.Description), text(groupType(g)),
-			c.timestamp("createdTime", g.CreatedTime), c.timestamp("lastUpdatedTime", g.LastUpdatedTime),
-			rawJSON(g.Raw), runID, now)
+		gr.Str(g.ID).Str(dir.OrganizationID).Text(g.Name).Text(g.Description).Text(groupType(g)).
+			Time(c.timestamp("createdTime", g.CreatedTime)).Time(c.timestamp("lastUpdatedTime", g.LastUpdatedTime)).
+			JSONText(g.Raw).Str(runID).Time(now, true).End()
 		if c.err != nil {
 			return nil, nil, fmt.Errorf("group %s: %w", g.ID, c.err)
 		}
 		for _, mid := range g.Members {
-			mr.Add(g.ID, mid, runID)
+			mr.Str(g.ID).Str(mid).Str(runID).End()
 		}
 	}
 	return gr, mr, nil

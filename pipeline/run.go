@@ -49,9 +49,12 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/ingest"
+	"github.com/reconcile/reconcile/internal/memstat"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
@@ -141,11 +144,39 @@ type Result struct {
 	Rows         int64    // records loaded from the platform (plans, subscriptions, payments, transactions)
 }
 
-// Stage is the duration of one stage of a run and the requests it made.
+// Stage is the duration of one stage of a run, the requests it made and
+// the memory the process held at its end.
 type Stage struct {
 	Name     string
 	Duration time.Duration
 	Requests int64
+	Memory   Memory
+}
+
+// Memory is what the process held at the end of a stage: the Go runtime's
+// and the kernel's view (memstat.Process; PeakRSS is the peak since the
+// process started, so the stage that raised it is the first to show it)
+// and DuckDB's buffer manager's.
+type Memory struct {
+	memstat.Process
+	DuckDB int64 // bytes, duckdb_memory()
+}
+
+// ReadMemory reads the process's memory and s's DuckDB memory now (the
+// latter 0 if it cannot be read).
+func ReadMemory(ctx context.Context, s *store.Store) Memory {
+	m := Memory{Process: memstat.Read()}
+	m.DuckDB, _ = s.DuckDBMemory(ctx)
+	return m
+}
+
+// Limiter is the run's one token bucket for every request, perSecond
+// requests a second: its burst lets the members in flight (concurrency)
+// start together without exceeding the rate over any second. A burst of
+// one would spread even the first requests out, and lose every token that
+// falls due while no request waits.
+func Limiter(perSecond float64, concurrency int) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(perSecond), max(1, min(int(perSecond), concurrency)))
 }
 
 // ErrNoMembers is wrapped when discovery finds no member in the
@@ -176,7 +207,8 @@ func (r *runner) report(stage string) {
 		now, requests := time.Now(), r.runStats.Requests.Load()
 		if r.progress.Stage != "" && r.res != nil {
 			r.res.Stages = append(r.res.Stages, Stage{Name: r.progress.Stage,
-				Duration: now.Sub(r.stageStart), Requests: requests - r.stageRequests})
+				Duration: now.Sub(r.stageStart), Requests: requests - r.stageRequests,
+				Memory: ReadMemory(context.Background(), r.store)})
 		}
 		r.stageStart, r.stageRequests = now, requests
 		r.progress.Stage = stage
@@ -334,6 +366,11 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("findings")
+	// The loads' data, written out before the checks read it: the checks
+	// then run with DuckDB's memory to themselves.
+	if err := r.store.Checkpoint(ctx); err != nil {
+		return fail(err)
+	}
 	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
 		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge}
 	res.Findings, err = r.check(ctx, run)

@@ -64,3 +64,9 @@ FROM transactions
 WHERE card_bin = ? AND (customer_id IS NOT NULL OR instrument_identifier_id IS NOT NULL)
 ORDER BY merchant_id, customer_id, instrument_identifier_id
 LIMIT 3
+
+-- name: StoredMembers
+-- The members whose subscriptions the database holds: only their payment
+-- lists can have been pulled before (StoredPaymentLists is not asked for
+-- the others).
+SELECT DISTINCT merchant_id FROM subscriptions

@@ -10,11 +10,11 @@ UNION ALL
 SELECT schema_name, view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal
 ORDER BY ALL
 
--- name: JSONColumns
--- The JSON columns of table ? in column order: they are staged as VARCHAR.
-SELECT column_name FROM duckdb_columns()
-WHERE schema_name = 'main' AND table_name = ? AND data_type = 'JSON'
-ORDER BY column_index
+-- name: ColumnTypes
+-- The columns of table ? with their types: a bulk load's declared columns
+-- are checked against them once per store.
+SELECT column_name, data_type FROM duckdb_columns()
+WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?
 
 -- name: MemberSizes
 -- The members run ? reconciled, in merchant ID order, each with its
@@ -27,3 +27,8 @@ LEFT JOIN (SELECT merchant_id, count(*) AS n FROM transactions GROUP BY ALL) t U
 LEFT JOIN (SELECT merchant_id, count(*) AS n FROM journal GROUP BY ALL) j USING (merchant_id)
 WHERE rm.run_id = ? AND rm.status = 'ok'
 ORDER BY rm.merchant_id
+
+-- name: DuckDBMemory
+-- The bytes DuckDB's buffer manager holds now, over every tag (base tables,
+-- hash tables, the write-ahead log, ...): the run's per-stage memory report.
+SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/pipeline"
@@ -13,6 +14,7 @@ import (
 	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/sandbox"
 	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/store/storetest"
 )
 
 // TestSlicedChecksEqualOneSlice: the checks and the billing reports run a
@@ -142,4 +144,52 @@ func firstDiff(a, b []string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestSliceFilterKeepsEveryRow: a slice's view reads a range of rowids only
+// when that range still holds all the slice's rows; given a stale range
+// (as a checkpoint that moved rows would leave) it reads by merchant ID
+// alone, and either way it reads exactly the slice's rows.
+func TestSliceFilterKeepsEveryRow(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	b := plansPart.NewBatch()
+	for _, m := range []string{"m1", "m2", "m3"} {
+		for _, p := range []string{"a", "b"} {
+			b.Str(m).Str(p).Null().Null().Str("r").Time(time.Now(), true).End()
+		}
+	}
+	if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plansPart, nil, b) }); err != nil {
+		t.Fatal(err)
+	}
+	var lo, hi int64
+	if err := s.Conn().QueryRowContext(ctx, `SELECT min(rowid), max(rowid) FROM plans WHERE merchant_id = 'm2'`).Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	m2 := store.Slice{Lo: "m2", Hi: "m2"}
+	for _, tc := range []struct {
+		name           string
+		lo, hi, rows   int64
+		wantRowidRange bool
+	}{
+		{"the range of m2's rows", lo, hi, 2, true},
+		{"a stale range holding one of them", lo - 1, lo, 2, false},
+		{"a range past the table", hi + 10, hi + 20, 2, false},
+	} {
+		filter, err := store.SliceFilter(ctx, s, "plans", m2, tc.lo, tc.hi, tc.rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(filter, "rowid"); got != tc.wantRowidRange {
+			t.Errorf("%s: filter %q, want a rowid range: %v", tc.name, filter, tc.wantRowidRange)
+		}
+		var n int
+		var mids string
+		if err := s.Conn().QueryRowContext(ctx, `SELECT count(*), string_agg(DISTINCT merchant_id, ',') FROM plans WHERE `+filter).Scan(&n, &mids); err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 || mids != "m2" {
+			t.Errorf("%s: the view reads %d rows of %s, want m2's 2", tc.name, n, mids)
+		}
+	}
 }

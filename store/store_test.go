@@ -15,28 +15,208 @@ import (
 	"github.com/reconcile/reconcile/store/storetest"
 )
 
-// TestUpsertReplacesByKey: loading the same keys twice leaves one row each,
-// with the newer values.
-func TestUpsertReplacesByKey(t *testing.T) {
+// plansPart is a part of the plans table, for loads in tests.
+var plansPart = store.NewTable("plans", []string{"merchant_id", "plan_id"}, "merchant_id",
+	store.Columns("merchant_id text, plan_id text, name text, billing_amount amount, run_id text, loaded_at time")...)
+
+// planCount is the number of rows of plans, and of those named name.
+func planCount(t *testing.T, s *store.Store, name string) (n, named int) {
+	t.Helper()
+	if err := s.Conn().QueryRowContext(context.Background(),
+		`SELECT count(*), count(*) FILTER (WHERE name = ?) FROM plans`, name).Scan(&n, &named); err != nil {
+		t.Fatal(err)
+	}
+	return n, named
+}
+
+// TestLoadReplacesByKey: loading the same keys again leaves one row each,
+// with the newer values, whether the second load comes in the same store
+// (which knows the member has rows) or in a store opened afresh on the
+// file (which reads it from the table); a key given twice in one batch is
+// inserted once, the later row winning.
+func TestLoadReplacesByKey(t *testing.T) {
 	ctx := context.Background()
-	s := storetest.Open(t)
-	load := func(name string) {
-		rows := &store.Rows{Table: "plans", Columns: []string{"merchant_id", "plan_id", "name", "run_id", "loaded_at"}}
-		rows.Add("m1", "p1", name, "r", time.Now())
-		rows.Add("m1", "p2", name, "r", time.Now())
-		rows.Add("m1", "p2", name, "r", time.Now()) // a page boundary repeated a record
-		if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil) }); err != nil {
+	path := filepath.Join(t.TempDir(), "t.duckdb")
+	load := func(s *store.Store, name string) {
+		b := plansPart.NewBatch()
+		b.Str("m1").Str("p1").Str(name).Amount(100, true).Str("r").Time(time.Now(), true).End()
+		b.Str("m1").Str("p2").Str("repeated").Amount(200, true).Str("r").Time(time.Now(), true).End()
+		b.Str("m1").Str("p2").Str(name).Amount(200, true).Str("r").Time(time.Now(), true).End() // a page boundary repeated a record
+		if b.Len() != 2 {
+			t.Errorf("a batch of 3 rows, 2 keys has Len %d", b.Len())
+		}
+		if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plansPart, nil, b) }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	load("old")
-	load("new")
-	var n, newer int
-	if err := s.Conn().QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'new') FROM plans`).Scan(&n, &newer); err != nil {
+	s, err := store.Open(ctx, path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 2 || newer != 2 {
-		t.Errorf("after two loads: %d rows, %d with the newer name; want 2 and 2", n, newer)
+	load(s, "old")
+	if n, named := planCount(t, s, "old"); n != 2 || named != 2 {
+		t.Errorf("after one load: %d rows, %d with its name; want 2 and 2", n, named)
+	}
+	load(s, "new")
+	if n, named := planCount(t, s, "new"); n != 2 || named != 2 {
+		t.Errorf("after a second load: %d rows, %d with the newer name; want 2 and 2", n, named)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	load(s, "newest")
+	if n, named := planCount(t, s, "newest"); n != 2 || named != 2 {
+		t.Errorf("after a load in a new store: %d rows, %d with the newest name; want 2 and 2", n, named)
+	}
+	assertNoLoadViews(t, s)
+}
+
+// TestLoadReplace: a load's Replace deletes the rows it names (of members
+// the table holds) and no others, in the load's transaction.
+func TestLoadReplace(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	b := plansPart.NewBatch()
+	for _, k := range [][2]string{{"m1", "a"}, {"m1", "b"}, {"m2", "a"}, {"m2", "b"}} {
+		b.Str(k[0]).Str(k[1]).Str("first").Null().Str("r").Time(time.Now(), true).End()
+	}
+	if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plansPart, nil, b) }); err != nil {
+		t.Fatal(err)
+	}
+	b = plansPart.NewBatch()
+	b.Str("m3").Str("c").Str("new").Null().Str("r").Time(time.Now(), true).End()
+	replace := &store.Replace{On: []string{"merchant_id", "plan_id"}, Tuples: [][]string{{"m1", "b"}, {"m2", "a"}, {"m9", "x"}}}
+	if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plansPart, replace, b) }); err != nil {
+		t.Fatal(err)
+	}
+	var left string
+	if err := s.Conn().QueryRowContext(ctx, `SELECT string_agg(merchant_id || plan_id, ' ' ORDER BY merchant_id, plan_id) FROM plans`).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != "m1a m2b m3c" {
+		t.Errorf("after replacing m1b, m2a and m9x and loading m3c: %s", left)
+	}
+}
+
+// TestLoadRoundTrip: every kind of column, and NULL in each, comes back from
+// DuckDB as it was given (through Arrow with -tags duckdb_arrow, through the
+// Appender without: go test runs both in CI).
+func TestLoadRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	schedules := store.NewTable("subscription_schedules", []string{"merchant_id", "subscription_id"}, "merchant_id",
+		store.Columns("merchant_id text, subscription_id text, period_length int32, start_date time, cut_off time, projection_cut bool, "+
+			"retry_limit int32, retry_interval interval, retry_tolerance interval, monthly_amount amount, problem text, run_id text, loaded_at time")...)
+	runs := store.NewTable("run_members", []string{"run_id", "merchant_id"}, "",
+		store.Columns("run_id text, merchant_id text, status text, requests int64, retries int64")...)
+	groups := store.NewTable("groups", []string{"group_id"}, "",
+		store.Columns("group_id text, organization_id text, raw json, run_id text, loaded_at time")...)
+	at := time.Date(2026, 2, 28, 23, 59, 59, 123456000, time.UTC)
+	sb := schedules.NewBatch()
+	sb.Str("m1").Str("s1").Int32(-7, true).Time(at, true).Time(at, true).Bool(true, true).Int32(3, true).
+		Interval(36*time.Hour+time.Microsecond).Interval(0).Amount(-123456789012, true).Str("").Str("r").Time(at, true).End()
+	sb.Str("m1").Str("s2").Int32(0, false).Time(at, false).Time(at, true).Bool(false, false).Int32(0, true).
+		Interval(time.Hour).Interval(time.Hour).Amount(0, false).Text("").Str("r").Time(at, true).End()
+	rb := runs.NewBatch()
+	rb.Add("r", "m1", "ok", int64(1<<40), nil)
+	gb := groups.NewBatch()
+	gb.Str("g1").Str("o").JSONText([]byte(`{"name": "Ünïcode ✓", "n": [1, 2.50]}`)).Str("r").Time(at, true).End()
+	gb.Str("g2").Str("o").JSONText(nil).Str("r").Time(at, true).End()
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		return errors.Join(tx.Load(ctx, schedules, nil, sb), tx.Load(ctx, runs, nil, rb), tx.Load(ctx, groups, nil, gb))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	q := `SELECT string_agg(concat_ws('|', subscription_id, period_length, start_date, projection_cut, retry_limit,
+		retry_interval, retry_tolerance, monthly_amount, problem IS NULL, problem), ' ; ' ORDER BY subscription_id) FROM subscription_schedules`
+	if err := s.Conn().QueryRowContext(ctx, q).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "s1|-7|2026-02-28 23:59:59.123456+00|true|3|36:00:00.000001|00:00:00|-1234567890.12|false| ; s2|0|01:00:00|01:00:00|true" {
+		t.Errorf("schedules came back as %q", got)
+	}
+	var requests int64
+	var retries sql.NullInt64
+	if err := s.Conn().QueryRowContext(ctx, `SELECT requests, retries FROM run_members`).Scan(&requests, &retries); err != nil {
+		t.Fatal(err)
+	}
+	if requests != 1<<40 || retries.Valid {
+		t.Errorf("run_members came back as %d, %v", requests, retries)
+	}
+	if err := s.Conn().QueryRowContext(ctx, `SELECT string_agg(concat_ws('|', group_id, json_type(raw), raw->>'name', CAST(raw AS VARCHAR), raw IS NULL), ' ; ' ORDER BY group_id) FROM groups`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := `g1|OBJECT|Ünïcode ✓|{"name": "Ünïcode ✓", "n": [1, 2.50]}|false ; g2|true`; got != want {
+		t.Errorf("groups came back as %q", got)
+	}
+}
+
+// TestLoadChecksColumns: a load whose declared columns the table does not
+// have, or has with another type, fails naming the column, and loads
+// nothing.
+func TestLoadChecksColumns(t *testing.T) {
+	ctx := context.Background()
+	for decl, want := range map[string]string{
+		"merchant_id text, plan_id text, billing_amount text": "column billing_amount is DECIMAL(18,2) in the database, loaded as VARCHAR",
+		"merchant_id text, plan_id text, no_such text":        "the table has no column no_such",
+	} {
+		s := storetest.Open(t)
+		bad := store.NewTable("plans", []string{"merchant_id", "plan_id"}, "merchant_id", store.Columns(decl)...)
+		b := bad.NewBatch()
+		b.Str("m1").Str("p1").Str("x").End()
+		err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, bad, nil, b) })
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", decl, err, want)
+		}
+	}
+}
+
+// TestUpdate sets the non-key columns of the rows whose key a batch holds,
+// and no other row.
+func TestUpdate(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	b := plansPart.NewBatch()
+	b.Str("m1").Str("p1").Str("one").Amount(100, true).Str("r").Time(time.Now(), true).End()
+	b.Str("m1").Str("p2").Str("two").Amount(200, true).Str("r").Time(time.Now(), true).End()
+	names := store.NewTable("plans", []string{"merchant_id", "plan_id"}, "", store.Columns("merchant_id text, plan_id text, name text")...)
+	u := names.NewBatch()
+	u.Str("m1").Str("p2").Str("renamed").End()
+	u.Str("m1").Str("p9").Str("absent").End()
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		return errors.Join(tx.Load(ctx, plansPart, nil, b), tx.Update(ctx, u))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := s.Conn().QueryRowContext(ctx, `SELECT string_agg(plan_id || ' ' || name || ' ' || billing_amount, ', ' ORDER BY plan_id) FROM plans`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "p1 one 1.00, p2 renamed 2.00" {
+		t.Errorf("after the update: %s", got)
+	}
+	assertNoLoadViews(t, s)
+}
+
+// assertNoLoadViews fails if a load left a view behind (DuckDB's Arrow
+// scan makes its views in the database, not as temporary ones).
+func assertNoLoadViews(t *testing.T, s *store.Store) {
+	t.Helper()
+	var views string
+	if err := s.Conn().QueryRowContext(context.Background(),
+		`SELECT coalesce(string_agg(view_name, ', '), '') FROM duckdb_views() WHERE view_name LIKE 'load%' OR view_name LIKE 'update%'`).Scan(&views); err != nil {
+		t.Fatal(err)
+	}
+	if views != "" {
+		t.Errorf("loads left views behind: %s", views)
 	}
 }
 
@@ -44,10 +224,10 @@ func TestUpsertReplacesByKey(t *testing.T) {
 func TestTransactRollsBack(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.Open(t)
-	rows := &store.Rows{Table: "plans", Columns: []string{"merchant_id", "plan_id", "run_id", "loaded_at"}}
-	rows.Add("m1", "p1", "r", time.Now())
+	rows := plansPart.NewBatch()
+	rows.Str("m1").Str("p1").Null().Null().Str("r").Time(time.Now(), true).End()
 	err := s.Transact(ctx, func(tx *store.Tx) error {
-		if err := tx.Upsert(ctx, rows, []string{"merchant_id", "plan_id"}, nil); err != nil {
+		if err := tx.Load(ctx, plansPart, nil, rows); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, "INSERT INTO no_such_table VALUES (1)")
@@ -56,9 +236,7 @@ func TestTransactRollsBack(t *testing.T) {
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	var n int
-	s.Conn().QueryRowContext(ctx, `SELECT count(*) FROM plans`).Scan(&n)
-	if n != 0 {
+	if n, _ := planCount(t, s, ""); n != 0 {
 		t.Errorf("%d plans after a rolled-back load", n)
 	}
 }
@@ -182,4 +360,45 @@ func TestOpenMigratesAnOlderFile(t *testing.T) {
 	if runs != 1 || cols != 2 {
 		t.Errorf("after opening: %d runs with the new previous_run column, %d of the journal's new columns; want 1 and 2", runs, cols)
 	}
+}
+
+// TestLoadAgainAfterRollback: a batch whose load was rolled back loads
+// again, whole, in the next transaction (ingest retries the members of a
+// failed load one by one with their batches), replacing the member's old
+// rows as the first attempt would have; and a sealed batch takes no row.
+func TestLoadAgainAfterRollback(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	old := plansPart.NewBatch()
+	old.Str("m1").Str("p1").Str("old").Amount(100, true).Str("r").Time(time.Now(), true).End()
+	if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plansPart, nil, old) }); err != nil {
+		t.Fatal(err)
+	}
+	b := plansPart.NewBatch()
+	b.Str("m1").Str("p1").Str("new").Amount(150, true).Str("r").Time(time.Now(), true).End()
+	b.Str("m1").Str("p2").Str("new").Amount(250, true).Str("r").Time(time.Now(), true).End()
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		if err := tx.Load(ctx, plansPart, nil, b); err != nil {
+			return err
+		}
+		return errors.New("the database refused a later table")
+	})
+	if err == nil {
+		t.Fatal("want the transaction's error")
+	}
+	if n, named := planCount(t, s, "old"); n != 1 || named != 1 {
+		t.Fatalf("after the rolled-back load: %d rows, %d old; want 1 and 1", n, named)
+	}
+	if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plansPart, nil, b) }); err != nil {
+		t.Fatal(err)
+	}
+	if n, named := planCount(t, s, "new"); n != 2 || named != 2 {
+		t.Errorf("after loading the batch again: %d rows, %d new; want 2 and 2", n, named)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a row added to a loaded batch did not panic")
+		}
+	}()
+	b.Str("m1")
 }

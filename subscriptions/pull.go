@@ -38,15 +38,47 @@ type Snapshot struct {
 // is loaded completely or not at all.
 func Pull(ctx context.Context, api API, parallel int, need func(platform.Subscription) bool) (*Snapshot, error) {
 	snap := &Snapshot{Payments: map[string]*platform.PaymentList{}}
+	// The plans are listed beside the subscriptions and their payment
+	// lists: against a platform's latency, one round trip fewer before
+	// the lists start. A failure of the plans stops the subscriptions and
+	// is the one reported, as when the plans were listed first.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	plans := make(chan error, 1)
+	go func() {
+		err := listPlans(ctx, api, snap)
+		if err != nil {
+			cancel()
+		}
+		plans <- err
+	}()
+	err := pullSubscriptions(sctx, api, parallel, need, snap)
+	if perr := <-plans; perr != nil {
+		return nil, perr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// listPlans fills snap's plans (Pull).
+func listPlans(ctx context.Context, api API, snap *Snapshot) (err error) {
+	defer recovered("list plans", &err)
 	for p, err := range api.Plans(ctx) {
 		if err != nil {
-			return nil, fmt.Errorf("list plans: %w", err)
+			return fmt.Errorf("list plans: %w", err)
 		}
 		snap.Plans = append(snap.Plans, p)
 	}
+	return nil
+}
+
+// pullSubscriptions fills snap's subscriptions and payment lists (Pull).
+func pullSubscriptions(ctx context.Context, api API, parallel int, need func(platform.Subscription) bool, snap *Snapshot) error {
 	for s, err := range api.Subscriptions(ctx) {
 		if err != nil {
-			return nil, fmt.Errorf("list subscriptions: %w", err)
+			return fmt.Errorf("list subscriptions: %w", err)
 		}
 		snap.Subscriptions = append(snap.Subscriptions, s)
 	}
@@ -58,14 +90,7 @@ func Pull(ctx context.Context, api API, parallel int, need func(platform.Subscri
 			continue
 		}
 		g.Go(func() (err error) {
-			// errgroup does not carry a goroutine's panic to Wait, so the
-			// member's own recovery (groups.FanOut) would never see it: the
-			// process would crash. It fails the member instead.
-			defer func() {
-				if p := recover(); p != nil {
-					err = fmt.Errorf("list payments of subscription %s: panic: %v", s.ID, p)
-				}
-			}()
+			defer recovered("list payments of subscription "+s.ID, &err)
 			l, err := api.SubscriptionPayments(gctx, s.ID)
 			if err != nil {
 				return fmt.Errorf("list payments of subscription %s: %w", s.ID, err)
@@ -75,12 +100,22 @@ func Pull(ctx context.Context, api API, parallel int, need func(platform.Subscri
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return err
 	}
 	for i, s := range snap.Subscriptions {
 		if lists[i] != nil {
 			snap.Payments[s.ID] = lists[i]
 		}
 	}
-	return snap, nil
+	return nil
+}
+
+// recovered, deferred in a goroutine of a pull, makes a panic its error:
+// errgroup does not carry a goroutine's panic to Wait, so the member's own
+// recovery (groups.FanOut) would never see it and the process would crash.
+// The member fails instead.
+func recovered(what string, err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("%s: panic: %v", what, p)
+	}
 }

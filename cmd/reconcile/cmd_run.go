@@ -14,10 +14,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
@@ -274,11 +273,8 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		creds.PortfolioID = org
 	}
 
-	// One token bucket for the whole run; its burst lets the members in
-	// flight start together without exceeding the rate over any second.
-	limiter := rate.NewLimiter(rate.Limit(o.rate), max(1, min(int(o.rate), o.concurrency)))
 	client, err := platform.NewClient(baseURL, creds,
-		platform.WithRateLimiter(limiter),
+		platform.WithRateLimiter(pipeline.Limiter(o.rate, o.concurrency)),
 		platform.WithConnections(o.concurrency*paymentListsPerMember),
 		platform.WithUserAgent("reconcile/"+buildVersion()),
 		platform.WithHTTPClient(e.httpClient))
@@ -346,17 +342,22 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Source:       runSource(o),
 		Alarms:       alarmList,
 	}
+	published := time.Now()
 	pub, err := reports.Publish(ctx, db.Conn(), o.out, run)
 	if err != nil {
 		return err
 	}
 	o.hooks.published(pub)
-	stages := make([]any, 0, 2*len(res.Stages))
-	for _, st := range res.Stages {
+	allStages := append(res.Stages[:len(res.Stages):len(res.Stages)], pipeline.Stage{Name: "publish",
+		Duration: time.Since(published), Memory: pipeline.ReadMemory(ctx, db)})
+	stages := make([]any, 0, 2*len(allStages))
+	memory := make([]any, 0, 2*len(allStages))
+	for _, st := range allStages {
 		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
+		memory = append(memory, st.Name, memoryText(st.Memory))
 	}
 	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
-		"rows", res.Rows, slog.Group("stages", stages...),
+		"rows", res.Rows, slog.Group("stages", stages...), slog.Group("memory", memory...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
 	printSummary(e, res, pub, o.db, runSource(o))
@@ -675,4 +676,13 @@ func firstNonEmpty(vs ...string) string {
 		}
 	}
 	return ""
+}
+
+// memoryText is a stage's memory for the log, in MiB: the peak RSS so far,
+// the RSS and its anonymous part now, Go's heap objects and mapped total,
+// and DuckDB's buffer memory.
+func memoryText(m pipeline.Memory) string {
+	mib := func(b uint64) string { return strconv.FormatUint(b>>20, 10) }
+	return "peak_rss=" + mib(m.PeakRSS) + " rss=" + mib(m.RSS) + " anon=" + mib(m.Anon) +
+		" go_heap=" + mib(m.GoHeap) + " go_total=" + mib(m.GoTotal-m.GoReleased) + " duckdb=" + mib(uint64(max(m.DuckDB, 0))) + " MiB"
 }

@@ -56,6 +56,7 @@ type Option func(*options)
 type options struct {
 	mode       platform.AuthMode
 	clientOpts []platform.Option
+	wrap       func(http.Handler) http.Handler
 }
 
 // WithAuth makes the client authenticate in mode (default the HTTP
@@ -69,6 +70,12 @@ func WithAuth(mode platform.AuthMode) Option {
 // defaults (so platform.WithRetryPolicy replaces the fast retries).
 func WithClientOptions(opts ...platform.Option) Option {
 	return func(o *options) { o.clientOpts = append(o.clientOpts, opts...) }
+}
+
+// WithHandler serves the sandbox's handler wrapped by wrap, e.g. to
+// record the responses a test's run received.
+func WithHandler(wrap func(http.Handler) http.Handler) Option {
+	return func(o *options) { o.wrap = wrap }
 }
 
 // Start builds a sandbox of cfg, serves it on loopback until tb ends, and
@@ -98,7 +105,11 @@ func Start(tb testing.TB, cfg sandbox.Config, opts ...Option) *Env {
 	if err != nil {
 		tb.Fatalf("sandboxtest: %v", err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	h := srv.Handler()
+	if o.wrap != nil {
+		h = o.wrap(h)
+	}
+	hs := httptest.NewServer(h)
 	tb.Cleanup(hs.Close)
 	c := srv.Config()
 	if creds.Secret, err = platform.NewSecret(base64.StdEncoding.EncodeToString(c.Secret)); err != nil {
