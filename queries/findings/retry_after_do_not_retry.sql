@@ -18,8 +18,30 @@
 -- Action: stop charging this card: take it out of the merchant's retry
 -- logic and the subscription's billing, and ask the customer for another
 -- card or payment method.
-WITH refusals AS (
+-- The latest do-not-retry decline before each attempt, and the latest
+-- approval before it, are read in one ordered pass over each card's
+-- attempts (window frames ending just before the attempt), not by
+-- joining each attempt with every earlier one: a merchant that charges one
+-- card thousands of times (a test card, a card on file) stays linear.
+WITH marked AS (
+    SELECT *,
+           max(CASE WHEN do_not_retry THEN time END) OVER earlier AS refused_time,
+           max(CASE WHEN NOT declined THEN time END) OVER earlier AS approved_time
+    FROM card_attempts
+    WINDOW earlier AS (PARTITION BY merchant_id, card_bin, card_last4 ORDER BY time
+                       RANGE BETWEEN UNBOUNDED PRECEDING AND INTERVAL 1 MICROSECOND PRECEDING)
+),
+flagged AS (
+    SELECT * FROM marked
+    WHERE time >= getvariable('window_start') AND time < getvariable('window_end')
+      AND refused_time > time - INTERVAL 30 DAY
+      AND (approved_time IS NULL OR approved_time <= refused_time)
+),
+refusals AS (
+    -- The decline each flagged attempt followed: of those at its time, the
+    -- lowest transaction id.
     SELECT * FROM card_attempts WHERE do_not_retry
+    QUALIFY row_number() OVER (PARTITION BY merchant_id, card_bin, card_last4, time ORDER BY transaction_id) = 1
 )
 SELECT
     a.merchant_id,
@@ -32,13 +54,6 @@ SELECT
                 'merchant_advice_code', d.merchant_advice_code, 'merchant_advice_code_raw', d.merchant_advice_code_raw,
                 'response_code', d.processor_response_code, 'reason_code', d.reason_code,
                 'file', a.file, 'line', a.line, 'subscription_id', a.subscription_id, 'payment_id', a.payment_id) AS detail
-FROM card_attempts a
+FROM flagged a
 JOIN refusals d
-  ON d.merchant_id = a.merchant_id AND d.card_bin = a.card_bin AND d.card_last4 = a.card_last4
- AND d.time < a.time AND d.time > a.time - INTERVAL 30 DAY
-WHERE a.time >= getvariable('window_start') AND a.time < getvariable('window_end')
-  AND NOT EXISTS (
-      SELECT 1 FROM card_attempts x
-      WHERE x.merchant_id = a.merchant_id AND x.card_bin = a.card_bin AND x.card_last4 = a.card_last4
-        AND NOT x.declined AND x.time > d.time AND x.time < a.time)
-QUALIFY row_number() OVER (PARTITION BY a.merchant_id, a.transaction_id ORDER BY d.time DESC, d.transaction_id) = 1
+  ON d.merchant_id = a.merchant_id AND d.card_bin = a.card_bin AND d.card_last4 = a.card_last4 AND d.time = a.refused_time
