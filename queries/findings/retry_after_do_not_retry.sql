@@ -18,12 +18,12 @@
 -- Action: stop charging this card: take it out of the merchant's retry
 -- logic and the subscription's billing, and ask the customer for another
 -- card or payment method.
--- The latest do-not-retry decline before each attempt, and the latest
--- approval before it, are read in one ordered pass over each card's
--- attempts (window frames ending just before the attempt), not by
--- joining each attempt with every earlier one: a merchant that charges one
--- card thousands of times (a test card, a card on file) stays linear.
 WITH marked AS (
+    -- The latest do-not-retry decline before each attempt, and the latest
+    -- approval before it, in one ordered pass over each card's attempts
+    -- (window frames ending just before the attempt), not by joining each
+    -- attempt with every earlier one: a merchant that charges one card
+    -- thousands of times (a test card, a card on file) stays linear.
     SELECT *,
            max(CASE WHEN do_not_retry THEN time END) OVER earlier AS refused_time,
            max(CASE WHEN NOT declined THEN time END) OVER earlier AS approved_time

@@ -47,7 +47,15 @@ charges AS (
                ELSE 'do-not-retry'
            END AS answer
     FROM scoped_findings f
-    LEFT JOIN journal j ON j.merchant_id = f.merchant_id AND j.file = (f.detail->>'file') AND j.line = TRY_CAST(f.detail->>'line' AS INTEGER)
+    -- The kind's journal lines first (a hash semi join on plain columns,
+    -- built on the kind's findings): a LEFT JOIN straight onto journal may
+    -- build its hash table on the journal, request and response included,
+    -- which outgrows the memory limit at thousands of members.
+    LEFT JOIN (SELECT * FROM journal jj
+               SEMI JOIN (SELECT merchant_id, (detail->>'file') AS file, TRY_CAST(detail->>'line' AS INTEGER) AS line
+                          FROM scoped_findings WHERE kind = $3) k
+                 ON k.merchant_id = jj.merchant_id AND k.file = jj.file AND k.line = jj.line) j
+      ON j.merchant_id = f.merchant_id AND j.file = (f.detail->>'file') AND j.line = TRY_CAST(f.detail->>'line' AS INTEGER)
     LEFT JOIN transactions t ON t.merchant_id = f.merchant_id AND t.transaction_id = f.entity_id
     LEFT JOIN subscriptions s ON s.merchant_id = f.merchant_id AND s.subscription_id = (f.detail->>'subscription_id')
     WHERE f.kind = $3
