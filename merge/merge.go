@@ -216,9 +216,10 @@ func (m *merger) run(ctx context.Context) (*Result, error) {
 	if m.o.CheckAlarms != nil {
 		run.Alarms = m.o.CheckAlarms(ctx, m.db.Conn(), m.runID)
 	}
-	// What the merge wrote, out of DuckDB's memory into the working file
-	// before the publish step's queries run (as a run does).
-	if err := m.db.Checkpoint(ctx); err != nil {
+	// What the merge wrote, into the working file and out of DuckDB's
+	// memory and temporary storage before the publish step's queries run
+	// (as a run does; store.Reopen says why).
+	if err := m.db.Reopen(ctx); err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	pub, err := reports.Publish(ctx, m.db.Conn(), m.o.Out, run)

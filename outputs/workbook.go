@@ -191,7 +191,7 @@ func WriteWorkbook(ctx context.Context, q Querier, path string, wb Workbook) (Wo
 			return stats, fmt.Errorf("workbook %s: title: %w", path, err)
 		}
 	}
-	w := &xlsxWriter{f: f, q: q, used: used, stats: stats}
+	w := &xlsxWriter{f: f, tmpDir: dir, q: q, used: used, stats: stats}
 	if err := w.newStyles(); err != nil {
 		return stats, fmt.Errorf("workbook %s: styles: %w", path, err)
 	}
@@ -276,6 +276,7 @@ func checkSheetName(name string) error {
 // xlsxWriter holds the state of one WriteWorkbook call.
 type xlsxWriter struct {
 	f      *excelize.File
+	tmpDir string // where finished sheets wait for the zip (spillStream)
 	q      Querier
 	used   map[string]bool // sheet names taken, lower-cased
 	stats  WorkbookStats
@@ -549,6 +550,9 @@ func (w *xlsxWriter) closePage(p *page) error {
 		}
 	}
 	if err := p.sw.Flush(); err != nil {
+		return err
+	}
+	if err := spillStream(p.sw, w.tmpDir); err != nil {
 		return err
 	}
 	w.stats.Rows[p.name] = p.dataRows

@@ -366,9 +366,10 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("findings")
-	// The loads' data, written out before the checks read it: the checks
-	// then run with DuckDB's memory to themselves.
-	if err := r.store.Checkpoint(ctx); err != nil {
+	// The loads' data written into the file, and a fresh DuckDB instance
+	// for the checks (store.Reopen says why): the checks then run with
+	// DuckDB's memory to themselves.
+	if err := r.store.Reopen(ctx); err != nil {
 		return fail(err)
 	}
 	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,

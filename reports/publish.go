@@ -157,10 +157,9 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 			groupBooks[id] = name
 		}
 	}
-	// excelize keeps each sheet's stream buffer (up to 32 MB) until the
-	// file is closed, and Go returns freed memory to the system only
-	// slowly: at 5,000 members that was ~370 MB the process held while
-	// DuckDB's exports below took their own. Give it back now.
+	// Go returns freed memory to the system only slowly: what the
+	// workbooks' rows took would stay resident while DuckDB's exports
+	// below take their own. Give it back now.
 	debug.FreeOSMemory()
 	rowCounts := map[string]int64{}
 	for _, d := range Datasets(run.RunID, run.Window) {

@@ -26,6 +26,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
@@ -36,8 +37,12 @@ import (
 // DuckDB allows one writing process per file, and within the process one
 // writer keeps every member's load a plain serial transaction.
 type Store struct {
+	path string
 	db   *sql.DB   // a pool for reads that run beside the writer
 	conn *sql.Conn // the writer
+	// memoryLimit is the limit SetMemoryLimit set ("": DuckDB's default),
+	// applied again by Reopen.
+	memoryLimit string
 	// checked are the tables whose declared columns a load has checked
 	// against the database; held, per scoped table, the scope values it
 	// holds (load.go).
@@ -62,25 +67,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := checkOwnDatabase(ctx, path); err != nil {
 		return nil, err
 	}
-	connector, err := duckdb.NewConnector(path, nil)
-	if err != nil {
-		if isLockError(err) {
-			return nil, fmt.Errorf("open %s: %w (%v)", path, ErrDatabaseLocked, err)
-		}
-		return nil, fmt.Errorf("open %s: %w", path, err)
+	s := &Store{path: path, checked: map[*Table]bool{}, held: map[string]map[string]bool{}}
+	if err := s.connect(ctx); err != nil {
+		return nil, err
 	}
-	db := sql.OpenDB(connector)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("connect to %s: %w", path, err)
-	}
-	s := &Store{db: db, conn: conn, checked: map[*Table]bool{}, held: map[string]map[string]bool{}}
 
 	// In one transaction: a process killed while creating a new file's
 	// tables leaves none of them, never a part that checkOwnDatabase would
 	// take for another program's.
-	err = s.Transact(ctx, func(tx *Tx) error {
+	err := s.Transact(ctx, func(tx *Tx) error {
 		_, err := tx.Exec(ctx, queries.Schema())
 		return err
 	})
@@ -92,6 +87,26 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	return s, nil
+}
+
+// connect opens a DuckDB instance of the store's file, its writer
+// connection and read pool, and applies the settings of the store's
+// instances: the checkpoint threshold and the memory settings.
+func (s *Store) connect(ctx context.Context) error {
+	connector, err := duckdb.NewConnector(s.path, nil)
+	if err != nil {
+		if isLockError(err) {
+			return fmt.Errorf("open %s: %w (%v)", s.path, ErrDatabaseLocked, err)
+		}
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	s.db = sql.OpenDB(connector)
+	if s.conn, err = s.db.Conn(ctx); err != nil {
+		s.db.Close()
+		s.db, s.conn = nil, nil
+		return fmt.Errorf("connect to %s: %w", s.path, err)
+	}
 	// DuckDB checkpoints whenever its write-ahead log passes 16 MB, and
 	// each checkpoint compresses and writes again the row groups a load
 	// left partly filled: a run's bulk loads checkpointed every few
@@ -99,13 +114,59 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// on the journals of 1,000 members (2,000 files, 142 MB): import CPU
 	// 17.7-19.5 s → 11.8-12.8 s, peak RSS 478-493 → 389-411 MiB. Data not
 	// yet checkpointed is DuckDB buffer memory like any other, under the
-	// memory limit (the run checkpoints before its checks: Checkpoint); a
-	// crash replays the log on the next open.
-	if _, err := conn.ExecContext(ctx, "SET checkpoint_threshold = '256MB'"); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("checkpoint threshold of %s: %w", path, err)
+	// memory limit (the run starts a fresh instance before its checks:
+	// Reopen); a crash replays the log on the next open.
+	settings := []string{"SET checkpoint_threshold = '256MB'"}
+	if s.memoryLimit != "" {
+		settings = append(settings, memorySettings(s.memoryLimit)...)
 	}
-	return s, nil
+	for _, set := range settings {
+		if _, err := s.conn.ExecContext(ctx, set); err != nil {
+			s.conn.Close()
+			s.db.Close()
+			s.db, s.conn = nil, nil
+			return fmt.Errorf("settings of %s: %s: %w", s.path, set, err)
+		}
+	}
+	return nil
+}
+
+// Reopen checkpoints and closes the database, and opens it again with the
+// same settings: a fresh DuckDB instance of the same file.
+//
+// DuckDB writes what a run's loads append beyond its memory limit to its
+// temporary storage, and the instance keeps that storage after a
+// checkpoint has written the data into the file (6 GB of it after a
+// 5,000-member run's loads; duckdb_memory(), tag IN_MEMORY_TABLE). The
+// workbook's queries of that instance then ran out of the 256 MB memory
+// limit where the same queries on a fresh instance of the same file ran
+// well within it. The run reopens its database between the loads and the
+// checks, and before publishing.
+//
+// Another process may take the file in the moment it is closed (a
+// `reconcile acknowledge` is refused while a run holds it, and
+// tries again); Reopen tries again for up to a minute before it reports
+// ErrDatabaseLocked. A store of an in-memory database only checkpoints:
+// closing would lose it.
+func (s *Store) Reopen(ctx context.Context) error {
+	if s.path == "" || s.path == ":memory:" {
+		return s.checkpoint(ctx)
+	}
+	if err := s.closeInstance(); err != nil {
+		return fmt.Errorf("reopen %s: %w", s.path, err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := s.connect(ctx)
+		if err == nil || !errors.Is(err, ErrDatabaseLocked) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("reopen %s: %w", s.path, context.Cause(ctx))
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // Statements of queries/store.sql.
@@ -189,18 +250,20 @@ func (s *Store) SetMemoryLimit(ctx context.Context, limit string) error {
 	if limit == "" {
 		return nil
 	}
-	if _, err := s.conn.ExecContext(ctx, "SET memory_limit = "+sqlQuote(limit)); err != nil {
-		return fmt.Errorf("memory limit %q: %w", limit, err)
-	}
-	// Every query and export of reconcile that needs an order says so; not
-	// keeping insertion order lets DuckDB stream large inserts and copies in
-	// less memory.
-	for _, set := range []string{"SET preserve_insertion_order = false"} {
+	for _, set := range memorySettings(limit) {
 		if _, err := s.conn.ExecContext(ctx, set); err != nil {
-			return fmt.Errorf("memory settings: %w", err)
+			return fmt.Errorf("memory limit %q: %s: %w", limit, set, err)
 		}
 	}
+	s.memoryLimit = limit
 	return s.sizeSlices(ctx)
+}
+
+// memorySettings are the statements of a memory limit. Every query and
+// export of reconcile that needs an order says so; not keeping insertion
+// order lets DuckDB stream large inserts and copies in less memory.
+func memorySettings(limit string) []string {
+	return []string{"SET memory_limit = " + sqlQuote(limit), "SET preserve_insertion_order = false"}
 }
 
 // sizeSlices sizes the slices of the checks by the memory limit in force.
@@ -215,10 +278,10 @@ func (s *Store) sizeSlices(ctx context.Context) error {
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// Checkpoint writes what the write-ahead log holds into the database file
+// checkpoint writes what the write-ahead log holds into the database file
 // (DuckDB's CHECKPOINT): the loaded tables compressed in the file, their
 // buffer memory free for the queries that follow.
-func (s *Store) Checkpoint(ctx context.Context) error {
+func (s *Store) checkpoint(ctx context.Context) error {
 	if _, err := s.conn.ExecContext(ctx, "CHECKPOINT"); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -247,6 +310,11 @@ func (s *Store) ReadPool() *sql.DB { return s.db }
 
 // Close checkpoints and closes the database.
 func (s *Store) Close() error {
+	return s.closeInstance()
+}
+
+// closeInstance checkpoints and closes the store's DuckDB instance.
+func (s *Store) closeInstance() error {
 	var errs []error
 	if s.conn != nil {
 		if _, err := s.conn.ExecContext(context.Background(), "CHECKPOINT"); err != nil {
@@ -254,7 +322,10 @@ func (s *Store) Close() error {
 		}
 		errs = append(errs, s.conn.Close())
 	}
-	errs = append(errs, s.db.Close())
+	if s.db != nil {
+		errs = append(errs, s.db.Close())
+	}
+	s.db, s.conn = nil, nil
 	return errors.Join(errs...)
 }
 

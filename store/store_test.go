@@ -402,3 +402,70 @@ func TestLoadAgainAfterRollback(t *testing.T) {
 	}()
 	b.Str("m1")
 }
+
+// TestReopenLetsGoOfTemporaryStorage: loads larger than the memory limit
+// spill to DuckDB's temporary storage, which the instance keeps after a
+// checkpoint has written the rows into the file (at 5,000 members, 6 GB of
+// it, and the workbook's queries ran out of memory). Reopen gives a fresh
+// instance: no temporary storage, every row still there, the memory
+// settings and the store's knowledge of what it holds kept.
+func TestReopenLetsGoOfTemporaryStorage(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.SetMemoryLimit(ctx, "32MB"); err != nil {
+		t.Fatal(err)
+	}
+	c := s.Conn()
+	temporary := func() (n int64) {
+		t.Helper()
+		if err := c.QueryRowContext(ctx, `SELECT coalesce(sum(temporary_storage_bytes), 0) FROM duckdb_memory()`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// One transaction per insert, as a run loads one member at a time.
+	for i := range 10 {
+		q := `INSERT INTO plans (merchant_id, plan_id, name, run_id, loaded_at) SELECT 'bulk' || ?, 'p' || range, repeat('x', 40) || range, 'r', now() FROM range(100000)`
+		if _, err := c.ExecContext(ctx, q, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if temporary() == 0 {
+		t.Fatal("1,000,000 rows under a 32 MB limit spilled nothing: the test no longer loads beyond the limit")
+	}
+	load := func(name string) {
+		b := plansPart.NewBatch()
+		b.Str("m1").Str("p1").Str(name).Amount(100, true).Str("r").Time(time.Now(), true).End()
+		if err := s.Transact(ctx, func(tx *store.Tx) error { return tx.Load(ctx, plansPart, nil, b) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load("before")
+	if err := s.Reopen(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c = s.Conn()
+	if n := temporary(); n != 0 {
+		t.Errorf("after Reopen DuckDB holds %d bytes of temporary storage; want 0", n)
+	}
+	var rows int64
+	var limit, order string
+	if err := c.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM plans), current_setting('memory_limit'), current_setting('preserve_insertion_order')::VARCHAR`).Scan(&rows, &limit, &order); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1_000_001 {
+		t.Errorf("after Reopen plans holds %d rows; want 1000001", rows)
+	}
+	if !strings.HasPrefix(limit, "30.") || order != "false" {
+		t.Errorf("after Reopen memory_limit = %s, preserve_insertion_order = %s; want the 32 MB limit and false", limit, order)
+	}
+	// The store still knows m1 has a row: a load of the same key replaces it.
+	load("after")
+	if n, named := planCount(t, s, "after"); n != 1_000_001 || named != 1 {
+		t.Errorf("a load after Reopen: %d rows, %d with the new name; want 1000001 and 1", n, named)
+	}
+}

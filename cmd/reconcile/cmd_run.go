@@ -343,10 +343,10 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Alarms:       alarmList,
 	}
 	published := time.Now()
-	// The checks' writes written out of DuckDB's memory into the file
-	// first: at thousands of members they otherwise hold most of the
-	// memory limit while the workbook's queries run.
-	if err := db.Checkpoint(ctx); err != nil {
+	// The checks' writes into the file, and a fresh DuckDB instance for
+	// the publish step's queries (store.Reopen says why): at thousands of
+	// members the workbook ran out of the memory limit otherwise.
+	if err := db.Reopen(ctx); err != nil {
 		return err
 	}
 	pub, err := reports.Publish(ctx, db.Conn(), o.out, run)
