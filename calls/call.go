@@ -78,6 +78,10 @@ type Call struct {
 	// through): whether and when a declined card may be tried again.
 	MerchantAdviceCode    string
 	MerchantAdviceCodeRaw string
+	// ClientReference is the merchant's order number,
+	// clientReferenceInformation.code, as sent, else as answered: what
+	// finance looks a charge up by.
+	ClientReference string
 
 	Areas // the other service areas (areas.go)
 }
@@ -118,6 +122,10 @@ func Inspect(method, path string, request, response map[string]any) Call {
 	c.ResponseCode = strings.ToUpper(strings.TrimSpace(str(lookup(response, "processorInformation", "responseCode"))))
 	c.MerchantAdviceCode = strings.TrimSpace(str(lookup(response, "processorInformation", "merchantAdvice", "code")))
 	c.MerchantAdviceCodeRaw = strings.TrimSpace(str(lookup(response, "processorInformation", "merchantAdvice", "codeRaw")))
+	c.ClientReference = firstNonEmpty(
+		str(lookup(request, "clientReferenceInformation", "code")),
+		str(lookup(response, "clientReferenceInformation", "code")),
+	)
 	c.CardType = cardType(request, response)
 	c.Areas = inspectAreas(request, response)
 	return c

@@ -64,7 +64,18 @@ func TestInspect(t *testing.T) {
 			req:  `{"clientReferenceInformation":{"code":"R-1"}}`,
 			resp: `{"id":"6000000000000000000011","refundAmountDetails":{"creditAmount":"4.50","currency":"EUR"}}`,
 			want: Call{Kind: Refund, TransactionID: "6000000000000000000011", ParentID: "6000000000000000000002",
-				TotalAmount: "4.50", Currency: "EUR"},
+				TotalAmount: "4.50", Currency: "EUR", ClientReference: "R-1"},
+		},
+		{
+			name: "the order number as sent, before the one answered", method: "POST", path: "/pts/v2/captures/6000000000000000000002/refunds",
+			req:  `{"clientReferenceInformation":{"code":"sent-1"}}`,
+			resp: `{"id":"6000000000000000000013","clientReferenceInformation":{"code":"answered-1"}}`,
+			want: Call{Kind: Refund, TransactionID: "6000000000000000000013", ParentID: "6000000000000000000002", ClientReference: "sent-1"},
+		},
+		{
+			name: "the order number as answered when none was sent", method: "POST", path: "/pts/v2/captures/6000000000000000000002/refunds",
+			resp: `{"id":"6000000000000000000014","clientReferenceInformation":{"code":"answered-2"}}`,
+			want: Call{Kind: Refund, TransactionID: "6000000000000000000014", ParentID: "6000000000000000000002", ClientReference: "answered-2"},
 		},
 		{
 			name: "refund answered in the older shape", method: "POST", path: "/pts/v2/captures/6000000000000000000002/refunds",

@@ -26,7 +26,10 @@ import (
 // are masked again as they are inspected.
 // Version 5 reads what the card-network retry checks need: the card's type
 // code, the network's response code and the merchant advice codes.
-const JournalInspectVersion = 5
+// Version 6 reads the merchant's order number (client_reference), which the
+// retry kinds' sheets show: read from the request and response bodies of
+// every journal line, it ran a 5,000-member workbook out of memory.
+const JournalInspectVersion = 6
 
 // reinspectRows is how many rows ReinspectJournal takes at a time.
 const reinspectRows = 5_000
@@ -45,7 +48,8 @@ const journalFactColumns = "call_kind text, transaction_id text, parent_id text,
 	"installment_id text, plan_id text, ref_network_transaction_id text, ref_authorization_code text, refund_amount amount, " +
 	"payment_solution text, wallet_data bool, terminal_id text, " +
 	"inspect_version int32, " +
-	"card_type text, processor_response_code text, merchant_advice_code text, merchant_advice_code_raw text"
+	"card_type text, processor_response_code text, merchant_advice_code text, merchant_advice_code_raw text, " +
+	"client_reference text"
 
 // journalFacts inspects one call (its card data already masked) into the
 // values of journalFactColumns. An amount that is not a decimal amount is
@@ -100,6 +104,7 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 		text(a.PaymentSolution), a.WalletData, text(a.TerminalID),
 		int32(JournalInspectVersion),
 		text(call.CardType), text(call.ResponseCode), text(call.MerchantAdviceCode), text(call.MerchantAdviceCodeRaw),
+		text(call.ClientReference),
 	}, c.err
 }
 

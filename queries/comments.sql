@@ -277,6 +277,7 @@ COMMENT ON COLUMN journal.card_type IS 'Three-digit card type code of the card (
 COMMENT ON COLUMN journal.processor_response_code IS 'processorInformation.responseCode of the response, upper case: the network''s answer (00 approved; Visa''s category 1 declines 04, 07, 12, 14, 15, 41, 43, 46, 57, R0, R1, R3 will never be approved).';
 COMMENT ON COLUMN journal.merchant_advice_code IS 'processorInformation.merchantAdvice.code of the response: whether a declined card may be tried again (Visa 1 never, 2 later, 3 after correcting; Mastercard 03 do not try again, 21 payment cancelled, 02 and 24-30 later).';
 COMMENT ON COLUMN journal.merchant_advice_code_raw IS 'processorInformation.merchantAdvice.codeRaw of the response: Mastercard''s merchant advice code as the network sent it.';
+COMMENT ON COLUMN journal.client_reference IS 'clientReferenceInformation.code of the request, else of the response: the merchant''s order number.';
 
 COMMENT ON VIEW journal_cards IS 'The card of each journaled call: the card number it sent, else Transaction Search''s record of its transaction, else the authorization a follow-on call refers to. Calls without a card are absent.';
 COMMENT ON COLUMN journal_cards.merchant_id IS 'Merchant ID (MID) that made the call.';

@@ -68,3 +68,7 @@ ALTER TABLE journal ADD COLUMN IF NOT EXISTS card_type VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS processor_response_code VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS merchant_advice_code VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS merchant_advice_code_raw VARCHAR;
+
+-- The merchant's order number of each call, which the retry kinds' sheets
+-- show (inspect_version 6).
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS client_reference VARCHAR;

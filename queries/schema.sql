@@ -192,7 +192,8 @@ CREATE TABLE IF NOT EXISTS journal (
     card_type                  VARCHAR,
     processor_response_code    VARCHAR,
     merchant_advice_code       VARCHAR,
-    merchant_advice_code_raw   VARCHAR
+    merchant_advice_code_raw   VARCHAR,
+    client_reference           VARCHAR
 );
 
 CREATE TABLE IF NOT EXISTS journal_files (

@@ -168,11 +168,12 @@ func fixtureDB(t testing.TB) *sql.DB {
 			 TIMESTAMPTZ '2026-11-18 11:00:00+00', TIMESTAMPTZ '2026-11-22 11:00:00+00', 1500, 'JPY')`,
 		`UPDATE bin_attributes SET brand = 'VISA', card_product = 'Visa Classic' WHERE bin = '411111'`,
 		`UPDATE bin_attributes SET brand = 'MASTERCARD', card_product = 'Debit' WHERE bin = '522222'`,
-		// The call a retry finding joins for its order number.
+		// The call a retry finding joins for its order number (read from
+		// the request into client_reference by the import).
 		`INSERT INTO journal (merchant_id, file, line, time, status, call_kind, transaction_id, amount, currency, card_bin, card_last4,
-			response_status, request, file_sha256, imported_at) VALUES
+			response_status, request, client_reference, file_sha256, imported_at) VALUES
 			('m2', 'journal-m2.ndjson', 4, TIMESTAMPTZ '2026-11-19 12:00:00+00', 201, 'sale', 'mc-2', 29.90, 'EUR', '522222', '4444',
-			 'AUTHORIZED', '{"clientReferenceInformation":{"code":"ORD-MC-2"}}', 's', now())`,
+			 'AUTHORIZED', '{"clientReferenceInformation":{"code":"ORD-MC-2"}}', 'ORD-MC-2', 's', now())`,
 		`INSERT INTO transactions (merchant_id, transaction_id, submit_time, amount, currency, card_bin, card_last4, customer_id, run_id, loaded_at) VALUES
 			('m1', 't-cap-1', TIMESTAMPTZ '2026-11-18 10:00:00+00', 120.00, 'USD', '522222', '4444', 'cust-9', 'r', now()),
 			('m1', 'mit-1', TIMESTAMPTZ '2026-11-19 03:00:00+00', 10.00, 'USD', '411111', '1111', 'cust-1', 'r', now()),

@@ -30,8 +30,7 @@ charges AS (
     -- the platform's record of the transaction, else the subscription's),
     -- its customer, and the do-not-retry answer it followed in words.
     SELECT f.merchant_id, f.entity_id,
-           coalesce(j.request->'clientReferenceInformation'->>'code', j.response->'clientReferenceInformation'->>'code',
-                    t.client_reference, s.client_reference) AS client_reference,
+           coalesce(j.client_reference, t.client_reference, s.client_reference) AS client_reference,
            coalesce(t.customer_id, s.customer_id) AS customer_id,
            CASE
                WHEN (f.detail->>'network') = 'VISA' AND (f.detail->>'merchant_advice_code') IN ('1', '01')
@@ -49,9 +48,10 @@ charges AS (
     FROM scoped_findings f
     -- The kind's journal lines first (a hash semi join on plain columns,
     -- built on the kind's findings): a LEFT JOIN straight onto journal may
-    -- build its hash table on the journal, request and response included,
-    -- which outgrows the memory limit at thousands of members.
-    LEFT JOIN (SELECT * FROM journal jj
+    -- build its hash table on the journal. Plain columns only: reading the
+    -- request and response bodies of every line ran a 5,000-member
+    -- workbook out of memory.
+    LEFT JOIN (SELECT jj.merchant_id, jj.file, jj.line, jj.client_reference FROM journal jj
                SEMI JOIN (SELECT merchant_id, (detail->>'file') AS file, TRY_CAST(detail->>'line' AS INTEGER) AS line
                           FROM scoped_findings WHERE kind = $3) k
                  ON k.merchant_id = jj.merchant_id AND k.file = jj.file AND k.line = jj.line) j
