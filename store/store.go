@@ -117,6 +117,13 @@ func (s *Store) connect(ctx context.Context) error {
 	// memory limit (the run starts a fresh instance before its checks:
 	// Reopen); a crash replays the log on the next open.
 	settings := []string{"SET checkpoint_threshold = '256MB'"}
+	// DuckDB's allocator (jemalloc) keeps memory the buffer manager has
+	// freed, for reuse, and gives it back only after a task has allocated
+	// 128 MiB: at 1,000 members the process held ~160 MiB neither DuckDB
+	// nor Go accounted for. Giving it back sooner, from a background
+	// thread, took the run's peak RSS from 736-754 to 651-693 MiB (1,000
+	// members, same machine), no slower.
+	settings = append(settings, "SET allocator_background_threads = true", "SET allocator_flush_threshold = '16MB'")
 	if s.memoryLimit != "" {
 		settings = append(settings, memorySettings(s.memoryLimit)...)
 	}
@@ -136,16 +143,16 @@ func (s *Store) connect(ctx context.Context) error {
 //
 // DuckDB writes what a run's loads append beyond its memory limit to its
 // temporary storage, and the instance keeps that storage after a
-// checkpoint has written the data into the file (6 GB of it after a
-// 5,000-member run's loads; duckdb_memory(), tag IN_MEMORY_TABLE). The
-// workbook's queries of that instance then ran out of the 256 MB memory
-// limit where the same queries on a fresh instance of the same file ran
-// well within it. The run reopens its database between the loads and the
+// checkpoint has written the data into the file: 6 GB of temporary files
+// after a 5,000-member run's loads (duckdb_memory(), tag IN_MEMORY_TABLE),
+// which stayed on disk until the run ended. A fresh instance starts with
+// none, and with none of the memory the loads left with DuckDB's
+// allocator. The run reopens its database between the loads and the
 // checks, and before publishing.
 //
 // Another process may take the file in the moment it is closed (a
-// `reconcile acknowledge` is refused while a run holds it, and
-// tries again); Reopen tries again for up to a minute before it reports
+// `reconcile acknowledge` is refused while a run holds it, and tries
+// again); Reopen tries again for up to a minute before it reports
 // ErrDatabaseLocked. A store of an in-memory database only checkpoints:
 // closing would lose it.
 func (s *Store) Reopen(ctx context.Context) error {

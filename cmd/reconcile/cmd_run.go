@@ -344,8 +344,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	}
 	published := time.Now()
 	// The checks' writes into the file, and a fresh DuckDB instance for
-	// the publish step's queries (store.Reopen says why): at thousands of
-	// members the workbook ran out of the memory limit otherwise.
+	// the publish step's queries (store.Reopen says why).
 	if err := db.Reopen(ctx); err != nil {
 		return err
 	}
