@@ -143,6 +143,9 @@ func run(quick bool) error {
 		}
 		rss = append(rss, r.maxRSSMiB)
 		target := "the baseline of the growth"
+		if len(rss) > 1 {
+			target = fmt.Sprintf("growth %.2f× from 1×", r.maxRSSMiB/rss[0])
+		}
 		if s.mult == 100 {
 			target = fmt.Sprintf("≤ %d MiB: %s", targetRSS100, verdict(r.maxRSSMiB <= targetRSS100))
 		}
