@@ -43,6 +43,7 @@ type Store struct {
 	// memoryLimit is the limit SetMemoryLimit set ("": DuckDB's default),
 	// applied again by Reopen.
 	memoryLimit string
+	open        bool // db and conn are open (Close, Reopen)
 	// checked are the tables whose declared columns a load has checked
 	// against the database; held, per scoped table, the scope values it
 	// holds (load.go).
@@ -101,10 +102,10 @@ func (s *Store) connect(ctx context.Context) error {
 		}
 		return fmt.Errorf("open %s: %w", s.path, err)
 	}
-	s.db = sql.OpenDB(connector)
-	if s.conn, err = s.db.Conn(ctx); err != nil {
-		s.db.Close()
-		s.db, s.conn = nil, nil
+	db := sql.OpenDB(connector)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
 		return fmt.Errorf("connect to %s: %w", s.path, err)
 	}
 	// DuckDB checkpoints whenever its write-ahead log passes 16 MB, and
@@ -128,13 +129,13 @@ func (s *Store) connect(ctx context.Context) error {
 		settings = append(settings, memorySettings(s.memoryLimit)...)
 	}
 	for _, set := range settings {
-		if _, err := s.conn.ExecContext(ctx, set); err != nil {
-			s.conn.Close()
-			s.db.Close()
-			s.db, s.conn = nil, nil
+		if _, err := conn.ExecContext(ctx, set); err != nil {
+			conn.Close()
+			db.Close()
 			return fmt.Errorf("settings of %s: %s: %w", s.path, set, err)
 		}
 	}
+	s.db, s.conn, s.open = db, conn, true
 	return nil
 }
 
@@ -320,8 +321,14 @@ func (s *Store) Close() error {
 	return s.closeInstance()
 }
 
-// closeInstance checkpoints and closes the store's DuckDB instance.
+// closeInstance checkpoints and closes the store's DuckDB instance, once.
+// The closed handles stay: a use after Close fails with database/sql's
+// error rather than a nil pointer.
 func (s *Store) closeInstance() error {
+	if !s.open {
+		return nil
+	}
+	s.open = false
 	var errs []error
 	if s.conn != nil {
 		if _, err := s.conn.ExecContext(context.Background(), "CHECKPOINT"); err != nil {
@@ -332,7 +339,6 @@ func (s *Store) closeInstance() error {
 	if s.db != nil {
 		errs = append(errs, s.db.Close())
 	}
-	s.db, s.conn = nil, nil
 	return errors.Join(errs...)
 }
 
