@@ -12,9 +12,8 @@ import (
 // buffer in the pinned excelize, empties it into a temporary file (the
 // buffer's memory let go), and the workbook written afterwards holds every
 // row, read back from the file; closing the workbook removes the files.
-// An excelize upgrade that changes the
-// writer's shape fails here (spillStream would silently keep sheets in
-// memory again).
+// An excelize upgrade that changes the writer's shape fails here
+// (spillStream would silently keep sheets in memory again).
 func TestSpillStreamKnowsExcelize(t *testing.T) {
 	dir := t.TempDir()
 	f := excelize.NewFile(excelize.Options{TmpDir: dir})

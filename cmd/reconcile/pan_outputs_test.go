@@ -110,6 +110,11 @@ func plantedCards(mid string) []plantedCard {
 	p = next("4", 16)
 	add(p, call("/pts/v2/payments?cvv=8462", `{"paymentInformation":{"card":{"number":"`+p+`","securityCode":"7391","CVC2":5173,"cid":"2948"}},"x":"{\"cardVerificationValue\":\"6035\"}","y":"cvv2%3D4817"}`))
 	p = next("4", 16)
+	// as the order number, which the import keeps as journal.client_reference
+	add(p, call("/pts/v2/payments", `{"clientReferenceInformation":{"code":"`+group(p, "-")+`"}}`))
+	p = next("5", 16)
+	add(p, head+`"path":"/pts/v2/payments","request":{},"status":201,"response":{"id":"17950000000000990098","clientReferenceInformation":{"code":"`+p+`"}}}`)
+	p = next("4", 16)
 	add(p, head+`"path":"/pts/v2/payments","request":{"paymentInformation":{"card":{"number":"`+group(p, "-")+`","securityCode":"7391"`) // truncated: rejected
 	p = next("4", 16)
 	add(p, `{"merchantId":"","path":"/pts/v2/payments/`+p+`","status":201}`) // no merchant: rejected

@@ -34,9 +34,9 @@ reattempts AS (
            CASE WHEN w.hours IS NULL THEN (f.detail->>'window')
                 WHEN w.hours % 24 = 0 AND w.hours > 72 THEN CAST(w.hours // 24 AS VARCHAR) || ' days'
                 ELSE CAST(w.hours AS VARCHAR) || ' hours' END AS window_words
-    -- The kind's findings taken first: DuckDB does not push the WHERE
-    -- below through the lateral join, and joined every finding of the run
-    -- with the transactions and subscriptions.
+    -- The kind's findings taken first: DuckDB does not push a filter on
+    -- the kind through the lateral join below, and joined every finding
+    -- of the run with the transactions and subscriptions.
     FROM (SELECT * FROM scoped_findings WHERE kind = $3) f
     -- The kind's journal lines first (a hash semi join on plain columns,
     -- built on the kind's findings): a LEFT JOIN straight onto journal may
@@ -51,7 +51,6 @@ reattempts AS (
     LEFT JOIN transactions t ON t.merchant_id = f.merchant_id AND t.transaction_id = f.entity_id
     LEFT JOIN subscriptions s ON s.merchant_id = f.merchant_id AND s.subscription_id = (f.detail->>'subscription_id')
     CROSS JOIN LATERAL (SELECT CAST(epoch(TRY_CAST(f.detail->>'window' AS INTERVAL)) // 3600 AS BIGINT) AS hours) w
-    WHERE f.kind = $3
 )
 SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.merchant_id AS "Merchant ID",
