@@ -37,11 +37,21 @@ func newMemberBatch(mid string) *memberBatch {
 	}
 }
 
+// seal seals the member's batches (store.Batch.Seal) in the member's own
+// goroutine, before they wait for the writer.
+func (b *memberBatch) seal() {
+	for _, batch := range []*store.Batch{b.plans, b.subscriptions, b.payments, b.transactions,
+		b.billing.schedules, b.billing.expected} {
+		batch.Seal()
+	}
+}
+
 // addRecurring converts a member's recurring-billing snapshot into rows. A
 // subscription whose payment list was not pulled keeps what the earlier
 // pull stored of its list (prev).
 func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string]storedList, runID string, now time.Time) error {
 	mid := b.merchantID
+	b.reserveRecurring(snap)
 	for _, p := range snap.Plans {
 		var c converter
 		b.plans.Str(mid).Str(p.ID).Text(p.Code).Text(p.Name).Text(p.Description).Text(p.Status).
@@ -95,6 +105,37 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string
 		}
 	}
 	return nil
+}
+
+// reserveRecurring makes room in the batches for the snapshot's records
+// and their raw JSON (store.Batch.Reserve).
+func (b *memberBatch) reserveRecurring(snap *subscriptions.Snapshot) {
+	var planBytes, subBytes, payments, paymentBytes int
+	for _, p := range snap.Plans {
+		planBytes += len(p.Raw)
+	}
+	for _, s := range snap.Subscriptions {
+		subBytes += len(s.Raw)
+		if list := snap.Payments[s.ID]; list != nil {
+			payments += len(list.Payments)
+			for _, p := range list.Payments {
+				paymentBytes += len(p.Raw)
+			}
+		}
+	}
+	b.plans.Reserve(len(snap.Plans), map[string]int{"raw": planBytes})
+	b.subscriptions.Reserve(len(snap.Subscriptions), map[string]int{"raw": subBytes})
+	b.payments.Reserve(payments, map[string]int{"raw": paymentBytes})
+}
+
+// reserveTransactions makes room in the batch for the transactions and
+// their raw JSON (store.Batch.Reserve).
+func (b *memberBatch) reserveTransactions(list []platform.TransactionSummary) {
+	var n int
+	for _, t := range list {
+		n += len(t.Raw)
+	}
+	b.transactions.Reserve(len(list), map[string]int{"raw": n})
 }
 
 // cyclesTotal is NULL for a plan that bills indefinitely (no total, "0" or

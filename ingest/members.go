@@ -320,11 +320,13 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 	if found.err != nil {
 		return nil, found.err
 	}
+	b.reserveTransactions(found.list)
 	for _, t := range found.list {
 		if err := b.addTransaction(t, r.runID, r.now); err != nil {
 			return nil, err
 		}
 	}
+	b.seal()
 	return b, nil
 }
 

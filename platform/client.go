@@ -316,7 +316,7 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			var b []byte
 			rerr := errBodyTooLarge // a declared length over the limit is not read at all
 			if resp.ContentLength <= limit.bytes {
-				b, rerr = readBody(resp.Body, limit.bytes)
+				b, rerr = readBodySized(resp.Body, limit.bytes, resp.ContentLength)
 			}
 			resp.Body.Close()
 			switch {
@@ -364,6 +364,20 @@ var errBodyTooLarge = errors.New("body too large")
 
 // readBody reads at most limit bytes of r; more gives errBodyTooLarge.
 func readBody(r io.Reader, limit int64) ([]byte, error) {
+	return readBodySized(r, limit, -1)
+}
+
+// readBodySized is readBody for a body of a declared length (-1: unknown):
+// one of the length it declares is read into one buffer of that size,
+// where growing one would allocate and copy it about twice over. net/http
+// ends such a body after its length, and fails one that breaks off short
+// of it with io.ErrUnexpectedEOF.
+func readBodySized(r io.Reader, limit, length int64) ([]byte, error) {
+	if length >= 0 && length <= limit {
+		b := make([]byte, length)
+		n, err := io.ReadFull(r, b)
+		return b[:n], err
+	}
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return b, err

@@ -411,12 +411,40 @@ func (b *Batch) Scopes() []string {
 	return slices.Compact(out)
 }
 
-// record seals the batch and returns its rows as one Arrow record, rows
-// whose key a later row gave again left out; the caller releases it.
-func (b *Batch) record() arrow.RecordBatch {
+// Reserve makes room for rows more rows, and for text[c] more bytes of the
+// text or JSON column c, so that a batch whose size is known beforehand
+// (a member's records and their raw JSON) is built without growing its
+// buffers: each growth doubles a buffer and copies it, so a member's raw
+// JSON was allocated about twice over, and kept with up to half of its
+// last buffer unused while the batch waited for its load. A column that is
+// not text is a programming error and panics.
+func (b *Batch) Reserve(rows int, text map[string]int) {
+	b.open()
+	b.rb.Reserve(rows)
+	for name, n := range text {
+		i := b.t.index(name)
+		if i < 0 || (b.t.Columns[i].Kind != Text && b.t.Columns[i].Kind != JSON) {
+			panic(fmt.Sprintf("store: %s is not a text column of %s", name, b.t.Name))
+		}
+		b.rb.Field(i).(*array.StringBuilder).ReserveData(n)
+	}
+}
+
+// Seal ends the batch: its rows become the record a load writes, and the
+// builder and the keys are let go. Loading seals a batch anyway; sealing it
+// where its rows were made (a member's goroutine) frees that memory while
+// the batch waits for its load, and spares the single writer the work.
+// Sealing twice is harmless.
+func (b *Batch) Seal() {
 	if b.rec == nil {
 		b.rec = b.seal()
 	}
+}
+
+// record seals the batch and returns its rows as one Arrow record, rows
+// whose key a later row gave again left out; the caller releases it.
+func (b *Batch) record() arrow.RecordBatch {
+	b.Seal()
 	b.rec.Retain()
 	return b.rec
 }
