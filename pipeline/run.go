@@ -267,7 +267,8 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	r.log.Info("run started", "business_date", r.opts.BusinessDate.Format("2006-01-02"),
-		"window_start", r.window.Start, "window_end", r.window.End, "shard", r.opts.Shard.String())
+		"window_start", r.window.Start, "window_end", r.window.End, "shard", r.opts.Shard.String(),
+		"go_memory_limit", memstat.GoLimit())
 
 	fail := func(err error) (*Result, error) {
 		res.Requests, res.Retries = r.runStats.Requests.Load(), r.runStats.Retries.Load()

@@ -16,6 +16,7 @@ import (
 )
 
 func main() {
+	limitGoMemory(os.Args[1:], os.Getenv)
 	ctx, cancel := context.WithCancel(context.Background())
 	stops := &signalStages{stages: []func(){cancel}}
 	sigs := make(chan os.Signal, 4)

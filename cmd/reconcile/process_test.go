@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -58,11 +59,20 @@ func reconcileBinary(t *testing.T) string {
 
 func startRun(t *testing.T, args []string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(reconcileBinary(t), args...)
-	cmd.Env = append(os.Environ(), "RECONCILE_SECRET="+sandbox.DefaultSecret)
+	cmd := runCommand(t, args)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return cmd
+}
+
+// runCommand is reconcile with args as a process not yet started, its
+// environment the test's (GOMEMLIMIT left out) with the sandbox's secret.
+func runCommand(t *testing.T, args []string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(reconcileBinary(t), args...)
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(v string) bool { return strings.HasPrefix(v, "GOMEMLIMIT=") }),
+		"RECONCILE_SECRET="+sandbox.DefaultSecret)
 	return cmd
 }
 
@@ -174,9 +184,20 @@ func TestOneWriter(t *testing.T) {
 	if code, so, se := runCLI(t, sandboxEnv, fast.runArgs(db, out)...); code != exitOK {
 		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
 	}
-	writer := startRun(t, f.runArgs(db, out, "--force", "--concurrency", "1"))
+	writer := runCommand(t, f.runArgs(db, out, "--force", "--concurrency", "1"))
+	var writerLog syncBuffer
+	writer.Stderr = &writerLog
+	if err := writer.Start(); err != nil {
+		t.Fatal(err)
+	}
 	defer func() { writer.Process.Kill(); writer.Wait() }()
 	time.Sleep(500 * time.Millisecond) // the writer opens the database before its first request
+	// The process runs under the default soft limit on Go's memory
+	// (gomemory.go), which its run log states; in-process runs (runCLI)
+	// leave the test binary's as it is.
+	if log := writerLog.String(); !strings.Contains(log, `"go_memory_limit":"128 MiB"`) {
+		t.Errorf("the writer's log does not state the default Go memory limit:\n%s", log)
+	}
 
 	code, _, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
 	if code != exitFailed || !strings.Contains(stderr, "in use by another process") {

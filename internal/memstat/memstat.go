@@ -10,7 +10,9 @@ package memstat
 import (
 	"bufio"
 	"bytes"
+	"math"
 	"os"
+	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 )
@@ -29,6 +31,16 @@ var goMetrics = []string{
 	"/memory/classes/heap/objects:bytes",
 	"/memory/classes/total:bytes",
 	"/memory/classes/heap/released:bytes",
+}
+
+// GoLimit describes the Go runtime's soft memory limit (debug.SetMemoryLimit,
+// GOMEMLIMIT): "128 MiB", or "none".
+func GoLimit() string {
+	limit := debug.SetMemoryLimit(-1)
+	if limit == math.MaxInt64 {
+		return "none"
+	}
+	return strconv.FormatInt(limit>>20, 10) + " MiB"
 }
 
 // Read reads the process's memory now.
