@@ -1,9 +1,11 @@
 package outputs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -110,11 +112,17 @@ func ExportParquetPartitioned(ctx context.Context, q Querier, query, dir string,
 // the next run writes the working file (DuckDB lets one process write a file;
 // a reader of the working file would block the next run or be blocked by it).
 //
-// It runs ATTACH tmp; COPY FROM DATABASE current TO tmp; CHECKPOINT; DETACH on
-// one pinned connection, then renames tmp to path. The checkpoint folds the
-// write-ahead log into the file, so the published snapshot is one
-// self-contained file; a stale path.wal from an older copy is removed, since
-// DuckDB would replay it against the new file.
+// A database in a file is checkpointed, and when that leaves no write-ahead
+// log beside it, the file is the whole database: the snapshot is a copy of
+// its bytes, made at the disk's speed and in no memory. COPY FROM DATABASE
+// reads and writes every table through DuckDB: at 5,000 members it took 33
+// s and made the run's peak memory (~800 MiB RSS, the byte copy's run
+// peaked in its checks instead). An in-memory database, or one whose log
+// the checkpoint could not fold in (another transaction open), is copied
+// through DuckDB: ATTACH tmp; COPY FROM DATABASE current TO tmp; CHECKPOINT;
+// DETACH, on one pinned connection. Either way tmp is then synced and
+// renamed to path, a self-contained file; a stale path.wal from an older
+// copy is removed, since DuckDB would replay it against the new file.
 func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -149,36 +157,27 @@ func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 		return fmt.Errorf("snapshot to %s: %w", path, err)
 	}
 	tmp := TempName(filepath.Dir(abs), filepath.Base(abs))
-	alias := sqlIdent("snapshot_" + randomSuffix())
-	cleanup := func() {
-		_ = os.Remove(tmp)
-		_ = os.Remove(tmp + ".wal")
-	}
-	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(tmp)+" AS "+alias); err != nil {
-		cleanup()
-		return fmt.Errorf("snapshot to %s: attach: %w", path, err)
-	}
-	attached := true
 	defer func() {
-		if attached {
-			// Detach even when ctx is cancelled: a left-over ATTACH would
-			// keep the temp file open for the life of the database.
-			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DETACH "+alias)
-		}
 		if err != nil {
-			cleanup()
+			_ = os.Remove(tmp)
+			_ = os.Remove(tmp + ".wal")
 		}
 	}()
-	if _, err = conn.ExecContext(ctx, "COPY FROM DATABASE "+sqlIdent(current)+" TO "+alias); err != nil {
-		return fmt.Errorf("snapshot to %s: copy database %s: %w", path, current, err)
+	file, err := checkpointedFile(ctx, conn, current)
+	if err != nil {
+		return fmt.Errorf("snapshot to %s: %w", path, err)
 	}
-	if _, err = conn.ExecContext(ctx, "CHECKPOINT "+alias); err != nil {
-		return fmt.Errorf("snapshot to %s: checkpoint: %w", path, err)
+	copied := false
+	if file != "" {
+		copied, err = copyFile(ctx, file, tmp)
 	}
-	if _, err = conn.ExecContext(ctx, "DETACH "+alias); err != nil {
-		return fmt.Errorf("snapshot to %s: detach: %w", path, err)
+	if err == nil && !copied {
+		_ = os.Remove(tmp)
+		err = copyDatabase(ctx, conn, current, tmp)
 	}
-	attached = false
+	if err != nil {
+		return fmt.Errorf("snapshot to %s: %w", path, err)
+	}
 	if err = syncFile(tmp); err != nil {
 		return fmt.Errorf("snapshot to %s: %w", path, err)
 	}
@@ -194,6 +193,112 @@ func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 	}
 	_ = os.Remove(tmp + ".wal") // none after a checkpoint; never publish one
 	_ = syncDir(filepath.Dir(abs))
+	return nil
+}
+
+// checkpointedFile checkpoints database name and returns its file, or ""
+// when it has none (in memory) or the checkpoint left a write-ahead log
+// beside it (which the file alone would lack).
+func checkpointedFile(ctx context.Context, conn Querier, name string) (string, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT coalesce(path, '') FROM duckdb_databases() WHERE database_name = ?", name)
+	if err != nil {
+		return "", fmt.Errorf("file of database %s: %w", name, err)
+	}
+	var file string
+	for rows.Next() {
+		if err := rows.Scan(&file); err != nil {
+			rows.Close()
+			return "", fmt.Errorf("file of database %s: %w", name, err)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("file of database %s: %w", name, err)
+	}
+	if file == "" || file == ":memory:" {
+		return "", nil
+	}
+	if _, err := conn.ExecContext(ctx, "CHECKPOINT "+sqlIdent(name)); err != nil {
+		return "", nil // another transaction holds it: copy through DuckDB
+	}
+	if st, err := os.Stat(file + ".wal"); err == nil && st.Size() > 0 {
+		return "", nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("write-ahead log of %s: %w", file, err)
+	}
+	return file, nil
+}
+
+// duckdbHeaders is the size of a DuckDB file's headers: the main header and
+// the two database headers a checkpoint alternates between, 4 KiB each.
+const duckdbHeaders = 3 << 12
+
+// copyFile copies the database file src to a new file dst, and reports
+// whether the copy is the database: the file's headers are the same before
+// and after it. A checkpoint (from a commit on another connection) rewrites
+// them, and could have left a copy of both states; the blocks a copy may
+// hold half-written besides are ones no header points to.
+func copyFile(ctx context.Context, src, dst string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return false, fmt.Errorf("copy database file: %w", err)
+	}
+	defer in.Close()
+	before := make([]byte, duckdbHeaders)
+	if _, err := io.ReadFull(in, before); err != nil {
+		return false, fmt.Errorf("copy database file %s: headers: %w", src, err)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("copy database file: %w", err)
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		out.Close()
+		return false, fmt.Errorf("copy database file %s: %w", src, err)
+	}
+	if _, err := io.Copy(out, in); err != nil { // copy_file_range where the system has it
+		out.Close()
+		return false, fmt.Errorf("copy database file %s: %w", src, err)
+	}
+	if err := out.Close(); err != nil {
+		return false, fmt.Errorf("copy database file %s: %w", src, err)
+	}
+	after := make([]byte, duckdbHeaders)
+	if _, err := in.ReadAt(after, 0); err != nil {
+		return false, fmt.Errorf("copy database file %s: headers: %w", src, err)
+	}
+	return bytes.Equal(before, after), nil
+}
+
+// copyDatabase copies database name into a new DuckDB file tmp through
+// DuckDB, on conn (one pinned connection: an ATTACH holds on the connection
+// that ran it).
+func copyDatabase(ctx context.Context, conn Querier, name, tmp string) (err error) {
+	alias := sqlIdent("snapshot_" + randomSuffix())
+	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(tmp)+" AS "+alias); err != nil {
+		return fmt.Errorf("attach: %w", err)
+	}
+	attached := true
+	defer func() {
+		if attached {
+			// Detach even when ctx is cancelled: a left-over ATTACH would
+			// keep the temp file open for the life of the database.
+			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DETACH "+alias)
+		}
+	}()
+	if _, err := conn.ExecContext(ctx, "COPY FROM DATABASE "+sqlIdent(name)+" TO "+alias); err != nil {
+		return fmt.Errorf("copy database %s: %w", name, err)
+	}
+	if _, err := conn.ExecContext(ctx, "CHECKPOINT "+alias); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "DETACH "+alias); err != nil {
+		return fmt.Errorf("detach: %w", err)
+	}
+	attached = false
 	return nil
 }
 

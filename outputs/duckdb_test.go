@@ -186,8 +186,62 @@ func TestExportParquetPartitioned(t *testing.T) {
 	}
 }
 
+// TestSnapshotDuckDB snapshots a database in a file (copied byte for byte
+// once checkpointed: the snapshot is the source file, TestSnapshotDuckDBFile)
+// and one in memory (copied through DuckDB): either way the snapshot holds
+// every schema, table, view and row, and replaces an older one.
 func TestSnapshotDuckDB(t *testing.T) {
-	db := findingsDB(t)
+	t.Run("file", func(t *testing.T) { testSnapshot(t, findingsDB(t)) })
+	t.Run("in memory", func(t *testing.T) {
+		db, err := sql.Open("duckdb", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		db.SetMaxOpenConns(1) // one in-memory database, not one per connection
+		mustExec(t, db, `CREATE TABLE findings AS SELECT 'run1' AS run_id, 'skipped_cycle' AS kind, range AS n FROM range(30)`)
+		testSnapshot(t, db)
+	})
+}
+
+// TestSnapshotDuckDBFile: the snapshot of a database in a file is its bytes,
+// taken once a checkpoint has folded its log in: rows committed just before
+// are in it.
+func TestSnapshotDuckDBFile(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "work.duckdb")
+	db, err := sql.Open("duckdb", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustExec(t, db, `CREATE TABLE t AS SELECT range AS n FROM range(100000)`, `INSERT INTO t VALUES (-1)`)
+	path := filepath.Join(dir, "snap.duckdb")
+	if err := SnapshotDuckDB(context.Background(), db, path); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the snapshot (%d bytes) is not the checkpointed source file (%d bytes)", len(got), len(want))
+	}
+	snap, err := sql.Open("duckdb", path+"?access_mode=read_only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	if n := queryInt(t, snap, `SELECT count(*) FROM t WHERE n = -1`); n != 1 {
+		t.Errorf("the row committed last is %d times in the snapshot, want once", n)
+	}
+}
+
+func testSnapshot(t *testing.T, db *sql.DB) {
 	ctx := context.Background()
 	mustExec(t, db,
 		`CREATE SCHEMA audit`,
