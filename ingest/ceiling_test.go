@@ -8,7 +8,9 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,10 +62,12 @@ func BenchmarkIngest(b *testing.B) {
 			case "members":
 				if cpuStart == 0 {
 					cpuStart = cpuTime()
+					startProfile(b)
 				}
 			case "bins":
 				if membersCPU == 0 {
 					membersCPU = cpuTime() - cpuStart
+					pprof.StopCPUProfile()
 				}
 			}
 		}
@@ -86,6 +90,24 @@ func BenchmarkIngest(b *testing.B) {
 		b.ReportMetric(membersCPU.Seconds(), "members_cpu_s")
 		b.ReportMetric(ceilingCPU.Seconds(), "ceiling_cpu_s")
 		b.ReportMetric(elapsed.Seconds(), "ceiling_s")
+	}
+}
+
+// startProfile starts a CPU profile of the members stage into the file
+// RECONCILE_BENCH_MEMBERS_PROFILE names, if set (go test's -cpuprofile
+// takes the whole benchmark: the run's other stages and the ceiling too).
+func startProfile(b *testing.B) {
+	path := os.Getenv("RECONCILE_BENCH_MEMBERS_PROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
 	}
 }
 
