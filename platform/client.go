@@ -367,18 +367,23 @@ func readBody(r io.Reader, limit int64) ([]byte, error) {
 	return readBodySized(r, limit, -1)
 }
 
+// maxPresized bounds the buffer a declared length buys before any byte of
+// the body has come: a server (or a proxy) that declares 64 MiB and sends a
+// few bytes must not make every attempt allocate 64 MiB. A page of 100
+// records is tens of KB; a larger body grows its buffer as it arrives.
+const maxPresized = 1 << 20
+
 // readBodySized is readBody for a body of a declared length (-1: unknown):
-// one of the length it declares is read into one buffer of that size,
-// where growing one would allocate and copy it about twice over. net/http
-// ends such a body after its length, and fails one that breaks off short
-// of it with io.ErrUnexpectedEOF.
+// one of up to maxPresized bytes is read into one buffer of the length it
+// declares, where growing one would allocate and copy it about twice over.
 func readBodySized(r io.Reader, limit, length int64) ([]byte, error) {
-	if length >= 0 && length <= limit {
-		b := make([]byte, length)
-		n, err := io.ReadFull(r, b)
-		return b[:n], err
+	size := bytes.MinRead // ReadFrom sees the end without growing the buffer
+	if length > 0 {
+		size += int(min(length, limit, maxPresized))
 	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	b := buf.Bytes()
 	if err != nil {
 		return b, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -304,6 +305,35 @@ func TestBodyLimitsPerEndpoint(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDeclaredLengthBuysNoBuffer: a server that declares a body just under
+// the groups page's 64 MiB limit and sends a few bytes (a truncated answer,
+// retried) makes the client allocate for what came, not for what was
+// declared: the body is read into a buffer sized by its length only up to
+// maxPresized.
+func TestDeclaredLengthBuysNoBuffer(t *testing.T) {
+	var calls atomic.Int64
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.FormatInt(groupsPageLimit.bytes-1, 10))
+		w.WriteHeader(200)
+		io.WriteString(w, `{"groups":[`) // and the connection ends
+	})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := firstErr(c.Merchant("m").Groups(context.Background(), "o"))
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a body that breaks off was taken as a page")
+	}
+	if calls.Load() < 2 {
+		t.Errorf("%d requests: a body that breaks off is retried", calls.Load())
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("%d attempts allocated %d MiB for bodies of a few bytes each", calls.Load(), grew>>20)
 	}
 }
 
