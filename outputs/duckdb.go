@@ -134,13 +134,15 @@ func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 	}
 	defer release()
 
-	var current string
-	rows, err := conn.QueryContext(ctx, "SELECT current_database()")
+	// The current database and its file ("" in memory).
+	var current, file string
+	rows, err := conn.QueryContext(ctx, `SELECT database_name, coalesce(path, '') FROM duckdb_databases()
+		WHERE database_name = current_database()`)
 	if err != nil {
 		return fmt.Errorf("snapshot to %s: current database: %w", path, err)
 	}
 	for rows.Next() {
-		if err := rows.Scan(&current); err != nil {
+		if err := rows.Scan(&current, &file); err != nil {
 			rows.Close()
 			return fmt.Errorf("snapshot to %s: current database: %w", path, err)
 		}
@@ -163,12 +165,12 @@ func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 			_ = os.Remove(tmp + ".wal")
 		}
 	}()
-	file, err := checkpointedFile(ctx, conn, current)
+	whole, err := checkpointed(ctx, conn, current, file)
 	if err != nil {
 		return fmt.Errorf("snapshot to %s: %w", path, err)
 	}
 	copied := false
-	if file != "" {
+	if whole {
 		copied, err = copyFile(ctx, file, tmp)
 	}
 	if err == nil && !copied {
@@ -196,37 +198,25 @@ func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 	return nil
 }
 
-// checkpointedFile checkpoints database name and returns its file, or ""
-// when it has none (in memory) or the checkpoint left a write-ahead log
-// beside it (which the file alone would lack).
-func checkpointedFile(ctx context.Context, conn Querier, name string) (string, error) {
-	rows, err := conn.QueryContext(ctx, "SELECT coalesce(path, '') FROM duckdb_databases() WHERE database_name = ?", name)
-	if err != nil {
-		return "", fmt.Errorf("file of database %s: %w", name, err)
-	}
-	var file string
-	for rows.Next() {
-		if err := rows.Scan(&file); err != nil {
-			rows.Close()
-			return "", fmt.Errorf("file of database %s: %w", name, err)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("file of database %s: %w", name, err)
-	}
+// checkpointed checkpoints database name, whose file is file, and reports
+// whether the file is now the whole database: false in memory (no file) or
+// when the checkpoint left a write-ahead log beside it (another transaction
+// open), which the file alone would lack.
+func checkpointed(ctx context.Context, conn Querier, name, file string) (bool, error) {
 	if file == "" || file == ":memory:" {
-		return "", nil
+		return false, nil
 	}
 	if _, err := conn.ExecContext(ctx, "CHECKPOINT "+sqlIdent(name)); err != nil {
-		return "", nil // another transaction holds it: copy through DuckDB
+		return false, nil // another transaction holds it: copy through DuckDB
 	}
-	if st, err := os.Stat(file + ".wal"); err == nil && st.Size() > 0 {
-		return "", nil
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("write-ahead log of %s: %w", file, err)
+	st, err := os.Stat(file + ".wal")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("write-ahead log of %s: %w", file, err)
 	}
-	return file, nil
+	return st.Size() == 0, nil
 }
 
 // duckdbHeaders is the size of a DuckDB file's headers: the main header and

@@ -9,10 +9,12 @@ import "runtime/debug"
 // heap's growth room alone was ~100 MiB of the run's peak. A soft limit on
 // the Go runtime's memory makes the collector work harder only once the
 // heap nears it. Measured on this project's 2-core machine, 1,000-member
-// runs, three each: peak RSS 688-710 MiB without a limit, 595-665 MiB with
-// 128 MiB, for ~10% more time in the members stage (the collector runs
-// more often there) and none elsewhere. It is a soft limit: a heap that
-// needs more gets it, the collector then using at most half the CPU.
+// runs: peak RSS 688-710 MiB without a limit and 595-665 MiB with 128 MiB
+// (three each), at ~10% more time in the members stage; once each member's
+// rows were sized before they were built (store.Batch.Reserve), 636-677
+// without and 630-643 with (two each), the members stage no slower. It is
+// a soft limit: a heap that needs more gets it, the collector then using
+// at most half the CPU.
 
 // defaultGoMemoryLimit is the soft limit on the Go runtime's memory (see
 // above) of the commands that run the job.
