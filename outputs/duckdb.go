@@ -136,8 +136,7 @@ func SnapshotDuckDB(ctx context.Context, q Querier, path string) (err error) {
 
 	// The current database and its file ("" in memory).
 	var current, file string
-	rows, err := conn.QueryContext(ctx, `SELECT database_name, coalesce(path, '') FROM duckdb_databases()
-		WHERE database_name = current_database()`)
+	rows, err := conn.QueryContext(ctx, "SELECT database_name, coalesce(path, '') FROM duckdb_databases() WHERE database_name = current_database()")
 	if err != nil {
 		return fmt.Errorf("snapshot to %s: current database: %w", path, err)
 	}
