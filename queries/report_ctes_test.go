@@ -58,7 +58,7 @@ func TestReportCTEsAgree(t *testing.T) {
 			}
 		}
 	}
-	for _, shared := range []string{"scope", "member_groups", "run", "scoped_findings", "kinds", "groups_of", "member_list"} {
+	for _, shared := range []string{"scope", "member_groups", "run", "scoped_findings", "kind_findings", "kinds", "groups_of", "member_list"} {
 		if uses[shared] < 2 {
 			t.Errorf("CTE %s found in %d statement(s), want it shared by several: is leadingCTEs still reading them?", shared, uses[shared])
 		}

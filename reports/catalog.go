@@ -10,10 +10,11 @@
 // publish.sql for the publish step's own lookups), one named statement per
 // table, taken with queries.Must. Each takes $1 = run ID and $2 = group ID
 // or NULL (the whole run) and starts with the CTEs it needs (scope,
-// member_groups, run, scoped_findings, kinds, groups_of, member_list),
-// written out in full in every statement rather than assembled here: a
-// statement then reads, and runs in `reconcile sql` with the run ID and NULL
-// written for $1 and $2, exactly as the workbook runs it. The copies are
+// member_groups, run, scoped_findings, kind_findings, kinds, groups_of,
+// member_list), written out in full in every statement rather than
+// assembled here: a statement then reads, and runs in `reconcile sql` with
+// the run ID and NULL written for $1 and $2 (and a kind's sheet the kind
+// for $3), exactly as the workbook runs it. The copies are
 // kept equal by a test (queries.TestReportCTEsAgree). The Parquet datasets'
 // statements are built here, one line each, because COPY takes no
 // parameters: their run ID and window are written in as literals.

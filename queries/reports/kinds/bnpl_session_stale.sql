@@ -18,6 +18,9 @@ WITH scope AS (
 scoped_findings AS (
     SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
 ),
+kind_findings AS (
+    SELECT f.* FROM scoped_findings f WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
+),
 groups_of AS (
     SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
     FROM group_members WHERE run_id = $1 GROUP BY merchant_id
@@ -40,9 +43,8 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
        format('Buy-now-pay-later session pending {} hours at the cut-off and never authorized: the customer did not complete the order', coalesce(f.detail->>'age_hours', '?')) AS "Reason"
-FROM scoped_findings f
+FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
 LEFT JOIN merchant_names mn ON mn.run_id = $1 AND mn.merchant_id = f.merchant_id
-WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
 ORDER BY f.merchant_id, "When", f.entity_id

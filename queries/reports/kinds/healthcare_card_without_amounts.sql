@@ -17,6 +17,9 @@ WITH scope AS (
 scoped_findings AS (
     SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
 ),
+kind_findings AS (
+    SELECT f.* FROM scoped_findings f WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
+),
 groups_of AS (
     SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
     FROM group_members WHERE run_id = $1 GROUP BY merchant_id
@@ -31,11 +34,13 @@ calls AS (
            CASE WHEN j.card_bin IS NOT NULL THEN j.card_bin WHEN t.card_bin IS NOT NULL THEN t.card_bin ELSE pt.card_bin END AS card_bin,
            CASE WHEN j.card_bin IS NOT NULL THEN j.card_last4 WHEN t.card_bin IS NOT NULL THEN t.card_last4 ELSE pt.card_last4 END AS card_last4,
            coalesce(t.customer_id, pt.customer_id) AS customer_id
-    FROM scoped_findings f
-    JOIN journal j ON j.merchant_id = f.merchant_id AND j.file = (f.detail->>'file') AND j.line = TRY_CAST(f.detail->>'line' AS INTEGER)
-    LEFT JOIN transactions t ON t.merchant_id = j.merchant_id AND t.transaction_id = j.transaction_id
-    LEFT JOIN transactions pt ON pt.merchant_id = j.merchant_id AND pt.transaction_id = j.parent_id
-    WHERE f.kind = $3
+    FROM kind_findings f
+    JOIN LATERAL (SELECT j.call_kind, j.card_bin, j.card_last4, j.transaction_id, j.parent_id FROM journal j
+                  WHERE j.merchant_id = f.merchant_id AND j.file = (f.detail->>'file') AND j.line = TRY_CAST(f.detail->>'line' AS INTEGER)) j ON true
+    LEFT JOIN LATERAL (SELECT t.card_bin, t.card_last4, t.customer_id FROM transactions t
+                       WHERE t.merchant_id = f.merchant_id AND t.transaction_id = j.transaction_id) t ON true
+    LEFT JOIN LATERAL (SELECT pt.card_bin, pt.card_last4, pt.customer_id FROM transactions pt
+                       WHERE pt.merchant_id = f.merchant_id AND pt.transaction_id = j.parent_id) pt ON true
 )
 SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.merchant_id AS "Merchant ID",
@@ -60,11 +65,10 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
        format('A {} on a health-care card ({}) sent without healthcare amounts; answered {}', coalesce(f.detail->>'call_kind', 'call'), coalesce(f.detail->>'card_product', 'product not known'), coalesce(f.detail->>'response_status', 'without a status')) AS "Reason"
-FROM scoped_findings f
+FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
 LEFT JOIN merchant_names mn ON mn.run_id = $1 AND mn.merchant_id = f.merchant_id
 LEFT JOIN calls c ON c.merchant_id = f.merchant_id AND c.entity_id = f.entity_id
 LEFT JOIN bin_attributes b ON b.bin = c.card_bin
-WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
 ORDER BY f.merchant_id, "When", f.entity_id

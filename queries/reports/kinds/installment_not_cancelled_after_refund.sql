@@ -18,6 +18,9 @@ WITH scope AS (
 scoped_findings AS (
     SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
 ),
+kind_findings AS (
+    SELECT f.* FROM scoped_findings f WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
+),
 groups_of AS (
     SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
     FROM group_members WHERE run_id = $1 GROUP BY merchant_id
@@ -43,9 +46,8 @@ SELECT coalesce(TRY_CAST(f.detail->>'reversed_at' AS TIMESTAMPTZ), TRY_CAST(f.de
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
        format('Installment plan still in force although its authorization was {} on {}: the customer goes on paying installments on money given back', CASE WHEN (f.detail->>'reversed_at') IS NOT NULL THEN 'reversed' ELSE 'refunded' END, coalesce(strftime(coalesce(TRY_CAST(f.detail->>'reversed_at' AS TIMESTAMPTZ), TRY_CAST(f.detail->>'refunded_at' AS TIMESTAMPTZ)), '%Y-%m-%d'), '?')) AS "Reason"
-FROM scoped_findings f
+FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
 LEFT JOIN merchant_names mn ON mn.run_id = $1 AND mn.merchant_id = f.merchant_id
-WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
 ORDER BY f.merchant_id, "When", f.entity_id

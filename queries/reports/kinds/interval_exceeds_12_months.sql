@@ -18,6 +18,9 @@ WITH scope AS (
 scoped_findings AS (
     SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
 ),
+kind_findings AS (
+    SELECT f.* FROM scoped_findings f WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
+),
 groups_of AS (
     SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
     FROM group_members WHERE run_id = $1 GROUP BY merchant_id
@@ -49,11 +52,11 @@ SELECT TRY_CAST(f.detail->>'latest_payment' AS TIMESTAMPTZ) AS "When",
                         coalesce(CAST(date_diff('month', TRY_CAST(f.detail->>'previous_payment' AS TIMESTAMPTZ), TRY_CAST(f.detail->>'latest_payment' AS TIMESTAMPTZ)) AS VARCHAR), '?'),
                         coalesce(strftime(TRY_CAST(f.detail->>'previous_payment' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'),
                         coalesce(strftime(TRY_CAST(f.detail->>'latest_payment' AS TIMESTAMPTZ), '%Y-%m-%d'), '?')) END AS "Reason"
-FROM scoped_findings f
+FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
 LEFT JOIN merchant_names mn ON mn.run_id = $1 AND mn.merchant_id = f.merchant_id
-LEFT JOIN subscriptions s ON s.merchant_id = f.merchant_id AND s.subscription_id = f.entity_id
-LEFT JOIN plans pl ON pl.merchant_id = s.merchant_id AND pl.plan_id = s.plan_id
-WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
+LEFT JOIN LATERAL (SELECT s.code, s.customer_id, s.client_reference, s.plan_id FROM subscriptions s
+                   WHERE s.merchant_id = f.merchant_id AND s.subscription_id = f.entity_id) s ON true
+LEFT JOIN plans pl ON pl.merchant_id = f.merchant_id AND pl.plan_id = s.plan_id
 ORDER BY f.merchant_id, "When", f.entity_id

@@ -19,6 +19,9 @@ WITH scope AS (
 scoped_findings AS (
     SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
 ),
+kind_findings AS (
+    SELECT f.* FROM scoped_findings f WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
+),
 groups_of AS (
     SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
     FROM group_members WHERE run_id = $1 GROUP BY merchant_id
@@ -37,19 +40,13 @@ reattempts AS (
     -- The kind's findings taken first: DuckDB does not push a filter on
     -- the kind through the lateral join below, and joined every finding
     -- of the run with the transactions and subscriptions.
-    FROM (SELECT * FROM scoped_findings WHERE kind = $3) f
-    -- The kind's journal lines first (a hash semi join on plain columns,
-    -- built on the kind's findings): a LEFT JOIN straight onto journal may
-    -- build its hash table on the journal. Plain columns only: reading the
-    -- request and response bodies of every line ran a 5,000-member
-    -- workbook out of memory.
-    LEFT JOIN (SELECT jj.merchant_id, jj.file, jj.line, jj.client_reference FROM journal jj
-               SEMI JOIN (SELECT merchant_id, (detail->>'file') AS file, TRY_CAST(detail->>'line' AS INTEGER) AS line
-                          FROM scoped_findings WHERE kind = $3) k
-                 ON k.merchant_id = jj.merchant_id AND k.file = jj.file AND k.line = jj.line) j
-      ON j.merchant_id = f.merchant_id AND j.file = (f.detail->>'file') AND j.line = TRY_CAST(f.detail->>'line' AS INTEGER)
-    LEFT JOIN transactions t ON t.merchant_id = f.merchant_id AND t.transaction_id = f.entity_id
-    LEFT JOIN subscriptions s ON s.merchant_id = f.merchant_id AND s.subscription_id = (f.detail->>'subscription_id')
+    FROM kind_findings f
+    LEFT JOIN LATERAL (SELECT j.client_reference FROM journal j
+                       WHERE j.merchant_id = f.merchant_id AND j.file = (f.detail->>'file') AND j.line = TRY_CAST(f.detail->>'line' AS INTEGER)) j ON true
+    LEFT JOIN LATERAL (SELECT t.client_reference, t.customer_id FROM transactions t
+                       WHERE t.merchant_id = f.merchant_id AND t.transaction_id = f.entity_id) t ON true
+    LEFT JOIN LATERAL (SELECT s.client_reference, s.customer_id FROM subscriptions s
+                       WHERE s.merchant_id = f.merchant_id AND s.subscription_id = (f.detail->>'subscription_id')) s ON true
     CROSS JOIN LATERAL (SELECT CAST(epoch(TRY_CAST(f.detail->>'window' AS INTERVAL)) // 3600 AS BIGINT) AS hours) w
 )
 SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
@@ -80,11 +77,10 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
        format('{} reattempts of card {}…{} in {} (since {}{}); {} allows {}', coalesce(f.detail->>'reattempts', '?'), coalesce(f.detail->>'bin', '?'), coalesce(f.detail->>'last4', '?'), coalesce(r.window_words, '?'), coalesce(strftime(TRY_CAST(f.detail->>'first_counted' AS TIMESTAMPTZ), '%Y-%m-%d %H:%M'), '?'), CASE WHEN (f.detail->>'counted') = 'all' THEN '' ELSE ', ' || (f.detail->>'counted') || ' ones counted apart' END, CASE (f.detail->>'limit_network') WHEN '*' THEN 'the limit for any network' ELSE coalesce(f.detail->>'limit_network', 'the network') END, coalesce(f.detail->>'allowed', '?')) AS "Reason"
-FROM scoped_findings f
+FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
 LEFT JOIN merchant_names mn ON mn.run_id = $1 AND mn.merchant_id = f.merchant_id
 LEFT JOIN reattempts r ON r.merchant_id = f.merchant_id AND r.entity_id = f.entity_id
 LEFT JOIN bin_attributes b ON b.bin = (f.detail->>'bin')
-WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
 ORDER BY f.merchant_id, "When", f.entity_id

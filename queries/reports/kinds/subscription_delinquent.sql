@@ -17,6 +17,9 @@ WITH scope AS (
 scoped_findings AS (
     SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
 ),
+kind_findings AS (
+    SELECT f.* FROM scoped_findings f WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
+),
 groups_of AS (
     SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
     FROM group_members WHERE run_id = $1 GROUP BY merchant_id
@@ -48,12 +51,13 @@ SELECT da.first_failed_at AS "When",
             ELSE format('Payment of cycle {} declined on {}; retries left: {}{}', coalesce(CAST(da.failed_cycle AS VARCHAR), '?'),
                         coalesce(strftime(da.first_failed_at, '%Y-%m-%d'), '?'), coalesce(CAST(da.retries_remaining AS VARCHAR), '?'),
                         coalesce(', the next on ' || strftime(da.next_retry_at, '%Y-%m-%d'), '')) END AS "Reason"
-FROM scoped_findings f
+FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
 LEFT JOIN merchant_names mn ON mn.run_id = $1 AND mn.merchant_id = f.merchant_id
-LEFT JOIN subscriptions s ON s.merchant_id = f.merchant_id AND s.subscription_id = f.entity_id
-LEFT JOIN plans pl ON pl.merchant_id = s.merchant_id AND pl.plan_id = s.plan_id
-LEFT JOIN delinquency_ageing da ON da.run_id = $1 AND da.merchant_id = f.merchant_id AND da.subscription_id = f.entity_id
-WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
+LEFT JOIN LATERAL (SELECT s.code, s.customer_id, s.client_reference, s.plan_id FROM subscriptions s
+                   WHERE s.merchant_id = f.merchant_id AND s.subscription_id = f.entity_id) s ON true
+LEFT JOIN plans pl ON pl.merchant_id = f.merchant_id AND pl.plan_id = s.plan_id
+LEFT JOIN LATERAL (SELECT da.first_failed_at, da.failed_cycle, da.days_since_first_failure, da.retries_done, da.retries_remaining, da.next_retry_at FROM delinquency_ageing da
+                   WHERE da.run_id = $1 AND da.merchant_id = f.merchant_id AND da.subscription_id = f.entity_id) da ON true
 ORDER BY f.merchant_id, "When", f.entity_id
