@@ -16,6 +16,7 @@ import (
 
 	"github.com/reconcile/reconcile/internal/memstat"
 	"github.com/reconcile/reconcile/outputs"
+	"github.com/reconcile/reconcile/store"
 )
 
 // The workbook row of the benchmark: a finding sheet of sheetRows rows (the
@@ -31,19 +32,24 @@ const sheetRows = 1_000_000
 
 const sheetQuery = `SELECT merchant_id, groups, entity_id, amount, currency, state, first_seen, detail FROM sheet ORDER BY merchant_id, entity_id`
 
-// sheetDB is a DuckDB file in the benchmark's folder holding the rows.
+// sheetDB is a reconcile database (store.Open, the memory limit of a
+// run: the DuckDB settings reconcile publishes with) in the benchmark's
+// folder holding the rows in a table of its own; the sheet's query reads
+// it through the store's read pool, as the publish step does.
 func sheetDB(b *testing.B) *sql.DB {
-	db, err := sql.Open("duckdb", filepath.Join(b.TempDir(), "sheet.duckdb"))
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(b.TempDir(), "sheet.duckdb"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { db.Close() })
-	// The memory limit of a run (reconcile run --memory-limit's default):
-	// DuckDB would otherwise keep the whole table resident.
-	if _, err := db.Exec(`SET memory_limit = '256MB'`); err != nil {
+	b.Cleanup(func() { s.Close() })
+	// reconcile run --memory-limit's default: DuckDB would otherwise keep
+	// the whole table resident.
+	if err := s.SetMemoryLimit(ctx, "256MB"); err != nil {
 		b.Fatal(err)
 	}
-	_, err = db.Exec(fmt.Sprintf(`CREATE TABLE sheet AS SELECT
+	err = s.Transact(ctx, func(tx *store.Tx) error {
+		_, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TABLE sheet AS SELECT
 		'mid' || lpad((range %% 5000)::VARCHAR, 5, '0') AS merchant_id,
 		'grp' || (range %% 7) AS groups,
 		'7' || lpad(range::VARCHAR, 21, '0') AS entity_id,
@@ -53,10 +59,12 @@ func sheetDB(b *testing.B) *sql.DB {
 		DATE '2026-11-20' - (range %% 30)::INTEGER AS first_seen,
 		'{"expected":"' || (range %% 97) || '.00","paid":"' || (range %% 89) || '.00","cycle":' || (range %% 12) || ',"reason":"amount differs from the plan"}' AS detail
 		FROM range(%d)`, sheetRows))
+		return err
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return db
+	return s.ReadPool()
 }
 
 // startPeak resets the process's peak RSS and the benchmark's timer.

@@ -289,6 +289,7 @@ type xlsxWriter struct {
 	charts    []Chart
 	chartDone []bool
 	placed    map[int]placement
+	staged    map[int]*stagedBlock // blocks' rows in temporary tables (stage); nil: not stageable
 }
 
 // page is one worksheet being streamed. A Sheet is one page, or several when
@@ -313,6 +314,8 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 	s.Blocks = blocks
 	w.widths = columnWidths(s.Blocks)
 	w.charts, w.chartDone, w.placed = s.Charts, make([]bool, len(s.Charts)), map[int]placement{}
+	w.staged = map[int]*stagedBlock{}
+	defer w.unstageAll(ctx)
 	cont := 1 // number of the last continuation sheet named
 	nextName := func() string {
 		for {
@@ -364,7 +367,7 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 		}
 		capacity := maxSheetRows - (start - 1) - head
 		var next string // the continuation sheet the note names
-		if over, known := lead.overflows[bi]; !b.Record && (known && over || !known && w.overflows(ctx, b, capacity)) {
+		if over, known := lead.overflows[bi]; !b.Record && (known && over || !known && w.overflows(ctx, bi, b, capacity)) {
 			next = nextName()
 		}
 		if p == nil {
@@ -401,16 +404,20 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 // is a best-effort hint: if the count fails (say, a statement DuckDB cannot
 // nest), the block is written without the note and the real query reports
 // any error.
-func (w *xlsxWriter) overflows(ctx context.Context, b Block, capacity int) bool {
+func (w *xlsxWriter) overflows(ctx context.Context, bi int, b Block, capacity int) bool {
 	capacity = max(capacity, 0)
-	n, ok := w.countRows(ctx, b, capacity+1)
+	n, ok := w.countRows(ctx, bi, b, capacity+1)
 	return ok && n > int64(capacity)
 }
 
-// countRows counts the rows of the block's query, up to limit: it runs the
-// query a second time, wrapped in a count capped by LIMIT so that a huge
-// result is not counted to its end. ok is false if the wrapped query fails.
-func (w *xlsxWriter) countRows(ctx context.Context, b Block, limit int) (n int64, ok bool) {
+// countRows counts the rows of block bi's query, up to limit at least: a
+// staged block's count (stage), else the query run a second time, wrapped
+// in a count capped by LIMIT so that a huge result is not counted to its
+// end. ok is false if the wrapped query fails.
+func (w *xlsxWriter) countRows(ctx context.Context, bi int, b Block, limit int) (n int64, ok bool) {
+	if s, staged := w.stage(ctx, bi, b); staged {
+		return s.rows, true
+	}
 	count := "SELECT count(*) FROM (SELECT 1 FROM (\n" + trimQuery(b.Query) + "\n) LIMIT " + strconv.Itoa(limit) + ")"
 	rows, err := w.q.QueryContext(ctx, count, b.Args...)
 	if err != nil {
@@ -456,7 +463,7 @@ func (w *xlsxWriter) planMain(ctx context.Context, blocks []Block) leadPlan {
 			row += len(b.Columns)
 			continue
 		}
-		n, ok := w.countRows(ctx, b, maxFrozenRows+1)
+		n, ok := w.countRows(ctx, i, b, maxFrozenRows+1)
 		if !ok {
 			return leadPlan{}
 		}
@@ -471,7 +478,7 @@ func (w *xlsxWriter) planMain(ctx context.Context, blocks []Block) leadPlan {
 	if main.Title != "" {
 		head++
 	}
-	over := w.overflows(ctx, main, maxSheetRows-row-head)
+	over := w.overflows(ctx, m, main, maxSheetRows-row-head)
 	freeze := row + head
 	if over {
 		freeze++ // the note row
@@ -635,15 +642,13 @@ func (p *page) endTable(headerRow, ncols int, main bool) {
 // writeBlock writes one block starting on p and returns the page it ended on.
 // next, if not empty, is the continuation sheet announced by the note row.
 func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, next string, nextName func() string) (*page, error) {
-	rows, err := w.q.QueryContext(ctx, b.Query, b.Args...)
+	rows, err := w.openRows(ctx, bi, b)
 	if err != nil {
 		return p, fmt.Errorf("query: %w", err)
 	}
+	defer w.unstage(ctx, bi)
 	defer rows.Close()
-	types, err := rows.ColumnTypes()
-	if err != nil {
-		return p, fmt.Errorf("query: %w", err)
-	}
+	types := rows.ColumnTypes()
 	if len(types) != len(b.Columns) {
 		return p, fmt.Errorf("query returns %d columns, block declares %d", len(types), len(b.Columns))
 	}

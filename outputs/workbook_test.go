@@ -456,7 +456,7 @@ func TestWriteWorkbookBlockStartsNextSheet(t *testing.T) {
 }
 
 // failingCount is a Querier whose row-count pre-check fails, as it would for
-// a statement DuckDB cannot nest in a subquery.
+// a statement DuckDB cannot nest in a subquery (nor store in a table).
 type failingCount struct{ Querier }
 
 func (q failingCount) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
@@ -464,6 +464,13 @@ func (q failingCount) QueryContext(ctx context.Context, query string, args ...an
 		return nil, errors.New("cannot nest")
 	}
 	return q.Querier.QueryContext(ctx, query, args...)
+}
+
+func (q failingCount) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if strings.HasPrefix(query, "CREATE OR REPLACE TEMP TABLE") {
+		return nil, errors.New("cannot store")
+	}
+	return q.Querier.ExecContext(ctx, query, args...)
 }
 
 // Without the pre-count's answer there is no note, but the rows still
