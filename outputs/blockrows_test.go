@@ -50,6 +50,11 @@ func TestBlockRowsPaged(t *testing.T) {
 			Args:    []any{3},
 			Columns: []Column{{Header: "X", Type: Integer}, {Header: "V"}},
 		}}},
+		{Name: "Typed", Blocks: []Block{{
+			Query:     `SELECT x AS "X", v AS "Value" FROM t WHERE x < $1 ORDER BY x`,
+			Args:      []any{2},
+			FromQuery: true,
+		}}},
 		{Name: "Whole", Blocks: []Block{{
 			// A statement CREATE TABLE AS cannot take.
 			Query:   `CALL pragma_version()`,
@@ -63,12 +68,24 @@ func TestBlockRowsPaged(t *testing.T) {
 		t.Errorf("paged block wrote %d rows (%v), want 17", got, stats.Rows)
 	}
 	// The paged block ran its query once, into its table, and was read in
-	// ceil(17/3) pages; only the unstageable one was counted by its query.
-	if n := q.count("SELECT * FROM temp.main.reconcile_block_0 WHERE rowid"); n != 6 {
-		t.Errorf("%d page reads, want 6", n)
+	// ceil(17/3) pages (the typed block's 2 rows in one more); only the
+	// unstageable one was counted by its query.
+	if n := q.count("SELECT * FROM temp.main.reconcile_block_0 WHERE rowid"); n != 7 {
+		t.Errorf("%d page reads, want 7", n)
 	}
 	if n := q.count("SELECT count(*) FROM (SELECT 1 FROM ("); n != 1 {
 		t.Errorf("%d counts by running a block's query again, want 1 (the unstageable block's)", n)
+	}
+	// A FromQuery block's query is described (LIMIT 0) and otherwise runs
+	// only into its table: its text columns are measured there.
+	typed := 0
+	for _, s := range q.queries {
+		if strings.Contains(s, "FROM t WHERE x < $1") {
+			typed++
+		}
+	}
+	if typed != 1 {
+		t.Errorf("the FromQuery block's query ran %d times besides its table, want 1 (its description)", typed)
 	}
 	f := openXLSX(t, path)
 	want := 19 // x from 19 down to 3, eight to a sheet after the note and header
@@ -89,6 +106,9 @@ func TestBlockRowsPaged(t *testing.T) {
 	}
 	if want != 2 {
 		t.Errorf("rows ended before x=%d", want+1)
+	}
+	if got := cell(t, f, "Typed", "B3", false); got != "v1" {
+		t.Errorf("FromQuery block: B3 = %q, want v1", got)
 	}
 	if got := cell(t, f, "Whole", "A2", false); !strings.HasPrefix(got, "v1.") {
 		t.Errorf("unstageable block: A2 = %q, want DuckDB's version", got)

@@ -15,7 +15,7 @@ func (w *xlsxWriter) resolveColumns(ctx context.Context, blocks []Block) ([]Bloc
 	out := make([]Block, len(blocks))
 	for i, b := range blocks {
 		if b.FromQuery {
-			cols, err := w.columnsOf(ctx, b)
+			cols, err := w.columnsOf(ctx, i, b)
 			if err != nil {
 				return nil, fmt.Errorf("block %d: %w", i+1, err)
 			}
@@ -31,16 +31,17 @@ func (w *xlsxWriter) resolveColumns(ctx context.Context, blocks []Block) ([]Bloc
 // over empty cells to its right (the last column's, over the margin).
 const maxFittedWidth = 60
 
-// columnsOf describes a FromQuery block: it runs the query once with no
-// rows for the names and types of its columns, and once for the longest
+// columnsOf describes FromQuery block bi: it runs the query once with no
+// rows for the names and types of its columns, and measures the longest
 // value of each text column, which sets the column's width (a stream
 // writer sets widths before the first row, so they cannot follow the rows
-// as written).
+// as written): in the block's staged rows (stage), else by running the
+// query again.
 //
 // Types follow the DuckDB type (columnType); a type with no cell type of
 // its own (a DOUBLE, a JSON value, a list) is an error naming the column,
 // since the statement should say what it is: an amount, a count, or text.
-func (w *xlsxWriter) columnsOf(ctx context.Context, b Block) ([]Column, error) {
+func (w *xlsxWriter) columnsOf(ctx context.Context, bi int, b Block) ([]Column, error) {
 	rows, err := w.q.QueryContext(ctx, "SELECT * FROM (\n"+trimQuery(b.Query)+"\n) LIMIT 0", b.Args...)
 	if err != nil {
 		return nil, fmt.Errorf("describe the query: %w", err)
@@ -84,8 +85,12 @@ func (w *xlsxWriter) columnsOf(ctx context.Context, b Block) ([]Column, error) {
 	for k, i := range texts {
 		longest[k] = "max(length(" + names[i] + "))"
 	}
-	q := "SELECT " + strings.Join(longest, ", ") + " FROM (\n" + trimQuery(b.Query) + "\n) AS q(" + strings.Join(names, ", ") + ")"
-	rows, err = w.q.QueryContext(ctx, q, b.Args...)
+	from, args := "(\n"+trimQuery(b.Query)+"\n)", b.Args
+	if s, ok := w.stage(ctx, bi, b); ok {
+		from, args = "temp.main."+s.table, nil
+	}
+	q := "SELECT " + strings.Join(longest, ", ") + " FROM " + from + " AS q(" + strings.Join(names, ", ") + ")"
+	rows, err = w.q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("measure the text columns: %w", err)
 	}

@@ -307,6 +307,8 @@ type page struct {
 }
 
 func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
+	w.staged = map[int]*stagedBlock{}
+	defer w.unstageAll(ctx)
 	blocks, err := w.resolveColumns(ctx, s.Blocks)
 	if err != nil {
 		return err
@@ -314,8 +316,6 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 	s.Blocks = blocks
 	w.widths = columnWidths(s.Blocks)
 	w.charts, w.chartDone, w.placed = s.Charts, make([]bool, len(s.Charts)), map[int]placement{}
-	w.staged = map[int]*stagedBlock{}
-	defer w.unstageAll(ctx)
 	cont := 1 // number of the last continuation sheet named
 	nextName := func() string {
 		for {
@@ -410,10 +410,10 @@ func (w *xlsxWriter) overflows(ctx context.Context, bi int, b Block, capacity in
 	return ok && n > int64(capacity)
 }
 
-// countRows counts the rows of block bi's query, up to limit at least: a
-// staged block's count (stage), else the query run a second time, wrapped
-// in a count capped by LIMIT so that a huge result is not counted to its
-// end. ok is false if the wrapped query fails.
+// countRows counts the rows of block bi's query: all of them for a staged
+// block (stage), else up to limit, by running the query a second time
+// wrapped in a count capped by LIMIT so that a huge result is not counted
+// to its end. ok is false if the wrapped query fails.
 func (w *xlsxWriter) countRows(ctx context.Context, bi int, b Block, limit int) (n int64, ok bool) {
 	if s, staged := w.stage(ctx, bi, b); staged {
 		return s.rows, true
