@@ -20,8 +20,8 @@ import (
 // gives the block's row count for free: the count that decides whether a
 // block overflows its sheet used to run the block's query a second time.
 //
-// A query whose result DuckDB cannot store in a table (two result columns
-// of the same name, say) is read the old way, whole.
+// A statement whose result DuckDB cannot store in a table (a CALL or a
+// PRAGMA, say) is read the old way, whole.
 
 // pageRows is how many rows of a staged block one read holds (a few MiB);
 // a variable so that tests can page a few rows.
@@ -38,35 +38,44 @@ type stagedBlock struct {
 // stage runs block bi's query into a temporary table, once per sheet; ok is
 // false if DuckDB cannot, and the block is then read the old way.
 func (w *xlsxWriter) stage(ctx context.Context, bi int, b Block) (*stagedBlock, bool) {
-	if s, done := w.staged[bi]; done {
+	if s, tried := w.staged[bi]; tried {
 		return s, s != nil
 	}
 	w.staged[bi] = nil
-	table := "reconcile_block_" + strconv.Itoa(bi)
-	if _, err := w.q.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+table+" AS\n"+trimQuery(b.Query), b.Args...); err != nil {
+	s := &stagedBlock{table: "reconcile_block_" + strconv.Itoa(bi)}
+	if _, err := w.q.ExecContext(ctx, "CREATE OR REPLACE TEMP TABLE "+s.table+" AS\n"+trimQuery(b.Query), b.Args...); err != nil {
 		return nil, false
 	}
-	s := &stagedBlock{table: table}
+	if err := w.count(ctx, s); err != nil {
+		w.drop(ctx, s)
+		return nil, false
+	}
 	w.staged[bi] = s
-	rows, err := w.q.QueryContext(ctx, "SELECT count(*) FROM temp.main."+table)
-	if err == nil {
-		if !rows.Next() || rows.Scan(&s.rows) != nil {
-			err = fmt.Errorf("no count")
-		}
-		rows.Close()
-	}
-	if err != nil {
-		w.unstage(ctx, bi)
-		w.staged[bi] = nil
-		return nil, false
-	}
 	return s, true
+}
+
+// count reads how many rows s holds.
+func (w *xlsxWriter) count(ctx context.Context, s *stagedBlock) error {
+	rows, err := w.q.QueryContext(ctx, "SELECT count(*) FROM temp.main."+s.table)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return fmt.Errorf("count the rows of %s: no result", s.table)
+	}
+	return rows.Scan(&s.rows)
+}
+
+// drop drops s's table.
+func (w *xlsxWriter) drop(ctx context.Context, s *stagedBlock) {
+	w.q.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp.main."+s.table)
 }
 
 // unstage drops block bi's table, if it has one.
 func (w *xlsxWriter) unstage(ctx context.Context, bi int) {
 	if s := w.staged[bi]; s != nil {
-		w.q.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS temp.main."+s.table)
+		w.drop(ctx, s)
 	}
 	delete(w.staged, bi)
 }
