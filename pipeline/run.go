@@ -46,6 +46,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -301,6 +302,11 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		"in_shard", len(members), "already_complete", res.Skipped)
 
 	r.progress.MembersTotal = len(todo)
+	// The loads run with half of DuckDB's memory, the checks with all of
+	// it (store.LimitLoads says why).
+	if err := r.store.LimitLoads(ctx); err != nil {
+		return fail(err)
+	}
 	if r.opts.JournalGlob != "" {
 		r.report("journals")
 		imports, err := ingest.ImportJournals(ctx, r.store, r.opts.JournalGlob, r.now)
@@ -367,9 +373,14 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("findings")
+	// What the members stage pulled is loaded: Go's heap is garbage now,
+	// and the runtime would give its ~100 MiB back to the system only
+	// gradually, while the checks use DuckDB's memory beside it (at 2,000
+	// members the checks' peak was 693-716 MiB with it, 592 without).
+	debug.FreeOSMemory()
 	// The loads' data written into the file, and a fresh DuckDB instance
 	// for the checks (store.Reopen says why): the checks then run with
-	// DuckDB's memory to themselves.
+	// DuckDB's whole memory limit to themselves.
 	if err := r.store.Reopen(ctx); err != nil {
 		return fail(err)
 	}

@@ -221,14 +221,24 @@ func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 // sliceRowsFor sizes slices by DuckDB's memory limit as DuckDB reports it
 // ("244.1 MiB", "1.8 GiB").
 func sliceRowsFor(limit string) int64 {
-	num, unit, ok := strings.Cut(strings.TrimSpace(limit), " ")
+	bytes, ok := duckDBSize(limit)
+	if !ok {
+		return defaultSliceRows
+	}
+	return max(int64(bytes/(1<<20)*rowsPerMiB), 10_000)
+}
+
+// duckDBSize is the number of bytes of a size as DuckDB reports it
+// ("244.1 MiB", "1.8 GiB"); false if it is not one, or not positive.
+func duckDBSize(size string) (float64, bool) {
+	num, unit, ok := strings.Cut(strings.TrimSpace(size), " ")
 	v, err := strconv.ParseFloat(num, 64)
 	if !ok || err != nil || v <= 0 {
-		return defaultSliceRows
+		return 0, false
 	}
-	mib := map[string]float64{"bytes": 1.0 / (1 << 20), "KiB": 1.0 / 1024, "MiB": 1, "GiB": 1024, "TiB": 1 << 20}[unit]
-	if mib == 0 {
-		return defaultSliceRows
+	scale := map[string]float64{"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
+	if scale == 0 {
+		return 0, false
 	}
-	return max(int64(v*mib*rowsPerMiB), 10_000)
+	return v * scale, true
 }

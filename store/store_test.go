@@ -469,3 +469,48 @@ func TestReopenLetsGoOfTemporaryStorage(t *testing.T) {
 		t.Errorf("a load after Reopen: %d rows, %d with the new name; want 1000001 and 1", n, named)
 	}
 }
+
+// TestLimitLoadsHalvesUntilReopen: a run's loads get half of the memory
+// limit and its checks, after Reopen, all of it; in a file or in memory
+// (where Reopen only checkpoints), and with no limit none is made up.
+func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
+	ctx := context.Background()
+	for _, path := range []string{filepath.Join(t.TempDir(), "t.duckdb"), ":memory:"} {
+		s, err := store.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		limit := func() string {
+			t.Helper()
+			var l string
+			if err := s.Conn().QueryRowContext(ctx, `SELECT current_setting('memory_limit')`).Scan(&l); err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+		unlimited := limit()
+		if err := s.LimitLoads(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := limit(); got != unlimited {
+			t.Errorf("%s: LimitLoads without a memory limit set DuckDB's to %s; want its own %s", path, got, unlimited)
+		}
+		if err := s.SetMemoryLimit(ctx, "256MB"); err != nil {
+			t.Fatal(err)
+		}
+		full := limit() // 244.1 MiB
+		if err := s.LimitLoads(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := limit(); got != "122.0 MiB" {
+			t.Errorf("%s: LimitLoads under 256MB (%s): DuckDB's limit is %s; want half, 122.0 MiB", path, full, got)
+		}
+		if err := s.Reopen(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := limit(); got != full {
+			t.Errorf("%s: after Reopen DuckDB's limit is %s; want the whole limit again, %s", path, got, full)
+		}
+	}
+}

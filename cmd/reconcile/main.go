@@ -17,6 +17,7 @@ import (
 
 func main() {
 	limitGoMemory(os.Args[1:], os.Getenv)
+	tuneAllocator(os.Args[1:], os.Getenv, os.Stderr)
 	ctx, cancel := context.WithCancel(context.Background())
 	stops := &signalStages{stages: []func(){cancel}}
 	sigs := make(chan os.Signal, 4)

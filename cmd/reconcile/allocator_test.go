@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reconcile/reconcile/internal/jemalloc"
+	"github.com/reconcile/reconcile/store"
+)
+
+// TestAllocatorDecay: the commands that run the job run DuckDB's jemalloc
+// with reconcile's decay times, in the arenas it has made and those it
+// makes later; the other commands with DuckDB's; and an operator's
+// DUCKDB_JE_MALLOC_CONF wins. Each case is a process of its own (this test
+// binary again, as allocatorHelper), started as reconcile is: what is
+// checked is what jemalloc runs with.
+func TestAllocatorDecay(t *testing.T) {
+	if !jemalloc.Linked {
+		t.Skip("DuckDB's jemalloc is not linked on this platform; nothing to tune")
+	}
+	decay := func(command, env string) string {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAllocatorHelper$")
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, allocatorEnv+"=")
+		}), "RECONCILE_ALLOCATOR_HELPER="+command)
+		if env != "" {
+			cmd.Env = append(cmd.Env, allocatorEnv+"="+env)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helper for %s: %v\n%s", command, err, out)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if v, ok := strings.CutPrefix(line, "decay: "); ok {
+				return v
+			}
+		}
+		t.Fatalf("helper for %s printed no decay times:\n%s", command, out)
+		return ""
+	}
+	ours := fmt.Sprintf("dirty %d muzzy %d", allocatorDirtyDecay.Milliseconds(), int64(allocatorMuzzyDecay))
+	want := ours + ", arena 0: " + ours + ", the arena a new thread takes: " + ours
+	for _, command := range []string{"run", "schedule", "merge"} {
+		if got := decay(command, ""); got != want {
+			t.Errorf("%s runs DuckDB's jemalloc with %s; want %s", command, got, want)
+		}
+	}
+	if got := decay("sql", ""); strings.Contains(got, ours) {
+		t.Errorf("sql runs DuckDB's jemalloc with %s; want DuckDB's own decay times", got)
+	}
+	if got := decay("run", "dirty_decay_ms:2000,muzzy_decay_ms:3000"); !strings.HasPrefix(got, "dirty 2000 muzzy 3000,") {
+		t.Errorf("run with %s=dirty_decay_ms:2000,muzzy_decay_ms:3000 runs jemalloc with %s; want the operator's", allocatorEnv, got)
+	}
+}
+
+// TestAllocatorHelper is TestAllocatorDecay's process: it does what main
+// does for the command in RECONCILE_ALLOCATOR_HELPER, has DuckDB allocate
+// on threads of its own, and prints the decay times jemalloc runs with.
+func TestAllocatorHelper(t *testing.T) {
+	command := os.Getenv("RECONCILE_ALLOCATOR_HELPER")
+	if command == "" {
+		t.Skip("run by TestAllocatorDecay")
+	}
+	var stderr bytes.Buffer
+	tuneAllocator([]string{command}, os.Getenv, &stderr)
+	if stderr.Len() > 0 {
+		t.Fatalf("tuneAllocator: %s", stderr.String())
+	}
+	ctx := context.Background()
+	s, err := store.Open(ctx, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Conn().ExecContext(ctx, `CREATE TABLE big AS SELECT range AS n, repeat('x', 100) AS s FROM range(1000000) ORDER BY random()`); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) int64 {
+		v, err := jemalloc.Option(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	narenas, err := jemalloc.Arenas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := fmt.Sprintf("arena.%d.", narenas-1) // made, if at all, after tuneAllocator
+	if _, err := jemalloc.Option(last + "dirty_decay_ms"); err != nil {
+		last = "arenas." // not made: the defaults it would take
+	}
+	fmt.Printf("decay: dirty %d muzzy %d, arena 0: dirty %d muzzy %d, the arena a new thread takes: dirty %d muzzy %d\n",
+		read("arenas.dirty_decay_ms"), read("arenas.muzzy_decay_ms"),
+		read("arena.0.dirty_decay_ms"), read("arena.0.muzzy_decay_ms"),
+		read(last+"dirty_decay_ms"), read(last+"muzzy_decay_ms"))
+}
+
+// TestTunesAllocator: which commands tune the allocator, and that an
+// operator's own options are kept.
+func TestTunesAllocator(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		env   string
+		tunes bool
+	}{
+		{[]string{"run", "--date", "2026-11-20"}, "", true},
+		{[]string{"schedule"}, "", true},
+		{[]string{"merge"}, "", true},
+		{[]string{"run"}, "dirty_decay_ms:2000", false},
+		{[]string{"sandbox"}, "", false},
+		{[]string{"sql"}, "", false},
+		{nil, "", false},
+	} {
+		getenv := func(k string) string {
+			if k == allocatorEnv {
+				return c.env
+			}
+			return ""
+		}
+		if got := tunesAllocator(c.args, getenv); got != c.tunes {
+			t.Errorf("%v with %s=%q: tunes %v; want %v", c.args, allocatorEnv, c.env, got, c.tunes)
+		}
+	}
+}
