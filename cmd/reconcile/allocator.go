@@ -34,14 +34,7 @@ const allocatorEnv = "DUCKDB_JE_MALLOC_CONF"
 // tunesAllocator says whether the command of args sets the decay times: run,
 // schedule and merge do, unless allocatorEnv is set.
 func tunesAllocator(args []string, getenv func(string) string) bool {
-	if len(args) == 0 || getenv(allocatorEnv) != "" {
-		return false
-	}
-	switch args[0] {
-	case "run", "schedule", "merge":
-		return true
-	}
-	return false
+	return runsTheJob(args) && getenv(allocatorEnv) == ""
 }
 
 // tuneAllocator sets the decay times of DuckDB's jemalloc if tunesAllocator

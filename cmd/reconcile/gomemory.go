@@ -25,14 +25,23 @@ const defaultGoMemoryLimit = 128 << 20
 // GOMEMLIMIT is set (the Go runtime applies that one itself, so an operator
 // can give a run more room, or less, without a flag).
 func goMemoryLimit(args []string, getenv func(string) string) (int64, bool) {
-	if len(args) == 0 || getenv("GOMEMLIMIT") != "" {
+	if !runsTheJob(args) || getenv("GOMEMLIMIT") != "" {
 		return 0, false
+	}
+	return defaultGoMemoryLimit, true
+}
+
+// runsTheJob says whether the command of args runs the job (run, schedule,
+// merge): the commands whose memory is sized for it.
+func runsTheJob(args []string) bool {
+	if len(args) == 0 {
+		return false
 	}
 	switch args[0] {
 	case "run", "schedule", "merge":
-		return defaultGoMemoryLimit, true
+		return true
 	}
-	return 0, false
+	return false
 }
 
 // limitGoMemory sets the soft limit goMemoryLimit gives, if any.

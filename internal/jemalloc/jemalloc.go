@@ -1,16 +1,14 @@
 //go:build linux && amd64
 
-// Package jemalloc tunes, and reads, the jemalloc that DuckDB allocates
-// through: duckdb-go's static library for linux/amd64 links it under the
-// symbol prefix duckdb_je_ (elsewhere this package does nothing: see
-// other.go). cmd/reconcile's allocator.go says why a run tunes it; the
-// statistics tell the pages jemalloc keeps (stats.resident) from those in
-// use (stats.active) in a memory investigation.
+// Package jemalloc tunes, and reads the settings of, the jemalloc that
+// DuckDB allocates through: duckdb-go's static library for linux/amd64
+// links it under the symbol prefix duckdb_je_ (elsewhere this package does
+// nothing: see other.go). cmd/reconcile's allocator.go says why a run tunes
+// it.
 package jemalloc
 
 /*
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -56,16 +54,6 @@ static int setDecay(ssize_t dirty, ssize_t muzzy) {
 	return 0;
 }
 
-static int sizeStat(const char *name, size_t *v) {
-	uint64_t epoch = 1;
-	size_t elen = sizeof(epoch);
-	int err = duckdb_je_mallctl("epoch", &epoch, &elen, &epoch, elen);
-	if (err != 0) {
-		return err;
-	}
-	size_t len = sizeof(*v);
-	return duckdb_je_mallctl(name, v, &len, NULL, 0);
-}
 */
 import "C"
 
@@ -111,16 +99,4 @@ func Arenas() (int, error) {
 		return 0, fmt.Errorf("jemalloc arenas.narenas: error %d", int(rc))
 	}
 	return int(n), nil
-}
-
-// Stat is one of jemalloc's size_t statistics now, such as
-// "stats.resident" or "stats.active", in bytes.
-func Stat(name string) (uint64, error) {
-	cs := C.CString(name)
-	defer C.free(unsafe.Pointer(cs))
-	var v C.size_t
-	if rc := C.sizeStat(cs, &v); rc != 0 {
-		return 0, fmt.Errorf("jemalloc statistic %s: error %d", name, int(rc))
-	}
-	return uint64(v), nil
 }

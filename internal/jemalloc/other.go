@@ -22,6 +22,3 @@ func Option(name string) (int64, error) { return 0, errNotLinked }
 
 // Arenas is not known here.
 func Arenas() (int, error) { return 0, errNotLinked }
-
-// Stat is not known here.
-func Stat(name string) (uint64, error) { return 0, errNotLinked }
