@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reconcile/reconcile/internal/glibc"
 	"github.com/reconcile/reconcile/internal/jemalloc"
 	"github.com/reconcile/reconcile/store"
 )
@@ -64,15 +65,7 @@ func TestAllocatorDecay(t *testing.T) {
 // does for the command in RECONCILE_ALLOCATOR_HELPER, has DuckDB allocate
 // on threads of its own, and prints the decay times jemalloc runs with.
 func TestAllocatorHelper(t *testing.T) {
-	command := os.Getenv("RECONCILE_ALLOCATOR_HELPER")
-	if command == "" {
-		t.Skip("run by TestAllocatorDecay")
-	}
-	var stderr bytes.Buffer
-	tuneAllocator([]string{command}, os.Getenv, &stderr)
-	if stderr.Len() > 0 {
-		t.Fatalf("tuneAllocator: %s", stderr.String())
-	}
+	startAsMain(t, "RECONCILE_ALLOCATOR_HELPER", "TestAllocatorDecay")
 	ctx := context.Background()
 	s, err := store.Open(ctx, ":memory:")
 	if err != nil {
@@ -128,5 +121,79 @@ func TestTunesAllocator(t *testing.T) {
 		if got := tunesAllocator(c.args, getenv); got != c.tunes {
 			t.Errorf("%v with %s=%q: tunes %v; want %v", c.args, allocatorEnv, c.env, got, c.tunes)
 		}
+	}
+}
+
+// TestMallocArenas: a reconcile process's malloc makes at most
+// glibc.ArenaMax arenas, however many threads allocate at once, whatever
+// the command; an operator's MALLOC_ARENA_MAX or GLIBC_TUNABLES rules
+// instead (glibc alone made 5 arenas for the same threads here). Each case is a process of its own, as in
+// TestAllocatorDecay: the settings hold from when the process starts, and
+// arenas once made stay.
+func TestMallocArenas(t *testing.T) {
+	if !glibc.Linked {
+		t.Skip("the C library's malloc is not glibc's; nothing to tune")
+	}
+	arenas := func(command string, env ...string) int {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMallocHelper$")
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "MALLOC_") || strings.HasPrefix(kv, "GLIBC_TUNABLES=")
+		}), "RECONCILE_MALLOC_HELPER="+command)
+		cmd.Env = append(cmd.Env, env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helper for %s: %v\n%s", command, err, out)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			var n int
+			if _, err := fmt.Sscanf(line, "malloc arenas: %d", &n); err == nil {
+				return n
+			}
+		}
+		t.Fatalf("helper for %s printed no arena count:\n%s", command, out)
+		return 0
+	}
+	for _, command := range []string{"run", "schedule", "merge", "sql"} {
+		if n := arenas(command); n > glibc.ArenaMax {
+			t.Errorf("%s, a dozen threads allocating: %d arenas; want at most %d", command, n, glibc.ArenaMax)
+		}
+	}
+	if n := arenas("run", "MALLOC_ARENA_MAX=3"); n != 3 {
+		t.Errorf("run with MALLOC_ARENA_MAX=3, a dozen threads allocating: %d arenas; want the operator's 3", n)
+	}
+	if n := arenas("run", "GLIBC_TUNABLES=glibc.malloc.check=0"); n <= glibc.ArenaMax {
+		t.Errorf("run with GLIBC_TUNABLES set, a dozen threads allocating: %d arenas; want glibc's own limit (more than %d)", n, glibc.ArenaMax)
+	}
+}
+
+// TestMallocHelper is TestMallocArenas' process: it does what main does
+// for the command in RECONCILE_MALLOC_HELPER, has a dozen threads allocate
+// at once, and prints the arenas malloc made.
+func TestMallocHelper(t *testing.T) {
+	startAsMain(t, "RECONCILE_MALLOC_HELPER", "TestMallocArenas")
+	if err := glibc.AllocateOnThreads(12); err != nil {
+		t.Fatal(err)
+	}
+	n, err := glibc.Arenas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("malloc arenas: %d\n", n)
+}
+
+// startAsMain is the start of a helper process: it skips the helper unless
+// the variable helper names the command to act as (by, the test that runs
+// it, sets it), and then tunes the allocators as main does for that
+// command.
+func startAsMain(t *testing.T, helper, by string) {
+	command := os.Getenv(helper)
+	if command == "" {
+		t.Skip("run by " + by)
+	}
+	var stderr bytes.Buffer
+	tuneAllocator([]string{command}, os.Getenv, &stderr)
+	if stderr.Len() > 0 {
+		t.Fatalf("tuneAllocator: %s", stderr.String())
 	}
 }
