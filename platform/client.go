@@ -246,12 +246,13 @@ func (m *Merchant) do(ctx context.Context, method, path string, body any, out an
 // send is the one place that sends requests: it waits for the rate limiter,
 // sends an attempt (signed by the transport), classifies the outcome, and
 // retries what may succeed later. It returns the body of a 2xx response, at
-// most limit's bytes; when wantJSON is set that body is valid JSON (or empty
-// for 204).
+// most limit's bytes; when wantJSON is set that body is one complete JSON
+// object or array (or empty for 204): see complete. Whether it is valid
+// JSON is for the caller's decoder to say.
 //
 // Retried: 429, 500, 502, 503, 504; transport errors (refused, reset, timed
-// out); a 2xx body that breaks off or, when wantJSON, is not valid JSON,
-// which is how a truncated response shows. Never retried: other statuses,
+// out); a 2xx body that breaks off or, when wantJSON, is not a complete
+// JSON object or array, which is how a truncated response shows. Never retried: other statuses,
 // redirects (*RedirectError), a body over the limit, a cancelled context,
 // TLS certificate failures, signing failures.
 func (m *Merchant) send(ctx context.Context, method, target string, body []byte, wantJSON bool, limit bodyLimit) ([]byte, error) {
@@ -328,8 +329,8 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 					return nil, fmt.Errorf("%s: %w", what, cerr)
 				}
 				lastErr = fmt.Errorf("%s: %w: read response body: %w", what, ErrInvalidData, rerr)
-			case wantJSON && resp.StatusCode != http.StatusNoContent && !json.Valid(b):
-				lastErr = fmt.Errorf("%s: %w: %d-byte response body is not valid JSON (truncated?)", what, ErrInvalidData, len(b))
+			case wantJSON && resp.StatusCode != http.StatusNoContent && !complete(b):
+				lastErr = fmt.Errorf("%s: %w: %d-byte response body is not a complete JSON object or array (truncated?)", what, ErrInvalidData, len(b))
 			default:
 				return b, nil
 			}
