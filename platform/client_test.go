@@ -405,3 +405,40 @@ func TestNestedStats(t *testing.T) {
 		}
 	}
 }
+
+// A 2xx body that is complete (its brackets close) but not valid JSON is
+// not retried either: it was not cut short, and the same bytes would come
+// back. Its records never reach the caller. (An escape JSON does not have,
+// in a field the decoder skips, does reach it: the database's JSON cast
+// refuses the record, and ingest's TestRefusedRecordsFailTheirMemberAlone
+// shows that member failing alone.)
+func TestCompleteButInvalidNotRetried(t *testing.T) {
+	for _, body := range []string{
+		`{"plans":[{"id":"1",}],"totalCount":1}`,
+		`{"plans":[{"id":"1"}],"totalCount":1,}`,
+		`{"plans":[{"id":"1"} {"id":"2"}],"totalCount":2}`,
+		`{"plans":[{"id":"1","name":nul}],"totalCount":1}`,
+		`{"plans":[{"id":"1","other":{"x":[1,2,}}}],"totalCount":1}`,
+	} {
+		var calls atomic.Int64
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			writeJSON(w, http.StatusOK, body)
+		})
+		var got int
+		var err error
+		for _, e := range c.Merchant("m1").Plans(context.Background()) {
+			if e != nil {
+				err = e
+				break
+			}
+			got++
+		}
+		if !errors.Is(err, ErrInvalidData) || got != 0 {
+			t.Errorf("body %s: %d plans, err = %v; want none and ErrInvalidData", body, got, err)
+		}
+		if calls.Load() != 1 {
+			t.Errorf("body %s: calls=%d, want 1", body, calls.Load())
+		}
+	}
+}

@@ -8,9 +8,9 @@ package platform
 // retry can mend. Whether a complete body is valid JSON is its decoder's to
 // say: the same bytes would come back, so that is ErrInvalidData at once.
 //
-// It replaced encoding/json.Valid on every page, which took ~2% of a run's
-// CPU in the members stage (2,000 members, perf) for what the decoders
-// check again.
+// It replaced encoding/json.Valid on every page, which took ~5% of
+// reconcile's CPU in the members stage (2,000 members, perf) for what the
+// decoders check again: the stage took 1m15-1m16 instead of 1m20-1m27.
 func complete(b []byte) bool {
 	b = trimJSONSpace(b)
 	if len(b) < 2 || b[0] != '{' && b[0] != '[' {

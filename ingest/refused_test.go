@@ -1,0 +1,74 @@
+package ingest_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/reconcile/reconcile/pipeline"
+	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/sandbox/sandboxtest"
+	"github.com/reconcile/reconcile/store"
+)
+
+// TestRefusedRecordsFailTheirMemberAlone: a member whose page is complete
+// JSON to the client's decoder but whose record the database refuses (an
+// escape JSON does not have, "\q", in a field the decoder skips, which it
+// lets through and DuckDB's JSON cast does not) fails with the database's
+// reason, and loads nothing; the members loaded beside it in the same
+// transaction are loaded again one by one, completely.
+func TestRefusedRecordsFailTheirMemberAlone(t *testing.T) {
+	var bad string
+	env := sandboxtest.Start(t, sandbox.Config{Seed: 3, Scale: sandbox.Scale{Members: 4, Subscriptions: 5, Groups: 1}},
+		sandboxtest.WithHandler(func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != "GET" || r.URL.Path != "/rbs/v1/plans" || r.Header.Get("v-c-merchant-id") != bad {
+					next.ServeHTTP(w, r)
+					return
+				}
+				rec := httptest.NewRecorder()
+				next.ServeHTTP(rec, r)
+				body := bytes.Replace(rec.Body.Bytes(), []byte(`"id":"`), []byte(`"x":"\q","id":"`), 1)
+				for k, v := range rec.Header() {
+					w.Header()[k] = v
+				}
+				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+				w.WriteHeader(rec.Code)
+				w.Write(body)
+			})
+		}))
+	members := env.Server.Members()
+	bad = members[1]
+	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "r.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := env.Server.Config()
+	res, err := pipeline.Run(context.Background(), s, pipeline.Options{Client: env.Client, OrganizationID: c.OrganizationID,
+		BusinessDate: c.BusinessDate, Concurrency: 4, PaymentLists: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failed) != 1 || res.Failed[0].MerchantID != bad || !strings.Contains(res.Failed[0].Error, "load into database") ||
+		!strings.Contains(res.Failed[0].Error, "JSON") {
+		t.Fatalf("failed members %+v; want %s alone, refused by the database's JSON cast", res.Failed, bad)
+	}
+	for _, mid := range members {
+		var plans, subs int
+		if err := s.ReadPool().QueryRow(`SELECT (SELECT count(*) FROM plans WHERE merchant_id = $1), (SELECT count(*) FROM subscriptions WHERE merchant_id = $1)`, mid).Scan(&plans, &subs); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case mid == bad && (plans != 0 || subs != 0):
+			t.Errorf("the refused member %s has %d plans and %d subscriptions stored; want none", mid, plans, subs)
+		case mid != bad && (plans == 0 || subs != 5):
+			t.Errorf("member %s has %d plans and %d subscriptions stored; want its plans and 5", mid, plans, subs)
+		}
+	}
+}
