@@ -252,9 +252,9 @@ func (m *Merchant) do(ctx context.Context, method, path string, body any, out an
 //
 // Retried: 429, 500, 502, 503, 504; transport errors (refused, reset, timed
 // out); a 2xx body that breaks off or, when wantJSON, is not a complete
-// JSON object or array, which is how a truncated response shows. Never retried: other statuses,
-// redirects (*RedirectError), a body over the limit, a cancelled context,
-// TLS certificate failures, signing failures.
+// JSON object or array, which is how a truncated response shows. Never
+// retried: other statuses, redirects (*RedirectError), a body over the
+// limit, a cancelled context, TLS certificate failures, signing failures.
 func (m *Merchant) send(ctx context.Context, method, target string, body []byte, wantJSON bool, limit bodyLimit) ([]byte, error) {
 	c := m.c
 	p := pathOnly(target)

@@ -419,6 +419,7 @@ func TestCompleteButInvalidNotRetried(t *testing.T) {
 		`{"plans":[{"id":"1"} {"id":"2"}],"totalCount":2}`,
 		`{"plans":[{"id":"1","name":nul}],"totalCount":1}`,
 		`{"plans":[{"id":"1","other":{"x":[1,2,}}}],"totalCount":1}`,
+		`{"plans":[{"id":"1"}},"totalCount":1]`, // brackets that close, but not each other
 	} {
 		var calls atomic.Int64
 		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {

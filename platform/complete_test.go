@@ -60,7 +60,7 @@ func checkComplete(t *testing.T, b []byte) {
 		t.Errorf("complete(%q) = false; want true", b)
 	}
 	for n := len(b) - 1; n >= 0; n-- {
-		if len(trimJSONSpace(b[:n])) == len(v) && string(trimJSONSpace(b[:n])) == string(v) {
+		if string(trimJSONSpace(b[:n])) == string(v) {
 			continue // only trailing white space was cut
 		}
 		if complete(b[:n]) {

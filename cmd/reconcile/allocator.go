@@ -70,7 +70,7 @@ func tuneAllocator(args []string, getenv func(string) string, stderr io.Writer) 
 			fmt.Fprintf(stderr, "reconcile: DuckDB's allocator keeps its own decay times: %v\n", err)
 		}
 	}
-	if _, err := glibc.Tuned(); err != nil && runsTheJob(args) {
+	if err := glibc.Refused(); err != nil && runsTheJob(args) {
 		fmt.Fprintf(stderr, "reconcile: the C library's malloc keeps its own settings: %v\n", err)
 	}
 }

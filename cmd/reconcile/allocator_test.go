@@ -127,9 +127,9 @@ func TestTunesAllocator(t *testing.T) {
 // TestMallocArenas: a reconcile process's malloc makes at most
 // glibc.ArenaMax arenas, however many threads allocate at once, whatever
 // the command; an operator's MALLOC_ARENA_MAX or GLIBC_TUNABLES rules
-// instead (glibc alone made 5 arenas for the same threads here). Each case is a process of its own, as in
-// TestAllocatorDecay: the settings hold from when the process starts, and
-// arenas once made stay.
+// instead (glibc alone made 5 arenas for the same threads here). Each case
+// is a process of its own, as in TestAllocatorDecay: the settings hold
+// from when the process starts, and arenas once made stay.
 func TestMallocArenas(t *testing.T) {
 	if !glibc.Linked {
 		t.Skip("the C library's malloc is not glibc's; nothing to tune")

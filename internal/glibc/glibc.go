@@ -14,8 +14,8 @@
 // its own (and unmaps it when freed) from 128 KiB up to 32 MiB as mapped
 // blocks are freed. So a constructor, run by the C runtime before the Go
 // runtime starts its threads (a limit on arenas set later is a limit on
-// arenas not made yet), sets at most ArenaMax arenas and a fixed
-// MmapThreshold, unless the operator set glibc's own variables
+// arenas not made yet), sets at most ArenaMax arenas and a fixed 1 MiB
+// mmap threshold, unless the operator set glibc's own variables
 // (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ or GLIBC_TUNABLES), which then
 // rule. cmd/reconcile's allocator.go has the measurements. Where the C
 // library is not glibc, this package does nothing (Linked is false).
@@ -121,23 +121,17 @@ var Linked = C.glibcLinked() == 1
 
 var errNotGlibc = errors.New("the C library's malloc is not glibc's")
 
-// The settings the constructor gives malloc.
-const (
-	ArenaMax      = C.ARENA_MAX
-	MmapThreshold = C.MMAP_THRESHOLD
-)
+// ArenaMax is the most arenas the constructor lets malloc make.
+const ArenaMax = C.ARENA_MAX
 
-// Tuned says whether the constructor set ArenaMax and MmapThreshold: false
-// with an error when mallopt refused them, false without one when the
-// operator's variables rule or the C library is not glibc.
-func Tuned() (bool, error) {
-	switch C.tunedState() {
-	case 1:
-		return true, nil
-	case -1:
-		return false, errors.New("glibc's mallopt refused the arena limit or the mmap threshold")
+// Refused is an error when mallopt refused the constructor's settings; nil
+// when it took them, when the operator's variables rule, or when the C
+// library is not glibc.
+func Refused() error {
+	if C.tunedState() == -1 {
+		return errors.New("glibc's mallopt refused the arena limit or the mmap threshold")
 	}
-	return false, nil
+	return nil
 }
 
 // Arenas is the number of arenas malloc has made (from malloc_info).

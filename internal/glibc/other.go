@@ -9,14 +9,12 @@ var Linked = false
 
 var errNotGlibc = errors.New("the C library's malloc is not glibc's")
 
-// The settings the constructor gives malloc where it is glibc's.
-const (
-	ArenaMax      = 2
-	MmapThreshold = 1 << 20
-)
+// ArenaMax is the most arenas the constructor lets malloc make where it is
+// glibc's.
+const ArenaMax = 2
 
-// Tuned is false here: nothing was tuned.
-func Tuned() (bool, error) { return false, nil }
+// Refused is nil here: nothing was asked of malloc.
+func Refused() error { return nil }
 
 // Arenas is not known here.
 func Arenas() (int, error) { return 0, errNotGlibc }
