@@ -2,6 +2,7 @@ package cardmask
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
@@ -177,6 +178,7 @@ func TestMaskLineFalsePositives(t *testing.T) {
 		{"22 digits from 603", func() string { return randomID("603", 22) }, 0, 0},
 		{"22 digits from 7", func() string { return randomID("7", 22) }, 0, 0},
 		{"22 digits from 644-649", func() string { return randomID(strconv.Itoa(644+rng.IntN(6)), 22) }, 0.30, 0.38},
+		{"22 digits from 2221-2720", func() string { return randomID(strconv.Itoa(2221+rng.IntN(500)), 22) }, 0.08, 0.12},
 		{"20 random digits", func() string { return randomID(strconv.Itoa(1+rng.IntN(9)), 20) }, 0.05, 0.09},
 		{"16 random digits", func() string { return randomID(strconv.Itoa(1+rng.IntN(9)), 16) }, 0.10, 0.135},
 	}
@@ -291,6 +293,37 @@ func BenchmarkMaskLine(b *testing.B) {
 	for b.Loop() {
 		for _, l := range lines {
 			MaskLine(l)
+		}
+	}
+}
+
+// TestHasDigit checks the eight-bytes-at-a-time digit test against the
+// byte-wise one: every byte value in every lane, among neighbours that are
+// digits' nearest non-digits ('/', ':') or bytes with the top bit set.
+func TestHasDigit(t *testing.T) {
+	for _, fill := range []byte{'/', ':', 0xb0, 0xff, 0x00, 'a'} {
+		for lane := range 8 {
+			for b := range 256 {
+				var w [8]byte
+				for i := range w {
+					w[i] = fill
+				}
+				w[lane] = byte(b)
+				want := isDigit(byte(b)) || isDigit(fill)
+				if got := hasDigit(binary.LittleEndian.Uint64(w[:])); got != want {
+					t.Fatalf("hasDigit(% x) = %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
+	line := []byte("ab:cd/ef 7 ghijklmnopqrstuv:/9")
+	for i := range line {
+		want := i
+		for want < len(line) && !isDigit(line[want]) {
+			want++
+		}
+		if got := nextDigit(line, i); got != want {
+			t.Errorf("nextDigit(%q, %d) = %d, want %d", line, i, got, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
 )
@@ -61,7 +62,7 @@ var ErrNoFinding = errors.New("no such finding")
 
 // Validate checks an acknowledgement's fields: a kind of the catalog,
 // merchant, entity, reason and owner given, no text longer than its limit
-// or holding a control character, a date. Texts are taken as they are;
+// or holding a control character or card data, a date. Texts are taken as they are;
 // surrounding white space is the caller's to trim.
 func (a Acknowledgement) Validate() error {
 	if !slices.Contains(queries.Kinds(), a.Kind) {
@@ -87,6 +88,10 @@ func (a Acknowledgement) Validate() error {
 			return fmt.Errorf("%s: %d characters, at most %d", f.name, n, f.max)
 		case strings.IndexFunc(f.value, unicode.IsControl) >= 0:
 			return fmt.Errorf("%s: holds a control character (a line break, a tab, an escape)", f.name)
+		case cardmask.MaskText(f.value) != f.value:
+			// Stored and published as typed: card data is refused, not
+			// masked, so that the text says what its writer meant.
+			return fmt.Errorf("%s: holds card data (a full card number, a security code); write at most a card's first six and last four digits", f.name)
 		}
 	}
 	if a.Until.IsZero() {

@@ -196,6 +196,9 @@ func TestAcknowledgementRefusals(t *testing.T) {
 		"no owner":        {func(a *Acknowledgement) { a.Owner = "" }, "owner: missing"},
 		"long reason":     {func(a *Acknowledgement) { a.Reason = strings.Repeat("x", 2001) }, "reason: 2001 characters, at most 2000"},
 		"control":         {func(a *Acknowledgement) { a.Owner = "Jane\x1b[31m" }, "owner: holds a control character"},
+		"card number":     {func(a *Acknowledgement) { a.Reason = "refunded to 4111 1111 1111 1111" }, "reason: holds card data"},
+		"card as entity":  {func(a *Acknowledgement) { a.EntityID = "5500000000000004" }, "entity: holds card data"},
+		"security code":   {func(a *Acknowledgement) { a.Ticket = "cvv=123" }, "ticket: holds card data"},
 		"no date":         {func(a *Acknowledgement) { a.Until = time.Time{} }, "until: missing"},
 	} {
 		a := ok
@@ -363,6 +366,7 @@ acknowledgements:
 		"missing owner":    {entry("owner", ""), "line 2: the entry has no owner"},
 		"empty reason":     {entry("reason", "reason:"), "line 5: reason: empty"},
 		"control in owner": {entry("owner", `owner: "Jane\u001b[2J"`), "line 2: owner: holds a control character"},
+		"card in reason":   {entry("reason", `reason: "card 4111-1111-1111-1111 refunded"`), "line 2: reason: holds card data"},
 		"owner twice":      {entry("owner2", "owner: p"), "line 8: owner given twice"},
 		"entry not a map":  {"acknowledgements:\n  - just text\n", "line 2: an entry must be a mapping"},
 		"not a list":       {"acknowledgements: yes\n", "line 1: acknowledgements: want a list"},

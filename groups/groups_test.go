@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/sandbox"
 	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 )
@@ -186,5 +187,20 @@ func TestFanOutReportsMembersNotStarted(t *testing.T) {
 	})
 	if ran+notStarted != len(members) || notStarted == 0 {
 		t.Errorf("%d ran, %d reported not started, of %d members", ran, notStarted, len(members))
+	}
+}
+
+// TestShardOwnsByStoredID: a member ID that looks like a card number is
+// stored masked, and a merge sees only the stored form: both forms belong
+// to the same shard.
+func TestShardOwnsByStoredID(t *testing.T) {
+	for _, id := range []string{"1234567890128", "4111111111111111", "sbxmid000001"} {
+		stored := cardmask.MaskText(id)
+		for i := range 4 {
+			s := Shard{Index: i, Count: 4}
+			if s.Owns(id) != s.Owns(stored) {
+				t.Errorf("shard %s owns %s: %v, its stored form %s: %v", s, id, s.Owns(id), stored, s.Owns(stored))
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
@@ -118,9 +119,10 @@ func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []err
 		if res.HealthCard != nil {
 			health = *res.HealthCard
 		}
-		out.Add(o.bin, res.Status, text(o.resolvedBy), text(res.FundingSource), text(res.FundingSourceSubType),
-			text(res.CardPlatform), text(res.CardProduct), health, text(res.BrandName), text(res.CardType),
-			text(res.IssuerName), text(res.IssuerCountry), rawJSON(res.Raw), r.now)
+		out.Add(o.bin, cardmask.MaskText(res.Status), text(o.resolvedBy), maskedText(res.FundingSource),
+			maskedText(res.FundingSourceSubType), maskedText(res.CardPlatform), maskedText(res.CardProduct), health,
+			maskedText(res.BrandName), maskedText(res.CardType), maskedText(res.IssuerName), maskedText(res.IssuerCountry),
+			rawJSON(cardmask.MaskLine(res.Raw)), r.now)
 		looked++
 	}
 	err = r.store.Transact(ctx, func(tx *store.Tx) error {

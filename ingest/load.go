@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/queries"
@@ -29,7 +30,7 @@ type memberBatch struct {
 
 func newMemberBatch(mid string) *memberBatch {
 	return &memberBatch{
-		merchantID:    mid,
+		merchantID:    maskedID(mid),
 		plans:         plansTable.NewBatch(),
 		subscriptions: subscriptionsTable.NewBatch(),
 		payments:      paymentsTable.NewBatch(),
@@ -68,7 +69,8 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string
 		var stored storedList
 		if list != nil {
 			stored = storedList{totalCount: int32(list.TotalCount), hasTotal: true,
-				skip: jsonText(list.BillingCyclesToSkip), completed: jsonText(list.CyclesCompleted), pulledAt: now}
+				skip: maskedJSON(jsonText(list.BillingCyclesToSkip)), completed: maskedJSON(jsonText(list.CyclesCompleted)),
+				pulledAt: now}
 			b.reloaded = append(b.reloaded, s.ID)
 		} else if p, ok := prev[s.ID]; ok {
 			stored = p
@@ -191,7 +193,7 @@ func loadMembers(ctx context.Context, s *store.Store, jobs []loadJob) error {
 	var members []string    // members whose schedules are replaced
 	for _, j := range jobs {
 		st := j.status
-		status.Str(st.RunID).Str(st.MerchantID).Str(string(st.Status)).Text(st.Error).
+		status.Str(st.RunID).Str(maskedID(st.MerchantID)).Str(string(st.Status)).Text(st.Error).
 			Time(st.Started, true).Time(st.Finished, true).
 			Int32(int32(st.Plans), true).Int32(int32(st.Subscriptions), true).Int32(int32(st.Payments), true).
 			Int32(int32(st.Transactions), true).Int64(st.Requests, true).Int64(st.Retries, true).End()
@@ -283,14 +285,15 @@ func directoryRows(dir *groups.Directory, runID string, now time.Time) (*store.B
 	gr, mr := groupsTable.NewBatch(), groupMembersTable.NewBatch()
 	for _, g := range dir.Groups {
 		var c converter
-		gr.Str(g.ID).Str(dir.OrganizationID).Text(g.Name).Text(g.Description).Text(groupType(g)).
+		gr.Str(maskedID(g.ID)).Str(dir.OrganizationID).Text(cardmask.MaskText(g.Name)).
+			Text(cardmask.MaskText(g.Description)).Text(cardmask.MaskText(groupType(g))).
 			Time(c.timestamp("createdTime", g.CreatedTime)).Time(c.timestamp("lastUpdatedTime", g.LastUpdatedTime)).
-			JSONText(g.Raw).Str(runID).Time(now, true).End()
+			JSONText(cardmask.MaskLine(g.Raw)).Str(runID).Time(now, true).End()
 		if c.err != nil {
 			return nil, nil, fmt.Errorf("group %s: %w", g.ID, c.err)
 		}
 		for _, mid := range g.Members {
-			mr.Str(g.ID).Str(mid).Str(runID).End()
+			mr.Str(maskedID(g.ID)).Str(maskedID(mid)).Str(runID).End()
 		}
 	}
 	return gr, mr, nil

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/queries"
@@ -108,7 +109,7 @@ func LoadDirectory(ctx context.Context, s *store.Store, dir *groups.Directory, r
 	}
 	listed := make([][]string, len(dir.Groups))
 	for i, g := range dir.Groups {
-		listed[i] = []string{g.ID}
+		listed[i] = []string{maskedID(g.ID)} // as directoryRows stores it
 	}
 	return s.Transact(ctx, func(tx *store.Tx) error {
 		if err := tx.Load(ctx, groupsTable, nil, gr); err != nil {
@@ -177,7 +178,7 @@ func (r *puller) loadAlone(ctx context.Context, j *loadJob, writeErr *error) {
 	if err == nil {
 		return
 	}
-	j.status.Status, j.status.Error = store.MemberFailed, "load into database: "+err.Error()
+	j.status.Status, j.status.Error = store.MemberFailed, "load into database: "+cardmask.MaskText(err.Error())
 	j.batch = nil
 	if err := loadMembers(ctx, r.store, []loadJob{*j}); err != nil && *writeErr == nil {
 		*writeErr = err
@@ -265,7 +266,7 @@ func (r *puller) loadJobOf(res groups.Result[*memberBatch], stats *platform.Stat
 		st.Started, st.Finished = time.Now().UTC(), time.Now().UTC()
 	}
 	if res.Err != nil {
-		st.Status, st.Error = store.MemberFailed, res.Err.Error()
+		st.Status, st.Error = store.MemberFailed, cardmask.MaskText(res.Err.Error())
 		return loadJob{status: st}
 	}
 	b := res.Value
@@ -278,9 +279,9 @@ func (r *puller) loadJobOf(res groups.Result[*memberBatch], stats *platform.Stat
 func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, error) {
 	api := r.opts.Client.Merchant(mid)
 	prev := map[string]storedList{}
-	if r.stored[mid] {
+	if stored := maskedID(mid); r.stored[stored] {
 		var err error
-		if prev, err = previousLists(ctx, r.store, mid); err != nil {
+		if prev, err = previousLists(ctx, r.store, stored); err != nil {
 			return nil, err
 		}
 	}
@@ -309,6 +310,9 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 		return nil, err
 	}
 	r.log.Debug("payment lists", "merchant_id", mid, "reasons", reasons)
+	if snap, err = maskSnapshot(snap); err != nil {
+		return nil, err
+	}
 	b := newMemberBatch(mid)
 	if err := b.addRecurring(snap, prev, r.runID, r.now); err != nil {
 		return nil, err
@@ -320,8 +324,12 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 	if found.err != nil {
 		return nil, found.err
 	}
-	b.reserveTransactions(found.list)
-	for _, t := range found.list {
+	list, err := maskTransactions(found.list)
+	if err != nil {
+		return nil, err
+	}
+	b.reserveTransactions(list)
+	for _, t := range list {
 		if err := b.addTransaction(t, r.runID, r.now); err != nil {
 			return nil, err
 		}

@@ -52,6 +52,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/ingest"
@@ -278,6 +279,13 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	ctx = platform.WithStats(ctx, &r.runStats)
+	// Before anything is loaded, so that what this run stores (masked)
+	// meets what an older version stored, masked too.
+	if n, err := ingest.MaskOlderRecords(ctx, r.store, r.now); err != nil {
+		return fail(err)
+	} else if n > 0 {
+		r.log.Info("card data masked in rows an older version stored", "rows", n)
+	}
 	r.progress.Started = r.now
 	r.report("discover")
 	dir, err := groups.Discover(ctx, r.opts.Client.Merchant(r.opts.OrganizationID), r.opts.OrganizationID, r.opts.GroupIDs)
@@ -368,7 +376,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 	res.BINLookups = looked
 	for _, f := range binFailures {
-		res.Problems = append(res.Problems, f.Error())
+		res.Problems = append(res.Problems, cardmask.MaskText(f.Error())) // it may quote a response
 		r.log.Error("BIN lookup failed", "error", f)
 	}
 
@@ -479,7 +487,7 @@ func (r *runner) finishRun(ctx context.Context, res *Result, status store.RunSta
 	}
 	var errAny any
 	if errText != "" {
-		errAny = errText
+		errAny = cardmask.MaskText(errText) // an error may quote a response
 	} else if len(res.Problems) > 0 {
 		errAny = fmt.Sprintf("%d problem(s); first: %s", len(res.Problems), res.Problems[0])
 	}
@@ -520,7 +528,7 @@ func (r *runner) membersToPull(ctx context.Context, members []groups.Member) ([]
 	}
 	var todo []groups.Member
 	for _, m := range members {
-		if !done[m.MerchantID] {
+		if !done[cardmask.MaskText(m.MerchantID)] { // run_members holds the ID as stored
 			todo = append(todo, m)
 		}
 	}

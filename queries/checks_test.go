@@ -115,7 +115,7 @@ func TestEveryKindHasAFixture(t *testing.T) {
 // schemaTemplate writes a database file with the schema and the
 // bookkeeping defaults, for openCopy: applying the schema is most of the
 // cost of a kind's test.
-func schemaTemplate(t *testing.T) string {
+func schemaTemplate(t testing.TB) string {
 	t.Helper()
 	db := openSchema(t)
 	bookkeepingDefaults(t, db)
@@ -130,7 +130,7 @@ func schemaTemplate(t *testing.T) string {
 }
 
 // openCopy opens a copy of the template, for one kind's fixture alone.
-func openCopy(t *testing.T, template string) *sql.DB {
+func openCopy(t testing.TB, template string) *sql.DB {
 	t.Helper()
 	b, err := os.ReadFile(template)
 	if err != nil {
@@ -157,7 +157,7 @@ func openCopy(t *testing.T, template string) *sql.DB {
 // bookkeepingDefaults gives the NOT NULL columns that record where a row
 // came from, and that no check reads, a default, so that fixtures can leave
 // them out.
-func bookkeepingDefaults(t *testing.T, db *sql.DB) {
+func bookkeepingDefaults(t testing.TB, db *sql.DB) {
 	t.Helper()
 	defaults := map[string]string{
 		"run_id":       `'fixture'`,

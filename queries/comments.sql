@@ -14,7 +14,7 @@ COMMENT ON COLUMN groups.description IS 'Group description.';
 COMMENT ON COLUMN groups.type IS 'Group type, as the platform reports it.';
 COMMENT ON COLUMN groups.created_time IS 'When the group was created (UTC).';
 COMMENT ON COLUMN groups.updated_time IS 'When the group was last changed (UTC).';
-COMMENT ON COLUMN groups.raw IS 'The platform''s group record as received.';
+COMMENT ON COLUMN groups.raw IS 'The platform''s group record as received, card data masked.';
 COMMENT ON COLUMN groups.run_id IS 'Run that last listed the group.';
 COMMENT ON COLUMN groups.loaded_at IS 'When that run stored the row (UTC).';
 
@@ -36,7 +36,7 @@ COMMENT ON COLUMN plans.cycles_total IS 'Number of billing cycles; NULL when the
 COMMENT ON COLUMN plans.billing_amount IS 'Amount billed each cycle, in currency.';
 COMMENT ON COLUMN plans.setup_fee IS 'One-time setup fee, in currency.';
 COMMENT ON COLUMN plans.currency IS 'ISO 4217 currency code of the amounts.';
-COMMENT ON COLUMN plans.raw IS 'The platform''s plan record as received.';
+COMMENT ON COLUMN plans.raw IS 'The platform''s plan record as received, card data masked (every column of the row is read from it).';
 COMMENT ON COLUMN plans.run_id IS 'Run that last loaded the row.';
 COMMENT ON COLUMN plans.loaded_at IS 'When that run stored the row (UTC).';
 
@@ -62,7 +62,7 @@ COMMENT ON COLUMN subscriptions.payments_total_count IS 'Number of payments in t
 COMMENT ON COLUMN subscriptions.billing_cycles_to_skip IS 'Cycles the merchant asked to skip (JSON array).';
 COMMENT ON COLUMN subscriptions.cycles_completed IS 'Cycles completed so far (JSON), as the platform reports them.';
 COMMENT ON COLUMN subscriptions.payments_pulled_at IS 'When the subscription''s payment list was last pulled (UTC); lists unchanged since are not pulled again.';
-COMMENT ON COLUMN subscriptions.raw IS 'The platform''s subscription record as received.';
+COMMENT ON COLUMN subscriptions.raw IS 'The platform''s subscription record as received, card data masked (every column of the row is read from it).';
 COMMENT ON COLUMN subscriptions.run_id IS 'Run that last loaded the row.';
 COMMENT ON COLUMN subscriptions.loaded_at IS 'When that run stored the row (UTC).';
 
@@ -84,7 +84,7 @@ COMMENT ON COLUMN subscription_payments.surcharge_description IS 'What the surch
 COMMENT ON COLUMN subscription_payments.currency IS 'ISO 4217 currency code of the amounts.';
 COMMENT ON COLUMN subscription_payments.transaction_id IS 'Platform transaction that collected the payment (transactions.transaction_id).';
 COMMENT ON COLUMN subscription_payments.modifiable IS 'Whether the merchant can still change or skip the payment.';
-COMMENT ON COLUMN subscription_payments.raw IS 'The platform''s payment record as received.';
+COMMENT ON COLUMN subscription_payments.raw IS 'The platform''s payment record as received, card data masked (every column of the row is read from it).';
 COMMENT ON COLUMN subscription_payments.run_id IS 'Run that last loaded the row.';
 COMMENT ON COLUMN subscription_payments.loaded_at IS 'When that run stored the row (UTC).';
 
@@ -109,7 +109,7 @@ COMMENT ON COLUMN transactions.payment_solution IS 'Payment solution (wallet, ..
 COMMENT ON COLUMN transactions.commerce_indicator IS 'Commerce indicator (internet, recurring, ...).';
 COMMENT ON COLUMN transactions.business_application_id IS 'Business application ID, if any.';
 COMMENT ON COLUMN transactions.client_reference IS 'Merchant''s reference code.';
-COMMENT ON COLUMN transactions.raw IS 'The platform''s search record as received.';
+COMMENT ON COLUMN transactions.raw IS 'The platform''s search record as received, card data masked (every column of the row is read from it).';
 COMMENT ON COLUMN transactions.run_id IS 'Run that last loaded the row.';
 COMMENT ON COLUMN transactions.loaded_at IS 'When that run stored the row (UTC).';
 
@@ -165,7 +165,7 @@ COMMENT ON COLUMN bin_attributes.brand IS 'Card brand (VISA, MASTERCARD, ...).';
 COMMENT ON COLUMN bin_attributes.card_type IS 'Card type code.';
 COMMENT ON COLUMN bin_attributes.issuer_name IS 'Issuing bank.';
 COMMENT ON COLUMN bin_attributes.issuer_country IS 'Issuer''s country (ISO 3166 alpha-2).';
-COMMENT ON COLUMN bin_attributes.raw IS 'The lookup response as received.';
+COMMENT ON COLUMN bin_attributes.raw IS 'The lookup response as received, card data masked.';
 COMMENT ON COLUMN bin_attributes.looked_up_at IS 'When the BIN was looked up (UTC).';
 
 COMMENT ON TABLE findings IS 'What the checks found, per run. state says new, open or resolved against the previous run, or acknowledged; count a run''s findings with state IN (''new'', ''open'', ''acknowledged'') or use the view current_findings.';
@@ -556,3 +556,6 @@ COMMENT ON COLUMN acknowledgement_values.kind IS 'Finding kind.';
 COMMENT ON COLUMN acknowledgement_values.merchant_id IS 'Merchant ID (MID) of the finding.';
 COMMENT ON COLUMN acknowledgement_values.entity_id IS 'Entity of the finding.';
 COMMENT ON COLUMN acknowledgement_values.value IS 'owner, until, reason, ticket, amount (decimal text), currency and source, as JSON.';
+COMMENT ON TABLE upgrades IS 'Changes made once to the data of a file an older version wrote, each by its name when done: platform_answers_masked (card data masked in the text columns of the tables the platform''s answers feed and of those derived from them; journal is inspected again instead; file hashes and paths stay).';
+COMMENT ON COLUMN upgrades.name IS 'The change: platform_answers_masked.';
+COMMENT ON COLUMN upgrades.done_at IS 'When it was done (UTC).';

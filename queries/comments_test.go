@@ -11,7 +11,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 )
 
-func openSchema(t *testing.T) *sql.DB {
+func openSchema(t testing.TB) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("duckdb", filepath.Join(t.TempDir(), "c.duckdb"))
 	if err != nil {

@@ -42,7 +42,8 @@ LIMIT $2
 -- members and by journal calls in the window [$1, $2) that need a lookup:
 -- never looked up, looked up before $4, or still MULTIPLE while a token
 -- that might resolve them is at hand. Each comes with a member that
--- carries it, to act for.
+-- carries it, to act for: never one whose ID is stored masked (it looked
+-- like a card number), which the platform would not know.
 WITH seen AS (
     SELECT card_bin AS bin, merchant_id FROM transactions
     WHERE card_bin IS NOT NULL AND submit_time >= $1 AND submit_time < $2
@@ -54,7 +55,7 @@ WITH seen AS (
 SELECT s.bin, min(s.merchant_id)
 FROM seen s
 LEFT JOIN bin_attributes b ON b.bin = s.bin
-WHERE regexp_full_match(s.bin, '[0-9]{6}')
+WHERE regexp_full_match(s.bin, '[0-9]{6}') AND s.merchant_id NOT LIKE '%XXX%'
   AND (b.bin IS NULL
        OR b.looked_up_at < $4
        OR (b.lookup_status = 'MULTIPLE' AND EXISTS (
@@ -65,10 +66,13 @@ ORDER BY s.bin
 
 -- name: TokensForBIN
 -- Up to three tokens carried by transactions on BIN ?, with the member that
--- owns each (tokens are the merchant's own).
+-- owns each (tokens are the merchant's own); none stored masked (a token or
+-- member ID that looked like a card number), which the platform would not
+-- know.
 SELECT DISTINCT merchant_id, customer_id, instrument_identifier_id
 FROM transactions
 WHERE card_bin = ? AND (customer_id IS NOT NULL OR instrument_identifier_id IS NOT NULL)
+  AND merchant_id NOT LIKE '%XXX%' AND coalesce(customer_id, instrument_identifier_id) NOT LIKE '%XXX%'
 ORDER BY merchant_id, customer_id, instrument_identifier_id
 LIMIT 3
 
@@ -77,3 +81,32 @@ LIMIT 3
 -- lists can have been pulled before (StoredPaymentLists is not asked for
 -- the others).
 SELECT DISTINCT merchant_id FROM subscriptions
+
+-- name: UpgradeDone
+-- Whether the once-only change $1 was made to this file (1) or not (0).
+SELECT count(*) FROM upgrades WHERE name = $1
+
+-- name: MarkUpgradeDone
+-- Records the once-only change $1 as made at $2.
+INSERT INTO upgrades (name, done_at) VALUES ($1, $2) ON CONFLICT DO NOTHING
+
+-- name: TextColumnsToMask
+-- The text columns of the tables the platform's answers feed, and of those
+-- derived from them, by table in column order; not the journal (whose card
+-- data ReinspectJournal masks), nor the tables of the run's own files and
+-- settings, nor a file's path or hash anywhere (a hash is hex: a run of its
+-- digits can look like a card number, and masking it would make the file
+-- look new).
+SELECT c.table_name, c.column_name
+FROM information_schema.columns c
+JOIN information_schema.tables t
+  ON t.table_catalog = c.table_catalog AND t.table_schema = c.table_schema AND t.table_name = c.table_name
+WHERE c.table_catalog = current_database() AND c.table_schema = 'main' AND t.table_type = 'BASE TABLE'
+  AND c.data_type IN ('VARCHAR', 'JSON')
+  AND c.table_name IN ('groups', 'group_members', 'plans', 'subscriptions', 'subscription_payments', 'transactions',
+                       'bin_attributes', 'runs', 'run_members', 'findings', 'journal_rejects',
+                       'subscription_schedules', 'expected_cycles', 'subscription_status_log', 'subscription_recoveries',
+                       'delinquency_ageing', 'subscription_metrics', 'billing_match', 'interchange_at_risk',
+                       'acknowledgements', 'acknowledgement_audit')
+  AND c.column_name NOT IN ('file', 'path', 'sha256', 'file_sha256')
+ORDER BY c.table_name, c.ordinal_position

@@ -234,6 +234,11 @@ WHERE run_id = getvariable('merge_run_id')
 INSERT INTO billing_match BY NAME SELECT * FROM shard.billing_match
 WHERE run_id = getvariable('merge_run_id')
 
+-- name: upgrades
+-- The once-only changes made to the shards' files (they ran one version).
+INSERT INTO upgrades BY NAME SELECT * FROM shard.upgrades
+ON CONFLICT DO NOTHING
+
 -- name: runs
 -- One row per run ID from the shards' rows (merge_runs): shard lists the
 -- shards merged (0/4,1/4,...); counts, requests and retries add up; the

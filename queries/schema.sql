@@ -5,7 +5,7 @@
 -- idempotent, so opening an existing file applies what is missing and
 -- changes nothing else.
 -- Amounts are DECIMAL(18,2) next to their currency; times are TIMESTAMPTZ in UTC.
--- `raw` columns keep the platform's record exactly as received, for audit.
+-- `raw` columns keep the platform's record as received (card data masked), for audit.
 --
 -- The bulk tables (plans, subscriptions, subscription_payments,
 -- transactions, journal) declare their key in a comment, not as a PRIMARY
@@ -545,4 +545,11 @@ CREATE TABLE IF NOT EXISTS acknowledgement_audit (
     before      JSON,
     after       JSON,
     PRIMARY KEY (seq)
+);
+
+-- Changes made once to the data of a file an older version wrote, each
+-- by its name when done (ingest.MaskOlderRecords).
+CREATE TABLE IF NOT EXISTS upgrades (
+    name    VARCHAR PRIMARY KEY,
+    done_at TIMESTAMPTZ NOT NULL
 );

@@ -116,7 +116,7 @@ func (s *Store) ForEachSlice(ctx context.Context, runID string, fn func(tx *Tx, 
 				if err != nil {
 					return err
 				}
-				view := fmt.Sprintf(`CREATE TEMP VIEW %s AS SELECT * FROM %s.main.%s WHERE %s`, t, quoteIdent(db), t, filter)
+				view := fmt.Sprintf(`CREATE TEMP VIEW %s AS SELECT * FROM %s.main.%s WHERE %s`, t, QuoteIdent(db), t, filter)
 				if _, err := tx.Exec(ctx, view); err != nil {
 					return fmt.Errorf("restrict %s to members %s..%s: %w", t, sl.Lo, sl.Hi, err)
 				}
@@ -165,7 +165,7 @@ func rowRanges(ctx context.Context, tx *Tx, db string, slices []Slice) (map[stri
 			ranges[i] = rowRange{0, -1, 0}
 		}
 		rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT merchant_id, min(rowid), max(rowid), count(*) FROM %s.main.%s WHERE merchant_id IS NOT NULL GROUP BY merchant_id`,
-			quoteIdent(db), t))
+			QuoteIdent(db), t))
 		if err != nil {
 			return nil, fmt.Errorf("where the members' rows of %s lie: %w", t, err)
 		}
@@ -207,7 +207,7 @@ func sliceFilter(ctx context.Context, tx *Tx, db, t string, sl Slice, r rowRange
 	members := fmt.Sprintf("merchant_id BETWEEN %s AND %s", sqlQuote(sl.Lo), sqlQuote(sl.Hi))
 	ranged := fmt.Sprintf("rowid BETWEEN %d AND %d AND %s", r.lo, r.hi, members)
 	var n int64
-	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM %s.main.%s WHERE %s`, quoteIdent(db), t, ranged)).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM %s.main.%s WHERE %s`, QuoteIdent(db), t, ranged)).Scan(&n); err != nil {
 		return "", fmt.Errorf("rows of %s for members %s..%s: %w", t, sl.Lo, sl.Hi, err)
 	}
 	if n != r.rows {
@@ -216,7 +216,8 @@ func sliceFilter(ctx context.Context, tx *Tx, db, t string, sl Slice, r rowRange
 	return ranged, nil
 }
 
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+// QuoteIdent quotes a table or column name for SQL.
+func QuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // sliceRowsFor sizes slices by DuckDB's memory limit as DuckDB reports it
 // ("244.1 MiB", "1.8 GiB").

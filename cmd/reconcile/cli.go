@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -139,7 +140,7 @@ func exitCodeOf(ctx context.Context, err error) int {
 
 // exitCode maps a command's error to the process exit code, in one place.
 // An error may carry the platform's text, so it is printed through
-// terminalText.
+// errorText.
 func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	switch {
 	case err == nil:
@@ -147,17 +148,17 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.Is(err, errPartial):
-		fmt.Fprintln(stderr, "reconcile: partial run:", terminalText(err.Error()))
+		fmt.Fprintln(stderr, "reconcile: partial run:", errorText(err))
 		return exitPartial
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "reconcile: interrupted")
 		return exitInterrupted
 	case errors.Is(err, store.ErrDatabaseLocked):
-		fmt.Fprintln(stderr, "reconcile:", terminalText(err.Error()))
+		fmt.Fprintln(stderr, "reconcile:", errorText(err))
 		fmt.Fprintln(stderr, "reconcile: another reconcile run (or a program with the file open for writing) holds the database; wait for it to finish")
 		return exitFailed
 	default:
-		fmt.Fprintln(stderr, "reconcile:", terminalText(err.Error()))
+		fmt.Fprintln(stderr, "reconcile:", errorText(err))
 		return exitFailed
 	}
 }
@@ -175,11 +176,35 @@ func newLoggerTo(w io.Writer, terminal bool, level string) (*slog.Logger, error)
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	opts := &slog.HandlerOptions{Level: lv}
+	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: maskAttr}
 	if terminal {
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	}
 	return slog.New(slog.NewJSONHandler(w, opts)), nil
+}
+
+// maskAttr masks card data in a log record's message and attributes: an
+// error or a value may quote a platform response or a journal line, and a
+// log is an output like any other (cardmask).
+func maskAttr(_ []string, a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		if m := cardmask.MaskText(v.String()); m != v.String() {
+			a.Value = slog.StringValue(m)
+		}
+	case slog.KindAny:
+		var text string
+		if err, ok := v.Any().(error); ok {
+			text = err.Error()
+		} else {
+			text = fmt.Sprint(v.Any())
+		}
+		if m := cardmask.MaskText(text); m != text {
+			a.Value = slog.StringValue(m)
+		}
+	}
+	return a
 }
 
 func isTerminal(w io.Writer) bool {

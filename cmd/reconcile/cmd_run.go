@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/pipeline"
@@ -408,7 +409,7 @@ func printSummary(e env, res *pipeline.Result, pub *reports.Published, db, sourc
 	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries; source: %s\n",
 		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries, reports.SourceLabel(source))
 	for _, f := range res.Failed {
-		fmt.Fprintf(e.stdout, "  failed %s: %s\n", terminalLine(f.MerchantID), terminalLine(f.Error))
+		fmt.Fprintf(e.stdout, "  failed %s: %s\n", terminalLine(cardmask.MaskText(f.MerchantID)), terminalLine(f.Error))
 	}
 	fmt.Fprintf(e.stdout, "findings: %d\n", sumKinds(res.Findings))
 	if n := sumKinds(pub.Findings[string(store.FindingAcknowledged)]); n > 0 {

@@ -173,38 +173,9 @@ func TestNoCardDataInAnyOutput(t *testing.T) {
 		t.Errorf("a planted security code is stored as %q (%v), want REMOVED", kept, err)
 	}
 
-	file := func(path string) func(t *testing.T) string {
-		return func(t *testing.T) string {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(b)
-		}
-	}
-	outputs := []struct {
-		name string
-		text func(t *testing.T) string
-	}{
-		{"working database", func(t *testing.T) string { return allText(t, conn) }},
-		{"snapshot", func(t *testing.T) string {
-			return allText(t, openReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb")))
-		}},
-		{"parquet", func(t *testing.T) string {
-			var b strings.Builder
-			for _, text := range parquetTexts(t, conn, filepath.Join(day, "parquet")) {
-				b.WriteString(text)
-			}
-			return b.String()
-		}},
-		{"workbook", func(t *testing.T) string { return workbookText(t, filepath.Join(day, "reconcile-2026-11-20.xlsx")) }},
-		{"csv journal", csv("journal")},
-		{"csv journal_rejects", csv("journal_rejects")},
-		{"csv findings", csv("findings")},
-		{"stdout and logs", func(*testing.T) string { return stdout + "\n" + stderr }},
-		{"metrics file", file(metricsFile)},
-		{"manifest", file(filepath.Join(day, "manifest.json"))},
-	}
+	outputs := append(runOutputs(t, conn, day, metricsFile, stdout, stderr),
+		output{"csv journal", csv("journal")}, output{"csv journal_rejects", csv("journal_rejects")},
+		output{"csv findings", csv("findings")})
 	codes := map[string]*regexp.Regexp{}
 	for name, code := range plantedCodes {
 		codes[name] = regexp.MustCompile(`(?i)` + name + `\W{0,12}` + code)
@@ -235,6 +206,44 @@ func TestNoCardDataInAnyOutput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// output is one output of a run, read as text.
+type output struct {
+	name string
+	text func(t *testing.T) string
+}
+
+// runOutputs is every file output of a run (its working database through
+// conn, the day's snapshot, Parquet files, workbook and manifest, the
+// metrics file) and what it printed.
+func runOutputs(t *testing.T, conn *sql.DB, day, metricsFile, stdout, stderr string) []output {
+	file := func(path string) func(t *testing.T) string {
+		return func(t *testing.T) string {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+	}
+	return []output{
+		{"working database", func(t *testing.T) string { return allText(t, conn) }},
+		{"snapshot", func(t *testing.T) string {
+			return allText(t, openReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb")))
+		}},
+		{"parquet", func(t *testing.T) string {
+			var b strings.Builder
+			for _, text := range parquetTexts(t, conn, filepath.Join(day, "parquet")) {
+				b.WriteString(text)
+			}
+			return b.String()
+		}},
+		{"workbook", func(t *testing.T) string { return workbookText(t, filepath.Join(day, "reconcile-2026-11-20.xlsx")) }},
+		{"stdout and logs", func(*testing.T) string { return stdout + "\n" + stderr }},
+		{"metrics file", file(metricsFile)},
+		{"manifest", file(filepath.Join(day, "manifest.json"))},
 	}
 }
 

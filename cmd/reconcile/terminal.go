@@ -1,6 +1,9 @@
 package main
 
-import "github.com/reconcile/reconcile/internal/safetext"
+import (
+	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/internal/safetext"
+)
 
 // Text from outside (a platform's error message, a member ID, a cell of
 // `reconcile sql`'s table) is printed to a terminal only through
@@ -14,3 +17,7 @@ func terminalLine(s string) string { return safetext.Line(s) }
 // terminalText is s for a terminal where s may span lines (an error
 // message): line feeds are kept, every other control character escaped.
 func terminalText(s string) string { return safetext.Text(s) }
+
+// errorText is an error for a terminal: card data masked (it may quote a
+// platform's answer or a journal line), then as terminalText.
+func errorText(err error) string { return terminalText(cardmask.MaskText(err.Error())) }

@@ -42,22 +42,33 @@ sequenced AS (
     FROM limited
 ),
 reattempts AS (
-    SELECT * FROM sequenced WHERE reattempt
+    -- Each reattempt with the run's reattempts up to it, itself included
+    -- (upto), and those of them a window or more before it (expired):
+    -- the ones counted against it are the rest. Counted in one ordered
+    -- pass per card and limit, however many times the card was charged.
+    SELECT *,
+           row_number() OVER (
+               PARTITION BY merchant_id, card_bin, card_last4, limit_network, window_length, counter, approvals
+               ORDER BY time, transaction_id) AS upto,
+           count(*) OVER (
+               PARTITION BY merchant_id, card_bin, card_last4, limit_network, window_length, counter, approvals
+               ORDER BY time RANGE BETWEEN UNBOUNDED PRECEDING AND window_length PRECEDING) AS expired
+    FROM sequenced
+    WHERE reattempt
 ),
 counted AS (
+    -- first_counted: the time of the earliest reattempt counted, the one
+    -- after the expired ones.
     SELECT r.merchant_id, r.transaction_id, r.time, r.amount, r.currency, r.source, r.call_kind, r.initiator,
            r.network, r.card_bin, r.card_last4, r.limit_network, r.allowed, r.window_length, r.cit_mit_apart, r.counter,
            r.file, r.line, r.subscription_id, r.payment_id,
-           count(*) AS reattempts, min(p.time) AS first_counted
+           r.upto - r.expired AS reattempts, f.time AS first_counted
     FROM reattempts r
-    JOIN reattempts p
-      ON p.merchant_id = r.merchant_id AND p.card_bin = r.card_bin AND p.card_last4 = r.card_last4
-     AND p.limit_network = r.limit_network AND p.window_length = r.window_length AND p.counter = r.counter
-     AND p.approvals = r.approvals
-     AND p.time > r.time - r.window_length
-     AND (p.time < r.time OR (p.time = r.time AND p.transaction_id <= r.transaction_id))
+    JOIN reattempts f
+      ON f.merchant_id = r.merchant_id AND f.card_bin = r.card_bin AND f.card_last4 = r.card_last4
+     AND f.limit_network = r.limit_network AND f.window_length = r.window_length AND f.counter = r.counter
+     AND f.approvals = r.approvals AND f.upto = r.expired + 1
     WHERE r.time >= getvariable('window_start') AND r.time < getvariable('window_end')
-    GROUP BY ALL
 )
 SELECT
     merchant_id,

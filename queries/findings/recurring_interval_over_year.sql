@@ -33,28 +33,53 @@ WITH mits AS (
 succeeded AS (
     SELECT * FROM journal
     WHERE status BETWEEN 200 AND 299 AND coalesce(response_status, '') NOT IN ('DECLINED', 'FAILED')
+      AND time IS NOT NULL
+),
+-- The successful calls that can belong to a credential, by what names it
+-- (their response id, network transaction id, previousTransactionId, card),
+-- one row per moment (the least response id among calls at the same time):
+-- each MIT then takes the latest one before it by an ASOF join, one ordered
+-- pass however often a card or a chain was charged (a join of each MIT with
+-- every earlier call of its card was quadratic in them).
+by_id AS (
+    SELECT merchant_id, transaction_id AS name, time, min(transaction_id) AS id
+    FROM succeeded WHERE transaction_id IS NOT NULL GROUP BY ALL
+),
+by_network_id AS (
+    SELECT merchant_id, network_transaction_id AS name, time, min(transaction_id) AS id
+    FROM succeeded WHERE network_transaction_id IS NOT NULL GROUP BY ALL
+),
+by_chain AS (
+    SELECT merchant_id, previous_transaction_id AS name, time, min(transaction_id) AS id
+    FROM succeeded
+    WHERE previous_transaction_id IS NOT NULL AND call_kind IN ('authorization', 'sale') AND initiator_type = 'merchant'
+    GROUP BY ALL
+),
+by_card AS (
+    SELECT p.merchant_id, c.card_bin, c.card_last4, p.time, min(p.transaction_id) AS id
+    FROM journal_cards c
+    JOIN succeeded p ON p.merchant_id = c.merchant_id AND p.file = c.file AND p.line = c.line
+    WHERE p.call_kind IN ('authorization', 'sale') AND p.initiator_type IN ('customer', 'merchant')
+    GROUP BY ALL
 ),
 credential AS (
-    -- Each earlier transaction of the MIT's credential, with how it belongs
-    -- to it (rank: the first wins when one call belongs several ways).
-    SELECT m.merchant_id, m.transaction_id, p.time, p.transaction_id AS id, 1 AS rank, 'previousTransactionId' AS via
+    -- The latest earlier transaction of the MIT's credential each way it
+    -- can belong to it (rank: the first wins when two are as late).
+    SELECT m.merchant_id, m.transaction_id, p.time, p.id, 1 AS rank, 'previousTransactionId' AS via
     FROM mits m
-    JOIN succeeded p ON p.merchant_id = m.merchant_id AND p.transaction_id = m.previous_transaction_id AND p.time < m.time
+    ASOF JOIN by_id p ON p.merchant_id = m.merchant_id AND p.name = m.previous_transaction_id AND m.time > p.time
     UNION ALL
-    SELECT m.merchant_id, m.transaction_id, p.time, p.transaction_id, 1, 'previousTransactionId'
+    SELECT m.merchant_id, m.transaction_id, p.time, p.id, 1, 'previousTransactionId'
     FROM mits m
-    JOIN succeeded p ON p.merchant_id = m.merchant_id AND p.network_transaction_id = m.previous_transaction_id AND p.time < m.time
+    ASOF JOIN by_network_id p ON p.merchant_id = m.merchant_id AND p.name = m.previous_transaction_id AND m.time > p.time
     UNION ALL
-    SELECT m.merchant_id, m.transaction_id, p.time, p.transaction_id, 2, 'same previousTransactionId'
+    SELECT m.merchant_id, m.transaction_id, p.time, p.id, 2, 'same previousTransactionId'
     FROM mits m
-    JOIN succeeded p ON p.merchant_id = m.merchant_id AND p.previous_transaction_id = m.previous_transaction_id AND p.time < m.time
-    WHERE p.call_kind IN ('authorization', 'sale') AND p.initiator_type = 'merchant'
+    ASOF JOIN by_chain p ON p.merchant_id = m.merchant_id AND p.name = m.previous_transaction_id AND m.time > p.time
     UNION ALL
-    SELECT m.merchant_id, m.transaction_id, p.time, p.transaction_id, 3, 'same card'
+    SELECT m.merchant_id, m.transaction_id, p.time, p.id, 3, 'same card'
     FROM mits m
-    JOIN journal_cards c ON c.merchant_id = m.merchant_id AND c.card_bin = m.bin AND c.card_last4 = m.last4
-    JOIN succeeded p ON p.merchant_id = c.merchant_id AND p.file = c.file AND p.line = c.line AND p.time < m.time
-    WHERE p.call_kind IN ('authorization', 'sale') AND p.initiator_type IN ('customer', 'merchant')
+    ASOF JOIN by_card p ON p.merchant_id = m.merchant_id AND p.card_bin = m.bin AND p.card_last4 = m.last4 AND m.time > p.time
 ),
 previous AS (
     SELECT * FROM credential
