@@ -367,7 +367,7 @@ func TestAcknowledgeRefusals(t *testing.T) {
 	}
 	// The same through the environment, as every flag.
 	code, _, se = runCLI(t, map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret, "RECONCILE_ACKNOWLEDGEMENTS": bad}, f.runArgs(db, out)...)
-	if code != exitFailed || !strings.Contains(se, bad) {
+	if code != exitFailed || !strings.Contains(se, printed(bad)) {
 		t.Errorf("RECONCILE_ACKNOWLEDGEMENTS: exit %d, %s", code, se)
 	}
 	missing := filepath.Join(work, "none.duckdb")
@@ -387,7 +387,7 @@ func TestAcknowledgeRefusals(t *testing.T) {
 		{[]string{"ack", "--revoke", "missed_cycle", "s1:2", "--db", db}, "no acknowledgement of missed_cycle"},
 	} {
 		code, _, se := runCLI(t, nil, c.args...)
-		if code != exitFailed || !strings.Contains(se, c.want) {
+		if code != exitFailed || !strings.Contains(se, printed(c.want)) {
 			t.Errorf("%v: exit %d, %q; want 1 and %q", c.args, code, se, c.want)
 		}
 	}

@@ -117,7 +117,7 @@ func TestRunRefusesBadCredentials(t *testing.T) {
 				t.Errorf("exit %d, want %d", code, exitFailed)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
+				if !strings.Contains(stderr, printed(w)) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr)
 				}
 			}

@@ -616,7 +616,7 @@ func (c *mergeCase) refused(want ...string) {
 		c.t.Fatalf("merge exited %d, want 1 (refused)\n%s\n%s", code, stdout, stderr)
 	}
 	for _, w := range want {
-		if !strings.Contains(stderr, w) {
+		if !strings.Contains(stderr, printed(w)) {
 			c.t.Errorf("the refusal does not say %q:\n%s", w, stderr)
 		}
 	}
