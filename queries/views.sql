@@ -124,7 +124,8 @@ GROUP BY ALL;
 -- one cannot be told apart and each stays an event.
 CREATE OR REPLACE VIEW installment_events AS
 WITH calls AS (
-    SELECT * FROM journal
+    SELECT merchant_id, file, line, time, call_kind, transaction_id, parent_id, installment_id, amount, refund_amount
+    FROM journal
     WHERE call_kind IN ('capture', 'refund', 'reversal', 'installment_cancel') AND status BETWEEN 200 AND 299
     QUALIFY row_number() OVER (
         PARTITION BY merchant_id, call_kind, transaction_id,

@@ -20,7 +20,10 @@
 -- Action: the customer's consent has lapsed: take a new customer-initiated
 -- payment that stores the card before billing it again.
 WITH mits AS (
-    SELECT j.*, c.card_bin AS bin, c.card_last4 AS last4
+    SELECT j.merchant_id, j.file, j.line, j.time, j.transaction_id, j.previous_transaction_id, j.amount, j.currency,
+           coalesce(j.request->'clientReferenceInformation'->>'code',
+                    j.response->'clientReferenceInformation'->>'code') AS client_reference,
+           c.card_bin AS bin, c.card_last4 AS last4
     FROM journal j
     LEFT JOIN journal_cards c ON c.merchant_id = j.merchant_id AND c.file = j.file AND c.line = j.line
     WHERE j.call_kind IN ('authorization', 'sale')
@@ -31,7 +34,9 @@ WITH mits AS (
       AND j.time >= getvariable('window_start') AND j.time < getvariable('window_end')
 ),
 succeeded AS (
-    SELECT * FROM journal
+    SELECT merchant_id, file, line, time, call_kind, initiator_type,
+           transaction_id, network_transaction_id, previous_transaction_id
+    FROM journal
     WHERE status BETWEEN 200 AND 299 AND coalesce(response_status, '') NOT IN ('DECLINED', 'FAILED')
       AND time IS NOT NULL
 ),
@@ -94,8 +99,7 @@ SELECT
                 'previous_id', p.id, 'previous_time', p.time, 'previous_from', p.via,
                 'days', date_diff('day', p.time, m.time),
                 'file', m.file, 'line', m.line,
-                'client_reference', coalesce(m.request->'clientReferenceInformation'->>'code',
-                                              m.response->'clientReferenceInformation'->>'code')) AS detail
+                'client_reference', m.client_reference) AS detail
 FROM mits m
 JOIN previous p ON p.merchant_id = m.merchant_id AND p.transaction_id = m.transaction_id
 WHERE p.time < m.time - INTERVAL 1 YEAR

@@ -29,14 +29,21 @@ base AS (
                                ORDER BY payment_date, payment_number) = 1
 ),
 attempts AS (
-    SELECT b.merchant_id, b.subscription_id, b.billing_cycle, p.payment_id, p.payment_date,
-           lag(p.payment_date) OVER w AS previous_date,
-           p.payment_type = 'RETRY' AS retry
-    FROM base b
-    JOIN subscription_payments p
-      ON p.merchant_id = b.merchant_id AND p.subscription_id = b.subscription_id AND p.billing_cycle = b.billing_cycle
-     AND (p.payment_id = b.payment_id OR (p.payment_type = 'RETRY' AND p.status IN ('PAID', 'FAILED')))
-    WINDOW w AS (PARTITION BY b.merchant_id, b.subscription_id, b.billing_cycle ORDER BY p.payment_date, p.payment_number)
+    -- The cycle's first failed payment, then its retries (the retries alone
+    -- are read from the payments: a join on "this payment or a retry"
+    -- cannot be filtered as the table is read).
+    SELECT merchant_id, subscription_id, billing_cycle, payment_id, payment_date,
+           lag(payment_date) OVER w AS previous_date, retry
+    FROM (
+        SELECT merchant_id, subscription_id, billing_cycle, payment_id, payment_date, payment_number, false AS retry
+        FROM base
+        UNION ALL
+        SELECT p.merchant_id, p.subscription_id, p.billing_cycle, p.payment_id, p.payment_date, p.payment_number, true
+        FROM subscription_payments p
+        JOIN base b USING (merchant_id, subscription_id, billing_cycle)
+        WHERE p.payment_type = 'RETRY' AND p.status IN ('PAID', 'FAILED')
+    )
+    WINDOW w AS (PARTITION BY merchant_id, subscription_id, billing_cycle ORDER BY payment_date, payment_number)
 ),
 cycles AS (
     SELECT a.merchant_id, a.subscription_id, a.billing_cycle,
