@@ -25,6 +25,8 @@ paid AS (
     FROM subscription_payments p
     JOIN twice USING (merchant_id, subscription_id, billing_cycle)
     WHERE p.status = 'PAID'
+    -- (Cycles paid once are left out before their lists are built.)
+    QUALIFY count(*) OVER (PARTITION BY p.merchant_id, p.subscription_id, p.billing_cycle) > 1
 )
 SELECT
     merchant_id,

@@ -26,8 +26,7 @@ WITH limited AS (
            CASE WHEN r.cit_mit_apart THEN a.initiator ELSE 'any' END AS counter
     FROM card_attempts a
     JOIN retry_limits r
-      ON r.network = a.network
-      OR (r.network = '*' AND NOT EXISTS (SELECT 1 FROM retry_limits n WHERE n.network = a.network))
+      ON r.network = CASE WHEN a.network IN (SELECT network FROM retry_limits) THEN a.network ELSE '*' END
 ),
 sequenced AS (
     -- approvals: how many approvals of the card came before the attempt

@@ -40,7 +40,7 @@ flagged AS (
 refusals AS (
     -- The decline each flagged attempt followed: of those at its time, the
     -- lowest transaction id.
-    SELECT * FROM card_attempts WHERE do_not_retry
+    SELECT * FROM marked WHERE do_not_retry
     QUALIFY row_number() OVER (PARTITION BY merchant_id, card_bin, card_last4, time ORDER BY transaction_id) = 1
 )
 SELECT
