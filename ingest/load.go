@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
@@ -234,50 +232,6 @@ func loadMembers(ctx context.Context, s *store.Store, jobs []loadJob) error {
 		}
 		return nil
 	})
-}
-
-// storedList is what the database holds of a subscription's payment list:
-// what the incremental rule reads, and what a subscription whose list is not
-// pulled again carries over.
-type storedList struct {
-	prev            subscriptions.Previous
-	totalCount      int32
-	hasTotal        bool
-	skip, completed []byte // JSON text
-	pulledAt        time.Time
-}
-
-var storedPaymentLists = queries.Must("ingest.sql", "StoredPaymentLists")
-
-// previousLists reads a member's stored subscriptions and payment-list
-// state. It uses the read pool, beside the writer.
-func previousLists(ctx context.Context, s *store.Store, merchantID string) (map[string]storedList, error) {
-	rows, err := s.ReadPool().QueryContext(ctx, storedPaymentLists, merchantID)
-	if err != nil {
-		return nil, fmt.Errorf("read stored payment lists of %s: %w", merchantID, err)
-	}
-	defer rows.Close()
-	out := map[string]storedList{}
-	for rows.Next() {
-		var id string
-		var raw, status, skip, completed sql.NullString
-		var pulled, nextDue, lastFailed sql.NullTime
-		var total sql.NullInt32
-		if err := rows.Scan(&id, &raw, &status, &pulled, &total, &skip, &completed, &nextDue, &lastFailed); err != nil {
-			return nil, fmt.Errorf("read stored payment lists of %s: %w", merchantID, err)
-		}
-		l := storedList{prev: subscriptions.Previous{Raw: []byte(raw.String), Status: status.String,
-			PulledAt: pulled.Time, NextDue: nextDue.Time, LastFailed: lastFailed.Time}, pulledAt: pulled.Time}
-		l.totalCount, l.hasTotal = total.Int32, total.Valid
-		if skip.Valid {
-			l.skip = []byte(skip.String)
-		}
-		if completed.Valid {
-			l.completed = []byte(completed.String)
-		}
-		out[id] = l
-	}
-	return out, rows.Err()
 }
 
 // directoryRows converts the directory into groups and group_members rows.

@@ -57,18 +57,23 @@ func PullMembers(ctx context.Context, s *store.Store, opts PullOptions, members 
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
-	var err error
-	if r.stored, err = storedMembers(ctx, s); err != nil {
+	stored, err := storedMembers(ctx, s)
+	if err != nil {
 		return nil, err
 	}
+	order := make([]string, len(members))
+	for i, m := range members {
+		order[i] = maskedID(m.MerchantID)
+	}
+	r.stored = newStoredLists(s, order, stored)
 	return r.pullMembers(ctx, members)
 }
 
 var storedMembersSQL = queries.Must("ingest.sql", "StoredMembers")
 
 // storedMembers is the set of members whose subscriptions the database
-// holds, read once: a member's stored payment lists are read (one query
-// per member) only when it has some.
+// holds, read once: stored payment lists are read only for members that
+// have some (storedLists).
 func storedMembers(ctx context.Context, s *store.Store) (map[string]bool, error) {
 	rows, err := s.ReadPool().QueryContext(ctx, storedMembersSQL)
 	if err != nil {
@@ -92,7 +97,7 @@ func storedMembers(ctx context.Context, s *store.Store) (map[string]bool, error)
 // puller is one members stage in flight.
 type puller struct {
 	store  *store.Store
-	stored map[string]bool // members with stored subscriptions (storedMembers)
+	stored *storedLists // the members' stored payment lists
 	opts   PullOptions
 	runID  string
 	window store.Window
@@ -278,12 +283,9 @@ func (r *puller) loadJobOf(res groups.Result[*memberBatch], stats *platform.Stat
 // pullMember reads everything of one member and converts it into rows.
 func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, error) {
 	api := r.opts.Client.Merchant(mid)
-	prev := map[string]storedList{}
-	if stored := maskedID(mid); r.stored[stored] {
-		var err error
-		if prev, err = previousLists(ctx, r.store, stored); err != nil {
-			return nil, err
-		}
+	prev, err := r.stored.take(ctx, maskedID(mid))
+	if err != nil {
+		return nil, err
 	}
 	terms := subscriptions.Terms{WindowEnd: r.window.End, Now: r.now, MaxAge: r.opts.PaymentsMaxAge}
 	reasons := map[string]int{}

@@ -3,27 +3,35 @@
 -- queries.Must.
 
 -- name: StoredPaymentLists
--- What the database holds of member $1's subscriptions whose payment list
--- was pulled: the record and status the incremental rule compares, when
--- the list was pulled, its totals, its next scheduled payment and its
--- latest failed one. The member's payments are aggregated first, by name:
--- as correlated subqueries DuckDB aggregated every member's scheduled and
--- failed payments into a hash table for each member it was asked about
--- (out of memory at a 122 MB limit with 50 members).
-WITH dates AS (
-    SELECT subscription_id,
+-- What the database holds of the subscriptions of members $1 (a list)
+-- whose payment list was pulled: the record and status the incremental
+-- rule compares, when the list was pulled, its totals, its next scheduled
+-- payment and its latest failed one. Members are read a chunk at a time
+-- (ingest/stored.go): a member's rows cannot be found without reading the
+-- merchant IDs of the whole table, so one query per member read the
+-- tables once per member. The members' payments are aggregated first, in
+-- a CTE: as correlated subqueries DuckDB aggregated every member's
+-- scheduled and failed payments into a hash table for each member it was
+-- asked about (out of memory at a 122 MB limit with 50 members).
+WITH asked AS (
+    SELECT unnest($1::VARCHAR[]) AS merchant_id
+),
+dates AS (
+    SELECT merchant_id, subscription_id,
            min(payment_date) FILTER (WHERE status IN ('SCHEDULED', 'SCHEDULED_SKIPPED')) AS next_scheduled,
            max(payment_date) FILTER (WHERE status = 'FAILED') AS last_failed
     FROM subscription_payments
-    WHERE merchant_id = $1 AND status IN ('SCHEDULED', 'SCHEDULED_SKIPPED', 'FAILED')
-    GROUP BY subscription_id
+    SEMI JOIN asked USING (merchant_id)
+    WHERE status IN ('SCHEDULED', 'SCHEDULED_SKIPPED', 'FAILED')
+    GROUP BY merchant_id, subscription_id
 )
-SELECT s.subscription_id, CAST(s.raw AS VARCHAR), s.status, s.payments_pulled_at,
+SELECT s.merchant_id, s.subscription_id, CAST(s.raw AS VARCHAR), s.status, s.payments_pulled_at,
        s.payments_total_count, CAST(s.billing_cycles_to_skip AS VARCHAR), CAST(s.cycles_completed AS VARCHAR),
        d.next_scheduled, d.last_failed
 FROM subscriptions s
-LEFT JOIN dates d ON d.subscription_id = s.subscription_id
-WHERE s.merchant_id = $1 AND s.payments_pulled_at IS NOT NULL
+SEMI JOIN asked USING (merchant_id)
+LEFT JOIN dates d ON d.merchant_id = s.merchant_id AND d.subscription_id = s.subscription_id
+WHERE s.payments_pulled_at IS NOT NULL
 
 -- name: ImportedJournals
 -- The contents (SHA-256) of the journal files already imported.
