@@ -67,6 +67,9 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 		if _, err := tx.Exec(ctx, previousFindings, runID, businessDate); err != nil {
 			return fmt.Errorf("previous findings of run %s: %w", runID, err)
 		}
+		if _, err := tx.Exec(ctx, firstSeen, businessDate); err != nil {
+			return fmt.Errorf("when the findings before %s were first seen: %w", businessDate.Format(time.DateOnly), err)
+		}
 		if err := writeFindingKinds(ctx, tx, checks); err != nil {
 			return err
 		}
@@ -124,6 +127,7 @@ var (
 	previousRunOf          = queries.Must("checks.sql", "PreviousRun")
 	recordPreviousRun      = queries.Must("checks.sql", "RecordPreviousRun")
 	previousFindings       = queries.Must("checks.sql", "PreviousFindings")
+	firstSeen              = queries.Must("checks.sql", "FirstSeen")
 	clearFindingKinds      = queries.Must("checks.sql", "ClearFindingKinds")
 	insertFindingKind      = queries.Must("checks.sql", "InsertFindingKind")
 	insertResolvedFindings = queries.Must("checks.sql", "InsertResolvedFindings")

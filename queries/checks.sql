@@ -38,6 +38,20 @@ SELECT p.* FROM findings p
 JOIN last_ok l ON l.merchant_id = p.merchant_id AND l.run_id = p.run_id
 WHERE p.state IN ('new', 'open', 'acknowledged')
 
+-- name: FirstSeen
+-- Collects, into a temp table of the store's connection, when each finding
+-- (kind, member, entity) was first seen in the runs of the business dates
+-- before $1. It is read once per run rather than by every check in every
+-- slice: the findings table grows with every night, by tens of thousands
+-- of rows a night at 2,000 members, and a check's history lookup then read
+-- all of it (with 100 nights of history at 2,000 members, the checks took
+-- a fifth longer).
+CREATE OR REPLACE TEMP TABLE first_seen AS
+SELECT kind, merchant_id, entity_id, min(first_seen_run) AS first_seen_run
+FROM findings
+WHERE business_date < $1
+GROUP BY kind, merchant_id, entity_id
+
 -- name: ClearFindingKinds
 -- finding_kinds is replaced by the catalog of every run.
 DELETE FROM finding_kinds
@@ -51,8 +65,8 @@ INSERT INTO finding_kinds (kind, position, description, action) VALUES ($1, $2, 
 -- (business date $2) to the run's findings, each with the run it was
 -- first seen in and whether the member's previous findings had it (open)
 -- or not (new). The check's query (queries/findings/<kind>.sql) takes the
--- place of the comment line inside FROM ( ). The history is read for the
--- slice's members only, so that its cost too stays the size of a slice.
+-- place of the comment line inside FROM ( ). The history (first_seen,
+-- previous_findings) is read for the slice's members only.
 INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
                       amount, currency, detail, first_seen_run, state)
 SELECT $1, $2, $3, f.merchant_id, f.entity_id, g.group_id, f.amount, f.currency, f.detail,
@@ -64,9 +78,8 @@ FROM (
 JOIN run_members rm ON rm.run_id = $1 AND rm.merchant_id = f.merchant_id AND rm.status = 'ok'
 LEFT JOIN (SELECT merchant_id, min(group_id) AS group_id FROM group_members GROUP BY merchant_id) g
        ON g.merchant_id = f.merchant_id
-LEFT JOIN (SELECT merchant_id, entity_id, min(first_seen_run) AS first_seen_run
-           FROM findings WHERE kind = $3 AND business_date < $2 AND merchant_id BETWEEN $4 AND $5
-           GROUP BY ALL) seen
+LEFT JOIN (SELECT merchant_id, entity_id, first_seen_run
+           FROM first_seen WHERE kind = $3 AND merchant_id BETWEEN $4 AND $5) seen
        ON seen.merchant_id = f.merchant_id AND seen.entity_id = f.entity_id
 LEFT JOIN (SELECT DISTINCT merchant_id, entity_id FROM previous_findings
            WHERE kind = $3 AND merchant_id BETWEEN $4 AND $5) p
