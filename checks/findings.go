@@ -67,7 +67,7 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 		if _, err := tx.Exec(ctx, previousFindings, runID, businessDate); err != nil {
 			return fmt.Errorf("previous findings of run %s: %w", runID, err)
 		}
-		if _, err := tx.Exec(ctx, firstSeen, businessDate); err != nil {
+		if _, err := tx.Exec(ctx, firstSeen, runID, businessDate); err != nil {
 			return fmt.Errorf("when the findings before %s were first seen: %w", businessDate.Format(time.DateOnly), err)
 		}
 		if err := writeFindingKinds(ctx, tx, checks); err != nil {
@@ -97,6 +97,9 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 		return nil, err
 	}
 	err = s.Transact(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Exec(ctx, dropFirstSeen); err != nil {
+			return fmt.Errorf("drop the findings' first sightings: %w", err)
+		}
 		// Kinds no longer in the catalog are not "resolved": nobody looked.
 		_, err := tx.Exec(ctx, insertResolvedFindings, runID, businessDate, kinds)
 		if err != nil {
@@ -128,6 +131,7 @@ var (
 	recordPreviousRun      = queries.Must("checks.sql", "RecordPreviousRun")
 	previousFindings       = queries.Must("checks.sql", "PreviousFindings")
 	firstSeen              = queries.Must("checks.sql", "FirstSeen")
+	dropFirstSeen          = queries.Must("checks.sql", "DropFirstSeen")
 	clearFindingKinds      = queries.Must("checks.sql", "ClearFindingKinds")
 	insertFindingKind      = queries.Must("checks.sql", "InsertFindingKind")
 	insertResolvedFindings = queries.Must("checks.sql", "InsertResolvedFindings")

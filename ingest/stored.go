@@ -37,7 +37,11 @@ var storedPaymentLists = queries.Must("ingest.sql", "StoredPaymentLists")
 // storedLists hands each member its stored payment lists, read a chunk of
 // members at a time in the order the members are pulled, so that the
 // members pulled together share one query. A chunk is read by the first of
-// its members to ask and dropped once all of them have taken theirs.
+// its members to ask and dropped once all of them have taken theirs. Two
+// members may be stored under the same masked ID (cardmask masks an ID
+// shaped like a card number); each takes the same lists. A failed read
+// fails every member of its chunk, as a failed query per member failed
+// each of them.
 type storedLists struct {
 	s      *store.Store
 	chunks []*listChunk
@@ -50,7 +54,7 @@ type listChunk struct {
 	err     error
 	mu      sync.Mutex
 	lists   map[string]map[string]storedList // member -> subscription -> list
-	left    int                              // members yet to take theirs
+	left    int                              // takes still to come (a member stored twice takes twice)
 }
 
 // newStoredLists plans the chunks: the members of order (as stored) that
@@ -61,7 +65,8 @@ func newStoredLists(s *store.Store, order []string, stored map[string]bool) *sto
 		if !stored[m] {
 			continue
 		}
-		if _, dup := l.of[m]; dup {
+		if i, dup := l.of[m]; dup {
+			l.chunks[i].left++
 			continue
 		}
 		if n := len(l.chunks); n == 0 || len(l.chunks[n-1].members) == storedChunk {
@@ -92,7 +97,6 @@ func (l *storedLists) take(ctx context.Context, member string) (map[string]store
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	lists := c.lists[member]
-	delete(c.lists, member)
 	if c.left--; c.left == 0 {
 		c.lists = nil
 	}
@@ -117,7 +121,7 @@ func readStoredLists(ctx context.Context, s *store.Store, members []string) (map
 		var pulled, nextDue, lastFailed sql.NullTime
 		var total sql.NullInt32
 		if err := rows.Scan(&mid, &id, &raw, &status, &pulled, &total, &skip, &completed, &nextDue, &lastFailed); err != nil {
-			return nil, fmt.Errorf("read stored payment lists of %s: %w", mid, err)
+			return nil, fmt.Errorf("read stored payment lists of %s..%s: %w", members[0], members[len(members)-1], err)
 		}
 		l := storedList{prev: subscriptions.Previous{Raw: []byte(raw.String), Status: status.String,
 			PulledAt: pulled.Time, NextDue: nextDue.Time, LastFailed: lastFailed.Time}, pulledAt: pulled.Time}
