@@ -162,8 +162,11 @@ func (r *binLookups) binTokens(ctx context.Context, bin string) ([]tokenRef, err
 }
 
 // lookupBIN looks the prefix up; a MULTIPLE answer is retried with each
-// token until one resolves. A full card number is never sent: the prefix is
-// six digits and platform.LookupBIN refuses anything longer.
+// token until one resolves. A token the platform refuses (a customer
+// deleted since, a member whose credential lost the service) does not stop
+// the next one; the lookup fails with the first refusal only when no token
+// resolves. A full card number is never sent: the prefix is six digits and
+// platform.LookupBIN refuses anything longer.
 func (r *binLookups) lookupBIN(ctx context.Context, bin, merchantID string, tokens []tokenRef) (*binOutcome, error) {
 	res, err := r.opts.Client.Merchant(merchantID).LookupBIN(ctx, platform.BINQuery{CardPrefix: bin})
 	if err != nil {
@@ -173,6 +176,7 @@ func (r *binLookups) lookupBIN(ctx context.Context, bin, merchantID string, toke
 	if res.Status != "MULTIPLE" {
 		return o, nil
 	}
+	var refused error
 	for _, t := range tokens {
 		q := platform.BINQuery{CustomerID: t.customerID}
 		if q.CustomerID == "" {
@@ -180,11 +184,20 @@ func (r *binLookups) lookupBIN(ctx context.Context, bin, merchantID string, toke
 		}
 		tr, err := r.opts.Client.Merchant(t.merchantID).LookupBIN(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("with a token of %s: %w", t.merchantID, err)
+			if refused == nil {
+				refused = fmt.Errorf("with a token of %s: %w", t.merchantID, err)
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			continue
 		}
 		if tr.Status == "COMPLETED" {
 			return &binOutcome{bin: bin, result: tr, resolvedBy: "token"}, nil
 		}
+	}
+	if refused != nil {
+		return nil, refused
 	}
 	return o, nil
 }

@@ -44,17 +44,7 @@ func TestRefusedRecordsFailTheirMemberAlone(t *testing.T) {
 		}))
 	members := env.Server.Members()
 	bad = members[1]
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "r.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	c := env.Server.Config()
-	res, err := pipeline.Run(context.Background(), s, pipeline.Options{Client: env.Client, OrganizationID: c.OrganizationID,
-		BusinessDate: c.BusinessDate, Concurrency: 4, PaymentLists: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, res := runOnSandbox(t, env)
 	if len(res.Failed) != 1 || res.Failed[0].MerchantID != bad || !strings.Contains(res.Failed[0].Error, "load into database") ||
 		!strings.Contains(res.Failed[0].Error, "JSON") {
 		t.Fatalf("failed members %+v; want %s alone, refused by the database's JSON cast", res.Failed, bad)
@@ -71,4 +61,22 @@ func TestRefusedRecordsFailTheirMemberAlone(t *testing.T) {
 			t.Errorf("member %s has %d plans and %d subscriptions stored; want its plans and 5", mid, plans, subs)
 		}
 	}
+}
+
+// runOnSandbox runs the pipeline once over env's sandbox into a new
+// database, closed with the test.
+func runOnSandbox(t *testing.T, env *sandboxtest.Env) (*store.Store, *pipeline.Result) {
+	t.Helper()
+	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "r.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	c := env.Server.Config()
+	res, err := pipeline.Run(context.Background(), s, pipeline.Options{Client: env.Client, OrganizationID: c.OrganizationID,
+		BusinessDate: c.BusinessDate, Concurrency: 4, PaymentLists: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, res
 }
