@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/reconcile/reconcile/sandbox"
 	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/store/storetest"
 )
 
 // TestRefusedRecordsFailTheirMemberAlone: a member whose page is complete
@@ -67,11 +67,7 @@ func TestRefusedRecordsFailTheirMemberAlone(t *testing.T) {
 // database, closed with the test.
 func runOnSandbox(t *testing.T, env *sandboxtest.Env) (*store.Store, *pipeline.Result) {
 	t.Helper()
-	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "r.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storetest.Open(t)
 	c := env.Server.Config()
 	res, err := pipeline.Run(context.Background(), s, pipeline.Options{Client: env.Client, OrganizationID: c.OrganizationID,
 		BusinessDate: c.BusinessDate, Concurrency: 4, PaymentLists: 2})

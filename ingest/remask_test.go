@@ -2,12 +2,11 @@ package ingest
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/store/storetest"
 )
 
 // TestMaskOlderRecords: a database an older version wrote, with card data
@@ -19,11 +18,7 @@ import (
 // pass does nothing.
 func TestMaskOlderRecords(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "old.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t)
 	now := time.Date(2026, 11, 20, 1, 0, 0, 0, time.UTC)
 	older := []string{
 		`INSERT INTO plans (merchant_id, plan_id, name, description, raw, run_id, loaded_at) VALUES

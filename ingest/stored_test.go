@@ -3,10 +3,9 @@ package ingest
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/store/storetest"
 )
 
 // TestStoredListsChunks: members' stored payment lists are handed out a
@@ -16,11 +15,7 @@ import (
 // payment's scheduled date reaches its subscription's list.
 func TestStoredListsChunks(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t)
 	n := storedChunk + 3 // two chunks
 	stored := map[string]bool{}
 	var order []string
