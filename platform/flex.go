@@ -43,27 +43,6 @@ func (f *flexString) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// within sets f from the JSON value text[start:end] (eachMember checked its
-// grammar) as UnmarshalJSON does, taking a value without escapes as a part
-// of text rather than a copy of it.
-func (f *flexString) within(text string, start, end int) error {
-	switch v := text[start:end]; {
-	case v == "null":
-		*f = ""
-	case v[0] == '"':
-		if strings.IndexByte(v, '\\') < 0 {
-			*f = flexString(v[1 : len(v)-1])
-			return nil
-		}
-		return f.UnmarshalJSON([]byte(v))
-	case v[0] == '{' || v[0] == '[':
-		return fmt.Errorf("expected a string or number, got %s", kindOf([]byte(v[:1])))
-	default: // number, true, false
-		*f = flexString(v)
-	}
-	return nil
-}
-
 // flexBool accepts true/false, the strings "true"/"false", "Y"/"N", "yes"/"no",
 // "1"/"0" (any case), the numbers 1/0, and null or "" (unset).
 type flexBool struct {

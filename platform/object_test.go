@@ -43,6 +43,11 @@ var paymentSeeds = []string{
 	`{"x":-01,"id":"c"}`, `{"id":01}`, `{"id":1.}`, `{"id":-}`, `{"x":+1,"id":"c"}`, `{"id":"c"`, `{"id":"c`, `{"id":`, `{`,
 	``, ` `, `{"id":"c",}`, `{,}`, `{"a":1,,"b":2}`, strings.Repeat("[", 20) + strings.Repeat("]", 20),
 	`{"x":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`,
+	// A key given again: plain after escaped, escaped after plain, and
+	// more times than the record has fields.
+	`{"id":"a","id":"\u0062"}`, `{"id":"\u0061","id":"b"}`, `{"id":"a","id":"\u0062","id":"c","status":"s"}`,
+	`{` + strings.Repeat(`"id":"a","status":"\u0073",`, 20) + `"id":"z","currency":5}`,
+	`{` + strings.Repeat(`"id":"a",`, 40) + `"id":"\u007a"}`,
 }
 
 // FuzzDecodePayment holds decodePayment to encoding/json on every record

@@ -1,12 +1,14 @@
 package platform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"iter"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // rbsPageSize is the largest page the recurring billing lists allow.
@@ -235,13 +237,14 @@ func (w *paymentWire) field(key []byte) any {
 
 // decodePayment decodes the most numerous record of a run by walking its
 // bytes once (eachMember) rather than through the reflective decoder the
-// other records take, and takes every value that is the record's text as
-// it stands out of one copy of the record: one allocation for a dozen
-// strings. Keys match fields as encoding/json matches them (fieldIndex);
-// a key given twice, the last one counts.
+// other records take, and keeps the values that are the record's text as
+// it stands (no escapes) in one string: one allocation, of their length,
+// for a dozen fields. Keys match fields as encoding/json matches them
+// (fieldIndex); a key given twice, the last one counts.
 func decodePayment(raw json.RawMessage) (Payment, error) {
 	var w paymentWire
-	text := string(raw)
+	var plain [16]plainField // one per field of paymentWire, more only for keys given twice
+	n, size := 0, 0
 	err := eachMember(raw, func(key []byte, start int) (int, error) {
 		end, err := skipValue(raw, start)
 		if err != nil {
@@ -249,7 +252,21 @@ func decodePayment(raw json.RawMessage) (Payment, error) {
 		}
 		switch f := w.field(key).(type) {
 		case *flexString:
-			err = f.within(text, start, end)
+			if s, e, ok := plainValue(raw, start, end); ok {
+				if n == len(plain) { // a record giving keys again and again
+					flushPlain(raw, plain[:n], size)
+					n, size = 0, 0
+				}
+				plain[n].f, plain[n].start, plain[n].end = f, s, e
+				n, size = n+1, size+e-s
+				return end, nil
+			}
+			for i := range plain[:n] { // set below, after this value: the last one counts
+				if plain[i].f == f {
+					plain[i].f = nil
+				}
+			}
+			err = f.UnmarshalJSON(raw[start:end])
 		case *flexBool:
 			err = f.UnmarshalJSON(raw[start:end])
 		}
@@ -258,7 +275,50 @@ func decodePayment(raw json.RawMessage) (Payment, error) {
 	if err != nil {
 		return Payment{}, fmt.Errorf("decode subscription payment: %w: %w", ErrInvalidData, err)
 	}
+	flushPlain(raw, plain[:n], size)
 	return w.payment(raw), nil
+}
+
+// plainField is a flexString field whose value is raw[start:end] as it
+// stands.
+type plainField struct {
+	f          *flexString
+	start, end int
+}
+
+// plainValue reports whether the flexString value raw[start:end] is its
+// own text: a string without escapes (the part between its quotes), a
+// number or a boolean, or null (empty).
+func plainValue(raw []byte, start, end int) (int, int, bool) {
+	switch v := raw[start:end]; {
+	case string(v) == "null":
+		return start, start, true
+	case v[0] == '"':
+		return start + 1, end - 1, bytes.IndexByte(v, '\\') < 0
+	case v[0] == '{' || v[0] == '[':
+		return 0, 0, false
+	}
+	return start, end, true
+}
+
+// flushPlain sets each field of fields (but those set to nil) to its value,
+// all of them in one string of size bytes or more.
+func flushPlain(raw []byte, fields []plainField, size int) {
+	var b strings.Builder
+	b.Grow(size)
+	for _, p := range fields {
+		if p.f != nil {
+			b.Write(raw[p.start:p.end])
+		}
+	}
+	text, at := b.String(), 0
+	for _, p := range fields {
+		if p.f != nil {
+			n := p.end - p.start
+			*p.f = flexString(text[at : at+n])
+			at += n
+		}
+	}
 }
 
 // payment is the record w was decoded from, raw.
