@@ -11,8 +11,9 @@ import (
 // bytes four times (the record, then each value for its UnmarshalJSON) and
 // was a fifth of the members stage's Go CPU. eachMember walks the record's
 // bytes once instead: it checks the whole object against the JSON grammar
-// (RFC 8259) and hands each member's key and value to the caller as slices
-// of the record, so a decoder copies only the strings it keeps.
+// (RFC 8259) and hands each member's key to the caller with the offset of
+// its value, which the caller reads in place (skipValue, eachElement), so
+// a decoder copies only the strings it keeps.
 
 // maxDepth bounds the nesting eachMember accepts inside a value, as
 // encoding/json does.
