@@ -11,120 +11,78 @@ import (
 // bytes four times (the record, then each value for its UnmarshalJSON) and
 // was a fifth of the members stage's Go CPU. eachMember walks the record's
 // bytes once instead: it checks the whole object against the JSON grammar
-// (RFC 8259) and hands each member's key to the caller with the offset of
-// its value, which the caller reads in place (skipValue, eachElement), so
-// a decoder copies only the strings it keeps.
+// (RFC 8259) and hands each member's key to the caller with its value,
+// which the caller reads in place (skip, eachElement), so a decoder copies
+// only the strings it keeps.
 
-// maxDepth bounds the nesting eachMember accepts inside a value, as
-// encoding/json does.
+// maxDepth bounds the nesting of objects and arrays eachMember accepts,
+// the outermost object counted, as encoding/json does.
 const maxDepth = 10000
 
 // eachMember calls f with the key (unescaped) of every member of the
-// object b, in order, and the offset in b where its value starts; f reads
-// the value (skipValue, eachElement) and returns the offset where it ends.
-// A key given twice is passed twice. b must be one JSON object, or null (no
-// members), with white space around it; anything else, and any byte
-// outside the grammar anywhere in it, is an error, and f is not called
-// past it.
-func eachMember(b []byte, f func(key []byte, start int) (end int, err error)) error {
+// object b, in order, and its value; f reads the value (skip, eachElement)
+// and returns where it ends. A key given twice is passed twice. b must be
+// one JSON object, or null (no members), with white space around it;
+// anything else, and any byte outside the grammar anywhere in it, is an
+// error, and f is not called past it.
+func eachMember(b []byte, f func(key []byte, v jsonValue) (end int, err error)) error {
 	s := objectScanner{b: b}
 	s.space()
-	if s.literalAhead("null") {
+	switch {
+	case s.literalAhead("null"):
 		s.i += len("null")
-		return s.end()
-	}
-	if !s.at('{') {
+	case s.at('{'):
+		if err := s.items(f); err != nil {
+			return err
+		}
+	default:
 		return s.unexpected("looking for the beginning of an object")
 	}
-	s.i++
-	s.space()
-	if s.at('}') {
-		s.i++
-		return s.end()
-	}
-	for {
-		if !s.at('"') {
-			return s.unexpected("looking for an object key")
-		}
-		start := s.i
-		escaped, err := s.str()
-		if err != nil {
-			return err
-		}
-		key := b[start+1 : s.i-1]
-		if escaped {
-			var k string
-			if err := json.Unmarshal(b[start:s.i], &k); err != nil {
-				return fmt.Errorf("object key at offset %d: %w", start, err)
-			}
-			key = []byte(k)
-		}
-		s.space()
-		if !s.at(':') {
-			return s.unexpected("after an object key")
-		}
-		s.i++
-		s.space()
-		if s.i, err = f(key, s.i); err != nil {
-			return err
-		}
-		s.space()
-		switch {
-		case s.at(','):
-			s.i++
-			s.space()
-		case s.at('}'):
-			s.i++
-			return s.end()
-		default:
-			return s.unexpected("after an object member")
-		}
-	}
+	return s.end()
 }
 
-// skipValue checks the JSON value that starts at b[start] and returns the
-// offset where it ends.
-func skipValue(b []byte, start int) (int, error) {
-	s := objectScanner{b: b, i: start}
-	err := s.value(1)
+// jsonValue is a value in b for eachMember's caller to read: where it
+// starts, inside how many objects and arrays. A plain struct, so that
+// handing it to the caller allocates nothing.
+type jsonValue struct {
+	b            []byte
+	start, depth int
+}
+
+func (v jsonValue) scanner() objectScanner { return objectScanner{b: v.b, i: v.start, depth: v.depth} }
+
+// null reports whether the value is null.
+func (v jsonValue) null() bool {
+	s := v.scanner()
+	return s.literalAhead("null")
+}
+
+// skip checks the value and returns where it ends.
+func (v jsonValue) skip() (end int, err error) {
+	s := v.scanner()
+	err = s.value()
 	return s.i, err
 }
 
-// eachElement calls f with the offsets in b of every element of the JSON
-// array that starts at b[start], after checking it, and returns the offset
-// where the array ends; null is an array of none.
-func eachElement(b []byte, start int, f func(start, end int) error) (int, error) {
-	s := objectScanner{b: b, i: start}
-	if s.literalAhead("null") {
-		return s.i + len("null"), nil
+// eachElement checks the array, calling f with where each of its elements
+// starts and ends, and returns where the array ends; null is an array of
+// none.
+func (v jsonValue) eachElement(f func(start, end int) error) (end int, err error) {
+	if v.null() {
+		return v.start + len("null"), nil
 	}
+	s := v.scanner()
 	if !s.at('[') {
 		return s.i, s.unexpected("looking for an array")
 	}
-	s.i++
-	s.space()
-	if s.at(']') {
-		return s.i + 1, nil
-	}
-	for {
-		at := s.i
-		if err := s.value(2); err != nil {
-			return s.i, err
+	err = s.items(func(_ []byte, e jsonValue) (int, error) {
+		end, err := e.skip()
+		if err == nil {
+			err = f(e.start, end)
 		}
-		if err := f(at, s.i); err != nil {
-			return s.i, err
-		}
-		s.space()
-		switch {
-		case s.at(','):
-			s.i++
-			s.space()
-		case s.at(']'):
-			return s.i + 1, nil
-		default:
-			return s.i, s.unexpected("after an array element")
-		}
-	}
+		return end, err
+	})
+	return s.i, err
 }
 
 // fieldIndex is the index in tags of the field key names, as encoding/json
@@ -144,10 +102,12 @@ func fieldIndex(key []byte, tags []string) int {
 	return -1
 }
 
-// objectScanner reads JSON text from b at i.
+// objectScanner reads JSON text from b at i, inside depth objects and
+// arrays.
 type objectScanner struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	depth int
 }
 
 func (s *objectScanner) at(c byte) bool { return s.i < len(s.b) && s.b[s.i] == c }
@@ -180,8 +140,8 @@ func (s *objectScanner) literalAhead(word string) bool {
 	return len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word
 }
 
-// value skips one JSON value, depth containers deep.
-func (s *objectScanner) value(depth int) error {
+// value skips one JSON value.
+func (s *objectScanner) value() error {
 	if s.i >= len(s.b) {
 		return s.unexpected("looking for a value")
 	}
@@ -190,7 +150,7 @@ func (s *objectScanner) value(depth int) error {
 		_, err := s.str()
 		return err
 	case c == '{' || c == '[':
-		return s.container(depth)
+		return s.items(nil)
 	case c == '-' || '0' <= c && c <= '9':
 		return s.number()
 	case c == 't' || c == 'f' || c == 'n':
@@ -204,11 +164,16 @@ func (s *objectScanner) value(depth int) error {
 	return s.unexpected("looking for a value")
 }
 
-// container skips an object or an array.
-func (s *objectScanner) container(depth int) error {
-	if depth > maxDepth {
+// items reads the object or array at s, from its opening bracket past its
+// closing one. With each, it calls each for every member or element with
+// its key (unescaped; nil in an array) and its value, which each reads;
+// without, it skips them. Nesting past maxDepth, this one counted, is an
+// error, as in encoding/json.
+func (s *objectScanner) items(each func(key []byte, v jsonValue) (end int, err error)) error {
+	if s.depth++; s.depth > maxDepth {
 		return fmt.Errorf("JSON nested deeper than %d at offset %d", maxDepth, s.i)
 	}
+	defer func() { s.depth-- }()
 	closer, object := byte(']'), s.b[s.i] == '{'
 	if object {
 		closer = '}'
@@ -220,21 +185,19 @@ func (s *objectScanner) container(depth int) error {
 		return nil
 	}
 	for {
+		var key []byte
+		var err error
 		if object {
-			if !s.at('"') {
-				return s.unexpected("looking for an object key")
-			}
-			if _, err := s.str(); err != nil {
+			if key, err = s.key(each != nil); err != nil {
 				return err
 			}
-			s.space()
-			if !s.at(':') {
-				return s.unexpected("after an object key")
-			}
-			s.i++
-			s.space()
 		}
-		if err := s.value(depth + 1); err != nil {
+		if each != nil {
+			s.i, err = each(key, jsonValue{b: s.b, start: s.i, depth: s.depth})
+		} else {
+			err = s.value()
+		}
+		if err != nil {
 			return err
 		}
 		s.space()
@@ -245,10 +208,44 @@ func (s *objectScanner) container(depth int) error {
 		case s.at(closer):
 			s.i++
 			return nil
+		case object:
+			return s.unexpected("after an object member")
 		default:
-			return s.unexpected("after an element")
+			return s.unexpected("after an array element")
 		}
 	}
+}
+
+// key reads an object key and the colon after it, and returns the key,
+// unescaped, if asked for.
+func (s *objectScanner) key(want bool) ([]byte, error) {
+	if !s.at('"') {
+		return nil, s.unexpected("looking for an object key")
+	}
+	start := s.i
+	escaped, err := s.str()
+	if err != nil {
+		return nil, err
+	}
+	var key []byte
+	switch {
+	case !want:
+	case escaped:
+		var k string
+		if err := json.Unmarshal(s.b[start:s.i], &k); err != nil {
+			return nil, fmt.Errorf("object key at offset %d: %w", start, err)
+		}
+		key = []byte(k)
+	default:
+		key = s.b[start+1 : s.i-1]
+	}
+	s.space()
+	if !s.at(':') {
+		return nil, s.unexpected("after an object key")
+	}
+	s.i++
+	s.space()
+	return key, nil
 }
 
 // str skips a string from its opening quote past its closing one, and

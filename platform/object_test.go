@@ -42,6 +42,10 @@ var paymentSeeds = []string{
 	`{"x":[1 2],"id":"c"}`, `{"x":{"a" 1},"id":"c"}`, `{"x":"\u12","id":"c"}`, `{"x":"\q","id":"c"}`, `{"x":1e,"id":"c"}`,
 	`{"x":-01,"id":"c"}`, `{"id":01}`, `{"id":1.}`, `{"id":-}`, `{"x":+1,"id":"c"}`, `{"id":"c"`, `{"id":"c`, `{"id":`, `{`,
 	``, ` `, `{"id":"c",}`, `{,}`, `{"a":1,,"b":2}`, strings.Repeat("[", 20) + strings.Repeat("]", 20),
+	// Nesting at encoding/json's limit (maxDepth containers, the record's
+	// own object counted) and one past it.
+	`{"x":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`,
+	`{"x":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`,
 	`{"x":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`,
 	// A key given again: plain after escaped, escaped after plain, and
 	// more times than the record has fields.
@@ -58,28 +62,7 @@ func FuzzDecodePayment(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		got, err := decodePayment(raw)
-		if !json.Valid(raw) {
-			if err == nil {
-				t.Fatalf("%q is not JSON, decoded as %+v", raw, got)
-			}
-			if !errors.Is(err, ErrInvalidData) {
-				t.Fatalf("%q: %v is not ErrInvalidData", raw, err)
-			}
-			return
-		}
-		want, wantErr := decodePaymentStd(raw)
-		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("%q: error %v, encoding/json's %v", raw, err, wantErr)
-		}
-		if err != nil {
-			if !errors.Is(err, ErrInvalidData) {
-				t.Fatalf("%q: %v is not ErrInvalidData", raw, err)
-			}
-			return
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\n got  %+v\n want %+v", raw, got, want)
-		}
+		agreesWithStd(t, raw, got, err, func() (Payment, error) { return decodePaymentStd(raw) })
 	})
 }
 
@@ -129,6 +112,13 @@ var pageSeeds = []string{
 	`{"totalCount":{}}`, `{"plans":5}`, `{"plans":[1],"subscriptions":[{}]}`, `{"_links":[]}`, `{"_links":{"next":null}}`,
 	`{"cyclesCompletedCount":{"1":1},"cyclesCompletedCount":{"2":2}}`, `{"billingCyclesToSkip":[1],"billingCyclesToSkip":[2]}`,
 	`{"subscriptionPayment":[1 2]}`, `{"subscriptionPayment":[1,]}`, `{"subscriptionPayment":[`, `{"x":[1 2]}`, `{"totalCount":01}`,
+	// Nesting at encoding/json's limit inside a payment and inside the
+	// page's array, and one past it.
+	`{"subscriptionPayment":[{"x":` + strings.Repeat("[", maxDepth-3) + strings.Repeat("]", maxDepth-3) + `}]}`,
+	`{"subscriptionPayment":[{"x":` + strings.Repeat("[", maxDepth-2) + strings.Repeat("]", maxDepth-2) + `}]}`,
+	`{"subscriptionPayment":[` + strings.Repeat("[", maxDepth-2) + strings.Repeat("]", maxDepth-2) + `]}`,
+	`{"subscriptionPayment":[` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `]}`,
+	`{"totalCount":4,"_links":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`,
 	`{"\u0074otalCount":4}`, ` {"totalCount":4} `, `[]`, ``, `{"TOTALCOUNT":4}`, `{"_LINKS":{"NEXT":{"HREF":"/n"}}}`,
 }
 
@@ -140,30 +130,41 @@ func FuzzDecodePaymentPage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		got, err := decodePaymentPage(body)
-		if !json.Valid(body) {
-			if err == nil {
-				t.Fatalf("%q is not JSON, decoded as %+v", body, got)
-			}
-			if !errors.Is(err, ErrInvalidData) {
-				t.Fatalf("%q: %v is not ErrInvalidData", body, err)
-			}
-			return
-		}
-		var want rbsPage
-		wantErr := json.Unmarshal(body, &want)
-		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("%q: error %v, encoding/json's %v", body, err, wantErr)
-		}
-		if err != nil {
-			if !errors.Is(err, ErrInvalidData) {
-				t.Fatalf("%q: %v is not ErrInvalidData", body, err)
-			}
-			return
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\n got  %#v\n want %#v", body, got, want)
-		}
+		agreesWithStd(t, body, got, err, func() (rbsPage, error) {
+			var want rbsPage
+			err := json.Unmarshal(body, &want)
+			return want, err
+		})
 	})
+}
+
+// agreesWithStd fails t unless a decoder's answer on input, got and err,
+// is encoding/json's (std): ErrInvalidData for input that is not JSON,
+// and else the same value, or an error (ErrInvalidData) where std has one.
+func agreesWithStd[T any](t *testing.T, input []byte, got T, err error, std func() (T, error)) {
+	t.Helper()
+	if !json.Valid(input) {
+		if err == nil {
+			t.Fatalf("%q is not JSON, decoded as %+v", input, got)
+		}
+		if !errors.Is(err, ErrInvalidData) {
+			t.Fatalf("%q: %v is not ErrInvalidData", input, err)
+		}
+		return
+	}
+	want, wantErr := std()
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("%q: error %v, encoding/json's %v", input, err, wantErr)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrInvalidData) {
+			t.Fatalf("%q: %v is not ErrInvalidData", input, err)
+		}
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\n got  %#v\n want %#v", input, got, want)
+	}
 }
 
 // benchPage is a payment-list page of rbsPageSize payments.

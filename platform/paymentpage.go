@@ -1,7 +1,6 @@
 package platform
 
 import (
-	"bytes"
 	"encoding/json"
 )
 
@@ -18,21 +17,21 @@ func decodePaymentPage(body []byte) (rbsPage, error) {
 	var p rbsPage
 	fields := [...]any{&p.Links, &p.TotalCount, &p.SubmitTimeUTC, &p.CyclesCompleted, &p.BillingCyclesToSkip,
 		&p.Plans, &p.Subscriptions}
-	err := eachMember(body, func(key []byte, start int) (int, error) {
+	err := eachMember(body, func(key []byte, v jsonValue) (int, error) {
 		i := fieldIndex(key, rbsPageTags)
 		if i < len(fields) {
-			end, err := skipValue(body, start)
+			end, err := v.skip()
 			if err == nil && i >= 0 {
-				err = json.Unmarshal(body[start:end], fields[i])
+				err = json.Unmarshal(body[v.start:end], fields[i])
 			}
 			return end, err
 		}
 		// The payments, each a part of body, found as the array is checked.
 		p.Payments = nil
-		if !bytes.HasPrefix(body[start:], []byte("null")) {
+		if !v.null() {
 			p.Payments = make([]json.RawMessage, 0, rbsPageSize)
 		}
-		return eachElement(body, start, func(start, end int) error {
+		return v.eachElement(func(start, end int) error {
 			p.Payments = append(p.Payments, body[start:end])
 			return nil
 		})

@@ -245,8 +245,9 @@ func decodePayment(raw json.RawMessage) (Payment, error) {
 	var w paymentWire
 	var plain [16]plainField // one per field of paymentWire, more only for keys given twice
 	n, size := 0, 0
-	err := eachMember(raw, func(key []byte, start int) (int, error) {
-		end, err := skipValue(raw, start)
+	err := eachMember(raw, func(key []byte, v jsonValue) (int, error) {
+		start := v.start
+		end, err := v.skip()
 		if err != nil {
 			return end, err
 		}
