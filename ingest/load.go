@@ -178,13 +178,13 @@ func jsonText(v any) []byte {
 }
 
 // loadMembers writes the batches of several members and their status rows
-// (the done-markers) in one transaction: after a crash, each member is
+// (the done-markers) in the transaction tx: after a crash, each member is
 // either completely loaded and marked, or neither. Loading members together
-// spreads DuckDB's per-statement and per-commit cost, which would otherwise
-// dominate members of a few thousand rows: a load is one INSERT per table
+// spreads DuckDB's per-statement cost, which would otherwise dominate
+// members of a few thousand rows: a load is one INSERT per table
 // (store.Tx.Load). A job without a batch (its pull failed) only writes its
-// status.
-func loadMembers(ctx context.Context, s *store.Store, jobs []loadJob) error {
+// status. If it fails, tx can only be rolled back.
+func loadMembers(ctx context.Context, tx *store.Tx, jobs []loadJob) error {
 	status := runMembersTable.NewBatch()
 	var plans, subs, payments, txns, schedules, expected []*store.Batch
 	var reloaded [][]string // merchant ID and subscription of every payment list pulled
@@ -207,31 +207,29 @@ func loadMembers(ctx context.Context, s *store.Store, jobs []loadJob) error {
 			reloaded = append(reloaded, []string{b.merchantID, id})
 		}
 	}
-	return s.Transact(ctx, func(tx *store.Tx) error {
-		if err := tx.Load(ctx, plansTable, nil, plans...); err != nil {
-			return err
-		}
-		if err := tx.Load(ctx, subscriptionsTable, nil, subs...); err != nil {
-			return err
-		}
-		// A subscription's payment list is complete, so its reload replaces
-		// every payment it had: a payment the platform no longer lists must
-		// not linger. Lists not pulled this time stay as they were.
-		if err := tx.Load(ctx, paymentsTable, &store.Replace{On: []string{"merchant_id", "subscription_id"}, Tuples: reloaded},
-			payments...); err != nil {
-			return err
-		}
-		if err := tx.Load(ctx, transactionsTable, nil, txns...); err != nil {
-			return err
-		}
-		if err := loadSchedules(ctx, tx, members, schedules, expected); err != nil {
-			return err
-		}
-		if err := tx.Load(ctx, runMembersTable, nil, status); err != nil {
-			return fmt.Errorf("record member status: %w", err)
-		}
-		return nil
-	})
+	if err := tx.Load(ctx, plansTable, nil, plans...); err != nil {
+		return err
+	}
+	if err := tx.Load(ctx, subscriptionsTable, nil, subs...); err != nil {
+		return err
+	}
+	// A subscription's payment list is complete, so its reload replaces
+	// every payment it had: a payment the platform no longer lists must
+	// not linger. Lists not pulled this time stay as they were.
+	if err := tx.Load(ctx, paymentsTable, &store.Replace{On: []string{"merchant_id", "subscription_id"}, Tuples: reloaded},
+		payments...); err != nil {
+		return err
+	}
+	if err := tx.Load(ctx, transactionsTable, nil, txns...); err != nil {
+		return err
+	}
+	if err := loadSchedules(ctx, tx, members, schedules, expected); err != nil {
+		return err
+	}
+	if err := tx.Load(ctx, runMembersTable, nil, status); err != nil {
+		return fmt.Errorf("record member status: %w", err)
+	}
+	return nil
 }
 
 // directoryRows converts the directory into groups and group_members rows.

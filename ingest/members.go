@@ -52,8 +52,18 @@ type MemberResult struct {
 // member's final outcome, in merchant ID order, and an error only when a
 // member's outcome could not be recorded.
 func PullMembers(ctx context.Context, s *store.Store, opts PullOptions, members []groups.Member) ([]MemberResult, error) {
+	r, err := newPuller(ctx, s, opts, members)
+	if err != nil {
+		return nil, err
+	}
+	return r.pullMembers(ctx, members)
+}
+
+// newPuller readies the members stage for members.
+func newPuller(ctx context.Context, s *store.Store, opts PullOptions, members []groups.Member) (*puller, error) {
 	opts.Concurrency, opts.PaymentLists = max(opts.Concurrency, 1), max(opts.PaymentLists, 1)
-	r := &puller{store: s, opts: opts, runID: opts.RunID, window: opts.Window, now: opts.Now, log: opts.Logger}
+	r := &puller{store: s, opts: opts, runID: opts.RunID, window: opts.Window, now: opts.Now, log: opts.Logger,
+		loadRows: maxRowsPerLoad}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -66,7 +76,7 @@ func PullMembers(ctx context.Context, s *store.Store, opts PullOptions, members 
 		order[i] = maskedID(m.MerchantID)
 	}
 	r.stored = newStoredLists(s, order, stored)
-	return r.pullMembers(ctx, members)
+	return r, nil
 }
 
 var storedMembersSQL = queries.Must("ingest.sql", "StoredMembers")
@@ -103,6 +113,9 @@ type puller struct {
 	window store.Window
 	now    time.Time
 	log    *slog.Logger
+	// loadRows is how many records a load gathers (maxRowsPerLoad; a
+	// test takes one member per load).
+	loadRows int
 }
 
 // LoadDirectory stores the organization's groups and their members as
@@ -132,30 +145,51 @@ type loadJob struct {
 	status MemberResult
 }
 
-// A load (one transaction) takes members as they come until it holds
-// maxRowsPerLoad records or maxLoadWait has passed since its first member.
-// Big loads are what make the members stage fast: every commit costs a
-// write-ahead log flush (an fsync) and every statement a fixed cost; with
-// loads of a few thousand rows, commits took more of the stage than the
-// inserts. The bound keeps the pulled records waiting in memory (as Arrow
-// buffers, about 0.6 KB each, and the Go values they came from) small:
-// at 1,000 members, loads of 100,000 records peaked at 818-890 MiB RSS
-// (Go's share 220-295 MiB), of 50,000 at 685 MiB (172 MiB), for ~10% more
-// of the stage's CPU (BenchmarkIngest, both under load). The wait keeps a
-// slow platform's members from waiting long for their commit (and the
-// progress display from stalling).
+// The writer loads members in groups, and commits several groups at once.
+//
+// A load takes members as they come until it holds maxRowsPerLoad records
+// or maxLoadWait has passed since its first member: one INSERT per table
+// for all of them, since every statement has a fixed cost. The bound keeps
+// the pulled records waiting in memory (as Arrow buffers, about 0.6 KB
+// each) small: at 1,000 members, loads of 100,000 records peaked at
+// 818-890 MiB RSS (Go's share 220-295 MiB), of 50,000 at 685 MiB (172
+// MiB), for ~10% more of the stage's CPU. The wait keeps a slow platform's
+// members from waiting long for their load.
+//
+// A span is one transaction over several loads: it is committed once it
+// holds spanBytesPerRecord-sized records to fill the loads' DuckDB memory
+// (spanRecords), or maxSpanWait after it began. A load's records leave Go's
+// memory as soon as they are inserted; DuckDB keeps what the transaction
+// inserted until the commit (it writes what does not fit to its temporary
+// folder). Commits are what a span saves: at 2,000 members, one every 50,000
+// records took half of the writer's time (the write-ahead log, and the
+// checkpoints it sets off); in spans of 400,000 records the members stage
+// took 67-69 s instead of 76-84 and 14% less CPU. A span of 1,000,000
+// records ran out of DuckDB's 122 MiB for the loads. The wait bounds what
+// a crash loses on a slow platform, and how long a member waits before it
+// counts as loaded.
 const (
-	maxRowsPerLoad = 50_000
-	maxLoadWait    = time.Second
+	maxRowsPerLoad     = 50_000
+	maxLoadWait        = time.Second
+	spanBytesPerRecord = 320 // 400,000 records in 122 MiB
+	maxSpanRecords     = 1_000_000
+	maxSpanWait        = 10 * time.Second
 )
 
-// gather takes first and the members that follow on jobs into one load
-// (see maxRowsPerLoad), stopping early when jobs is closed.
-func gather(first loadJob, jobs <-chan loadJob) []loadJob {
+// spanRecords is how many records a span may hold under a DuckDB memory
+// limit of limit bytes: at least one load's.
+func spanRecords(limit int64) int {
+	return int(min(max(limit/spanBytesPerRecord, maxRowsPerLoad), maxSpanRecords))
+}
+
+// gather takes first and the members that follow on jobs into one load of
+// up to maxRows records (see maxRowsPerLoad), stopping early when jobs is
+// closed.
+func gather(first loadJob, jobs <-chan loadJob, maxRows int) []loadJob {
 	group, rows := []loadJob{first}, first.rows()
 	timer := time.NewTimer(maxLoadWait)
 	defer timer.Stop()
-	for rows < maxRowsPerLoad {
+	for rows < maxRows {
 		select {
 		case j, ok := <-jobs:
 			if !ok {
@@ -179,13 +213,14 @@ func (j loadJob) rows() int {
 // loadAlone loads one member in its own transaction; if the database
 // refuses its data, the member is recorded as failed with the reason.
 func (r *puller) loadAlone(ctx context.Context, j *loadJob, writeErr *error) {
-	err := loadMembers(ctx, r.store, []loadJob{*j})
+	load := func(tx *store.Tx) error { return loadMembers(ctx, tx, []loadJob{*j}) }
+	err := r.store.Transact(ctx, load)
 	if err == nil {
 		return
 	}
 	j.status.Status, j.status.Error = store.MemberFailed, "load into database: "+cardmask.MaskText(err.Error())
 	j.batch = nil
-	if err := loadMembers(ctx, r.store, []loadJob{*j}); err != nil && *writeErr == nil {
+	if err := r.store.Transact(ctx, load); err != nil && *writeErr == nil {
 		*writeErr = err
 	}
 }
@@ -209,44 +244,54 @@ func (r *puller) loaded(st MemberResult) MemberResult {
 // goroutine, which commits each member with its status row. Every member
 // reaches the writer, whatever its pull did (groups.FanOut delivers a result
 // per member: a panic or a member never started is a failure with its
-// reason), so the run log accounts for each one. It returns each member's
-// final status.
+// reason), so the run log accounts for each one. Members whose span was
+// rolled back (the database refused a load after theirs, or the commit)
+// are pulled again, each load then committed on its own. It returns each
+// member's final status.
 func (r *puller) pullMembers(ctx context.Context, members []groups.Member) ([]MemberResult, error) {
-	jobs := make(chan loadJob, r.opts.Concurrency)
-	var statuses []MemberResult
-	var writeErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		// Completed members are committed even while the run is being
-		// interrupted: what was pulled is not thrown away.
-		wctx := context.WithoutCancel(ctx)
-		for job := range jobs {
-			group := gather(job, jobs)
-			err := loadMembers(wctx, r.store, group)
-			if err != nil && len(group) > 1 {
-				// Load one by one, so that a member whose data the
-				// database refuses fails alone.
-				for _, j := range group {
-					r.loadAlone(wctx, &j, &writeErr)
-					statuses = append(statuses, r.loaded(j.status))
-				}
-				continue
-			} else if err != nil {
-				r.loadAlone(wctx, &group[0], &writeErr) // records the failure
-			}
-			for _, j := range group {
-				statuses = append(statuses, r.loaded(j.status))
-			}
-		}
-	}()
-
+	limit, err := r.store.MemoryLimit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{r: r, ctx: context.WithoutCancel(ctx), span: spanRecords(limit)}
 	// Each member counts its own requests, nested under the run's; the map
 	// is filled before the fan-out and only read during it.
 	stats := make(map[string]*platform.Stats, len(members))
+	byID := make(map[string]groups.Member, len(members))
 	for _, m := range members {
 		stats[m.MerchantID] = &platform.Stats{}
+		byID[m.MerchantID] = m
 	}
+	r.fanOut(ctx, members, stats, w)
+	if len(w.again) > 0 {
+		again := make([]groups.Member, len(w.again))
+		for i, mid := range w.again {
+			again[i] = byID[mid]
+		}
+		// Without spans nothing is rolled back for another member's sake:
+		// a load that fails is loaded again member by member.
+		w.again, w.span = nil, 0
+		r.fanOut(ctx, again, stats, w)
+	}
+	statuses := w.statuses
+	sort.Slice(statuses, func(i, j int) bool { return statuses[i].MerchantID < statuses[j].MerchantID })
+	if w.err != nil {
+		return statuses, fmt.Errorf("record member status: %w", w.err)
+	}
+	return statuses, nil
+}
+
+// fanOut pulls the members, several at once, into the writer w.
+func (r *puller) fanOut(ctx context.Context, members []groups.Member, stats map[string]*platform.Stats, w *writer) {
+	jobs := make(chan loadJob, r.opts.Concurrency)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for job := range jobs {
+			w.load(gather(job, jobs, r.loadRows))
+		}
+		w.commit(nil)
+	}()
 	groups.FanOut(ctx, members, r.opts.Concurrency, r.opts.MemberTimeout,
 		func(ctx context.Context, m groups.Member) (*memberBatch, error) {
 			return r.pullMember(platform.WithStats(ctx, stats[m.MerchantID]), m.MerchantID)
@@ -254,11 +299,102 @@ func (r *puller) pullMembers(ctx context.Context, members []groups.Member) ([]Me
 		func(res groups.Result[*memberBatch]) { jobs <- r.loadJobOf(res, stats[res.Member.MerchantID]) })
 	close(jobs)
 	<-done
-	sort.Slice(statuses, func(i, j int) bool { return statuses[i].MerchantID < statuses[j].MerchantID })
-	if writeErr != nil {
-		return statuses, fmt.Errorf("record member status: %w", writeErr)
+}
+
+// writer is the members stage's one writer: it loads the members' groups
+// into spans (see maxSpanWait) and reports each member once its span is
+// committed.
+type writer struct {
+	r *puller
+	// Completed members are committed even while the run is being
+	// interrupted: what was pulled is not thrown away.
+	ctx  context.Context
+	span int // records a span may hold; 0: each load is committed alone
+
+	tx      *store.Tx // the open span; nil between spans
+	began   time.Time
+	records int
+	pending []MemberResult // loaded in the open span; their rows are let go
+
+	again    []string // merchant IDs of members rolled back, to pull again
+	statuses []MemberResult
+	err      error // the first status that could not be recorded
+}
+
+// load loads a group of members into the open span (opening one if needed)
+// and commits the span once it is full or old enough. If the database
+// refuses the group, the span is rolled back: the group's members, whose
+// rows are still at hand, are loaded one by one, so that a member whose
+// data is refused fails alone, and the members loaded before them in the
+// span are to be pulled again.
+func (w *writer) load(group []loadJob) {
+	if w.tx == nil {
+		tx, err := w.r.store.Begin(w.ctx)
+		if err != nil {
+			w.loadOneByOne(group)
+			return
+		}
+		w.tx, w.began, w.records = tx, time.Now(), 0
 	}
-	return statuses, nil
+	if err := loadMembers(w.ctx, w.tx, group); err != nil {
+		w.rollback()
+		w.loadOneByOne(group)
+		return
+	}
+	for _, j := range group {
+		w.pending = append(w.pending, j.status)
+		w.records += j.rows()
+	}
+	if w.records >= w.span || time.Since(w.began) >= maxSpanWait {
+		w.commit(group)
+	}
+}
+
+// commit commits the open span and reports its members. If the commit
+// fails, the members of group (the last load, whose rows are at hand) are
+// loaded one by one, and the span's other members are to be pulled again.
+func (w *writer) commit(group []loadJob) {
+	if w.tx == nil {
+		return
+	}
+	err := w.tx.Commit(w.ctx)
+	if err == nil {
+		for _, st := range w.pending {
+			w.statuses = append(w.statuses, w.r.loaded(st))
+		}
+		w.tx, w.pending = nil, nil
+		return
+	}
+	w.r.log.Warn("commit failed", "members", len(w.pending), "error", cardmask.MaskText(err.Error()))
+	w.tx = nil
+	w.pending = w.pending[:len(w.pending)-len(group)]
+	w.rollback()
+	w.loadOneByOne(group)
+}
+
+// rollback rolls the open span back, if it is still open; the members it
+// held are to be pulled again.
+func (w *writer) rollback() {
+	if w.tx != nil {
+		w.tx.Rollback(w.ctx)
+		w.tx = nil
+	}
+	if len(w.pending) > 0 {
+		w.r.log.Warn("members rolled back with a failed load, to be pulled again", "members", len(w.pending))
+	}
+	for _, st := range w.pending {
+		w.again = append(w.again, st.MerchantID)
+	}
+	w.pending = nil
+}
+
+// loadOneByOne loads each member of group in a transaction of its own,
+// recording a member whose data the database refuses as failed.
+func (w *writer) loadOneByOne(group []loadJob) {
+	for _, j := range group {
+		w.r.loadAlone(w.ctx, &j, &w.err)
+		w.statuses = append(w.statuses, w.r.loaded(j.status))
+	}
 }
 
 // loadJobOf turns a member's fan-out result into the writer's job: its

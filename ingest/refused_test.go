@@ -1,14 +1,11 @@
 package ingest_test
 
 import (
-	"bytes"
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/reconcile/reconcile/ingest"
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/sandbox"
 	"github.com/reconcile/reconcile/sandbox/sandboxtest"
@@ -25,23 +22,7 @@ import (
 func TestRefusedRecordsFailTheirMemberAlone(t *testing.T) {
 	var bad string
 	env := sandboxtest.Start(t, sandbox.Config{Seed: 3, Scale: sandbox.Scale{Members: 4, Subscriptions: 5, Groups: 1}},
-		sandboxtest.WithHandler(func(next http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method != "GET" || r.URL.Path != "/rbs/v1/plans" || r.Header.Get("v-c-merchant-id") != bad {
-					next.ServeHTTP(w, r)
-					return
-				}
-				rec := httptest.NewRecorder()
-				next.ServeHTTP(rec, r)
-				body := bytes.Replace(rec.Body.Bytes(), []byte(`"id":"`), []byte(`"x":"\q","id":"`), 1)
-				for k, v := range rec.Header() {
-					w.Header()[k] = v
-				}
-				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-				w.WriteHeader(rec.Code)
-				w.Write(body)
-			})
-		}))
+		sandboxtest.WithHandler(ingest.RefusedPlans(&bad, nil)))
 	members := env.Server.Members()
 	bad = members[1]
 	s, res := runOnSandbox(t, env)

@@ -297,19 +297,29 @@ func (s *Store) LimitLoads(ctx context.Context) error {
 	if s.memoryLimit == "" {
 		return nil
 	}
-	var limit string
-	if err := s.conn.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&limit); err != nil {
-		return fmt.Errorf("read the memory limit: %w", err)
+	bytes, err := s.MemoryLimit(ctx)
+	if err != nil {
+		return fmt.Errorf("limit the loads' memory: %w", err)
 	}
-	bytes, ok := duckDBSize(limit)
-	if !ok {
-		return fmt.Errorf("limit the loads' memory: DuckDB reports its limit as %q", limit)
-	}
-	half := fmt.Sprintf("%dKiB", int64(bytes/2)>>10)
+	half := fmt.Sprintf("%dKiB", bytes/2>>10)
 	if _, err := s.conn.ExecContext(ctx, "SET memory_limit = "+sqlQuote(half)); err != nil {
 		return fmt.Errorf("limit the loads' memory to %s: %w", half, err)
 	}
 	return nil
+}
+
+// MemoryLimit is how many bytes of memory DuckDB may use now: its
+// memory_limit in force (after LimitLoads, the loads' half).
+func (s *Store) MemoryLimit(ctx context.Context) (int64, error) {
+	var limit string
+	if err := s.conn.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&limit); err != nil {
+		return 0, fmt.Errorf("read the memory limit: %w", err)
+	}
+	bytes, ok := duckDBSize(limit)
+	if !ok {
+		return 0, fmt.Errorf("DuckDB reports its memory limit as %q", limit)
+	}
+	return int64(bytes), nil
 }
 
 // memorySettings are the statements of a memory limit. Every query and
@@ -377,25 +387,50 @@ func (s *Store) Close() error {
 // member's load writes, its done-marker included, goes through one call, so a
 // crash leaves either all of it or none.
 func (s *Store) Transact(ctx context.Context, fn func(tx *Tx) error) (err error) {
-	if _, err := s.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-		return fmt.Errorf("begin: %w", err)
+	tx, err := s.Begin(ctx)
+	if err != nil {
+		return err
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			tx.Rollback(ctx)
 			panic(p)
 		}
 		if err != nil {
-			if _, rbErr := s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rbErr != nil {
-				err = errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
+			if rbErr := tx.Rollback(ctx); rbErr != nil {
+				err = errors.Join(err, rbErr)
 			}
 			return
 		}
-		if _, cErr := s.conn.ExecContext(ctx, "COMMIT"); cErr != nil {
-			err = fmt.Errorf("commit: %w", cErr)
-		}
+		err = tx.Commit(ctx)
 	}()
-	return fn(&Tx{conn: s.conn, s: s})
+	return fn(tx)
+}
+
+// Begin opens a transaction on the store's connection, for a caller that
+// keeps it open across several steps (the members stage's writer); it ends
+// with Commit or Rollback. Everything else uses Transact.
+func (s *Store) Begin(ctx context.Context) (*Tx, error) {
+	if _, err := s.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	return &Tx{conn: s.conn, s: s}, nil
+}
+
+// Commit commits the transaction. If it fails, the transaction is gone.
+func (tx *Tx) Commit(ctx context.Context) error {
+	if _, err := tx.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Rollback undoes the transaction, even when ctx is done.
+func (tx *Tx) Rollback(ctx context.Context) error {
+	if _, err := tx.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
 }
 
 // Tx is an open transaction of the store.
