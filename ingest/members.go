@@ -164,7 +164,7 @@ type loadJob struct {
 // folder). Commits are what a span saves: at 2,000 members, one every 50,000
 // records took half of the writer's time (the write-ahead log, and the
 // checkpoints it sets off); in spans of 400,000 records the members stage
-// took 67-69 s instead of 76-84 and 14% less CPU. A span of 1,000,000
+// took 64-68 s instead of 74-75, with ~9% less CPU. A span of 1,000,000
 // records ran out of DuckDB's 122 MiB for the loads. The wait bounds what
 // a crash loses on a slow platform, and how long a member waits before it
 // counts as loaded.
