@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -63,20 +64,29 @@ func PullMembers(ctx context.Context, s *store.Store, opts PullOptions, members 
 func newPuller(ctx context.Context, s *store.Store, opts PullOptions, members []groups.Member) (*puller, error) {
 	opts.Concurrency, opts.PaymentLists = max(opts.Concurrency, 1), max(opts.PaymentLists, 1)
 	r := &puller{store: s, opts: opts, runID: opts.RunID, window: opts.Window, now: opts.Now, log: opts.Logger,
-		loadRows: maxRowsPerLoad}
+		loadRows: maxRowsPerLoad, spanWait: maxSpanWait}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
-	stored, err := storedMembers(ctx, s)
-	if err != nil {
+	if err := r.readStored(ctx, members); err != nil {
 		return nil, err
+	}
+	return r, nil
+}
+
+// readStored readies the stored payment lists of members, which each of
+// them takes once when it is pulled (storedLists).
+func (r *puller) readStored(ctx context.Context, members []groups.Member) error {
+	stored, err := storedMembers(ctx, r.store)
+	if err != nil {
+		return err
 	}
 	order := make([]string, len(members))
 	for i, m := range members {
 		order[i] = maskedID(m.MerchantID)
 	}
-	r.stored = newStoredLists(s, order, stored)
-	return r, nil
+	r.stored = newStoredLists(r.store, order, stored)
+	return nil
 }
 
 var storedMembersSQL = queries.Must("ingest.sql", "StoredMembers")
@@ -113,9 +123,10 @@ type puller struct {
 	window store.Window
 	now    time.Time
 	log    *slog.Logger
-	// loadRows is how many records a load gathers (maxRowsPerLoad; a
-	// test takes one member per load).
+	// How many records a load gathers, and how long a span stays open
+	// (maxRowsPerLoad, maxSpanWait; tests take less).
 	loadRows int
+	spanWait time.Duration
 }
 
 // LoadDirectory stores the organization's groups and their members as
@@ -268,10 +279,21 @@ func (r *puller) pullMembers(ctx context.Context, members []groups.Member) ([]Me
 		for i, mid := range w.again {
 			again[i] = byID[mid]
 		}
+		// Their rows were rolled back, so the database holds what it held
+		// before the run: they take their stored lists again, and pull
+		// only the payment lists that may have changed. (If the run is
+		// being interrupted, they fail as not started, and its re-run
+		// pulls them.)
+		if err := r.readStored(context.WithoutCancel(ctx), again); err != nil {
+			return nil, fmt.Errorf("pull again the members of a rolled-back span: %w", err)
+		}
 		// Without spans nothing is rolled back for another member's sake:
 		// a load that fails is loaded again member by member.
 		w.again, w.span = nil, 0
 		r.fanOut(ctx, again, stats, w)
+		if len(w.again) > 0 {
+			panic(fmt.Sprintf("ingest: %d members rolled back without spans", len(w.again)))
+		}
 	}
 	statuses := w.statuses
 	sort.Slice(statuses, func(i, j int) bool { return statuses[i].MerchantID < statuses[j].MerchantID })
@@ -287,10 +309,7 @@ func (r *puller) fanOut(ctx context.Context, members []groups.Member, stats map[
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for job := range jobs {
-			w.load(gather(job, jobs, r.loadRows))
-		}
-		w.commit(nil)
+		w.run(jobs)
 	}()
 	groups.FanOut(ctx, members, r.opts.Concurrency, r.opts.MemberTimeout,
 		func(ctx context.Context, m groups.Member) (*memberBatch, error) {
@@ -321,6 +340,34 @@ type writer struct {
 	err      error // the first status that could not be recorded
 }
 
+// run loads what jobs delivers until it is closed, then commits the open
+// span. A span is also committed maxSpanWait after it began, whether or
+// not another member has come: a slow member does not hold back the
+// members pulled before it.
+func (w *writer) run(jobs <-chan loadJob) {
+	for {
+		var deadline *time.Timer
+		var due <-chan time.Time
+		if w.tx != nil {
+			deadline = time.NewTimer(time.Until(w.began.Add(w.r.spanWait)))
+			due = deadline.C
+		}
+		select {
+		case job, ok := <-jobs:
+			if deadline != nil {
+				deadline.Stop()
+			}
+			if !ok {
+				w.commit(nil)
+				return
+			}
+			w.load(gather(job, jobs, w.r.loadRows))
+		case <-due:
+			w.commit(nil)
+		}
+	}
+}
+
 // load loads a group of members into the open span (opening one if needed)
 // and commits the span once it is full or old enough. If the database
 // refuses the group, the span is rolled back: the group's members, whose
@@ -337,7 +384,7 @@ func (w *writer) load(group []loadJob) {
 		w.tx, w.began, w.records = tx, time.Now(), 0
 	}
 	if err := loadMembers(w.ctx, w.tx, group); err != nil {
-		w.rollback()
+		w.rollback(err)
 		w.loadOneByOne(group)
 		return
 	}
@@ -345,7 +392,7 @@ func (w *writer) load(group []loadJob) {
 		w.pending = append(w.pending, j.status)
 		w.records += j.rows()
 	}
-	if w.records >= w.span || time.Since(w.began) >= maxSpanWait {
+	if w.records >= w.span || time.Since(w.began) >= w.r.spanWait {
 		w.commit(group)
 	}
 }
@@ -365,22 +412,28 @@ func (w *writer) commit(group []loadJob) {
 		w.tx, w.pending = nil, nil
 		return
 	}
-	w.r.log.Warn("commit failed", "members", len(w.pending), "error", cardmask.MaskText(err.Error()))
 	w.tx = nil
+	// group's members were loaded last, so they are pending's last.
 	w.pending = w.pending[:len(w.pending)-len(group)]
-	w.rollback()
+	w.rollback(err)
 	w.loadOneByOne(group)
 }
 
-// rollback rolls the open span back, if it is still open; the members it
-// held are to be pulled again.
-func (w *writer) rollback() {
+// rollback rolls the open span back, if it is still open, after cause;
+// the members it held are to be pulled again, and the spans that follow
+// hold half as many records (in case the span was too large for DuckDB's
+// memory).
+func (w *writer) rollback(cause error) {
 	if w.tx != nil {
-		w.tx.Rollback(w.ctx)
+		if err := w.tx.Rollback(w.ctx); err != nil {
+			cause = errors.Join(cause, err)
+		}
 		w.tx = nil
 	}
 	if len(w.pending) > 0 {
-		w.r.log.Warn("members rolled back with a failed load, to be pulled again", "members", len(w.pending))
+		w.r.log.Warn("members rolled back, to be pulled again", "members", len(w.pending),
+			"error", cardmask.MaskText(cause.Error()))
+		w.span = max(w.span/2, w.r.loadRows)
 	}
 	for _, st := range w.pending {
 		w.again = append(w.again, st.MerchantID)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,45 +24,59 @@ import (
 // JSON does not have, in a field the client's decoder skips). The span is
 // rolled back: the refused member fails alone with the database's reason,
 // the two members the span held before it are pulled again and loaded
-// completely, and the member after it is loaded once.
+// completely, the member after it is loaded once, and each member is
+// reported once. On a second night, the members pulled again request no
+// more payment lists than their first pull did: they take their stored
+// lists again.
 func TestRolledBackSpanPullsItsMembersAgain(t *testing.T) {
 	var bad string
 	var mu sync.Mutex
-	plansPulled := map[string]int{}
-	env := sandboxtest.Start(t, sandbox.Config{Seed: 5, Scale: sandbox.Scale{Members: 4, Subscriptions: 5, Groups: 1}},
-		sandboxtest.WithHandler(RefusedPlans(&bad, func(mid string) {
-			mu.Lock()
-			plansPulled[mid]++
-			mu.Unlock()
-		})))
+	// Each pull of a member starts with its plans: one counter of payment
+	// lists requested per pull.
+	pulls := map[string][]int{}
+	env := sandboxtest.Start(t, sandbox.Config{Seed: 5, Scale: sandbox.Scale{Members: 4, Subscriptions: 30, Groups: 1}},
+		sandboxtest.WithHandler(func(next http.Handler) http.Handler {
+			refuse := RefusedPlans(&bad, func(mid string) {
+				mu.Lock()
+				pulls[mid] = append(pulls[mid], 0)
+				mu.Unlock()
+			})(next)
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if mid := r.Header.Get("v-c-merchant-id"); strings.HasSuffix(r.URL.Path, "/payments") {
+					mu.Lock()
+					if n := len(pulls[mid]); n > 0 {
+						pulls[mid][n-1]++
+					}
+					mu.Unlock()
+				}
+				refuse.ServeHTTP(w, r)
+			})
+		}))
 	mids := env.Server.Members()
-	bad = mids[2]
-	var members []groups.Member
-	for _, mid := range mids {
-		members = append(members, groups.Member{MerchantID: mid})
-	}
-
-	ctx := context.Background()
 	s := storetest.Open(t)
-	cfg := env.Server.Config()
-	opts := PullOptions{Client: env.Client, RunID: "r1", Window: store.WindowFor(cfg.BusinessDate, 1), Now: time.Now(),
-		Concurrency: 1, PaymentLists: 1}
-	r, err := newPuller(ctx, s, opts, members)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.loadRows = 1 // a load per member, in the order of members
-	statuses, err := r.pullMembers(ctx, members)
-	if err != nil {
-		t.Fatal(err)
+
+	// The first night: every member loads.
+	statuses := pullOneByOne(t, env, s, "r1", time.Minute, nil)
+	for _, st := range statuses {
+		if st.Status != store.MemberOK {
+			t.Fatalf("first night: member %s %s %q; want ok", st.MerchantID, st.Status, st.Error)
+		}
 	}
 
+	// The second night: the third member's plans are refused.
+	bad = mids[2]
+	clear(pulls)
+	loaded := map[string]int{}
+	statuses = pullOneByOne(t, env, s, "r2", time.Minute, func(st MemberResult) { loaded[st.MerchantID]++ })
 	if len(statuses) != len(mids) {
 		t.Fatalf("%d statuses for %d members: %+v", len(statuses), len(mids), statuses)
 	}
 	for i, st := range statuses {
 		if st.MerchantID != mids[i] {
 			t.Fatalf("status %d is of %s; want %s (merchant ID order, each once)", i, st.MerchantID, mids[i])
+		}
+		if loaded[st.MerchantID] != 1 {
+			t.Errorf("member %s reported loaded %d times; want once", st.MerchantID, loaded[st.MerchantID])
 		}
 		if st.MerchantID == bad {
 			if st.Status != store.MemberFailed || !strings.Contains(st.Error, "load into database") || !strings.Contains(st.Error, "JSON") {
@@ -73,25 +88,96 @@ func TestRolledBackSpanPullsItsMembersAgain(t *testing.T) {
 	}
 	wantPulls := map[string]int{mids[0]: 2, mids[1]: 2, mids[2]: 1, mids[3]: 1}
 	for _, mid := range mids {
-		if plansPulled[mid] != wantPulls[mid] {
-			t.Errorf("member %s: plans pulled %d times; want %d", mid, plansPulled[mid], wantPulls[mid])
+		p := pulls[mid]
+		if len(p) != wantPulls[mid] {
+			t.Errorf("member %s pulled %d times; want %d", mid, len(p), wantPulls[mid])
+			continue
+		}
+		if len(p) == 2 && p[1] != p[0] {
+			t.Errorf("member %s requested %d payment lists when pulled again, %d when pulled first; want as many (its stored lists)", mid, p[1], p[0])
+		}
+		if len(p) == 2 && p[0] >= 30 {
+			t.Fatalf("member %s requested all its %d payment lists on the second night: the test needs lists that did not change", mid, p[0])
 		}
 	}
 	for _, st := range statuses {
-		var plans, subs, marked int
-		if err := s.ReadPool().QueryRow(`SELECT (SELECT count(*) FROM plans WHERE merchant_id = $1), (SELECT count(*) FROM subscriptions WHERE merchant_id = $1), (SELECT count(*) FROM run_members WHERE merchant_id = $1 AND status = $2)`, st.MerchantID, string(st.Status)).Scan(&plans, &subs, &marked); err != nil {
+		var plans, subs, payments, txns, marked int
+		if err := s.ReadPool().QueryRow(`SELECT (SELECT count(*) FROM plans WHERE merchant_id = $1), (SELECT count(*) FROM subscriptions WHERE merchant_id = $1), (SELECT count(*) FROM subscription_payments WHERE merchant_id = $1), (SELECT count(*) FROM transactions WHERE merchant_id = $1), (SELECT count(*) FROM run_members WHERE run_id = 'r2' AND merchant_id = $1 AND status = $2)`,
+			st.MerchantID, string(st.Status)).Scan(&plans, &subs, &payments, &txns, &marked); err != nil {
 			t.Fatal(err)
 		}
 		if marked != 1 {
-			t.Errorf("member %s: %d run_members rows with status %s; want 1", st.MerchantID, marked, st.Status)
+			t.Errorf("member %s: %d run_members rows of r2 with status %s; want 1", st.MerchantID, marked, st.Status)
 		}
-		switch {
-		case st.MerchantID == bad && (plans != 0 || subs != 0):
-			t.Errorf("the refused member has %d plans and %d subscriptions stored; want none", plans, subs)
-		case st.MerchantID != bad && (plans != st.Plans || plans == 0 || subs != 5 || st.Subscriptions != 5):
-			t.Errorf("member %s: %d plans and %d subscriptions stored, %d and %d reported; want all its plans and 5", st.MerchantID, plans, subs, st.Plans, st.Subscriptions)
+		if st.MerchantID != bad && (plans != st.Plans || plans == 0 || subs != 30 || st.Subscriptions != 30 ||
+			payments == 0 || txns != st.Transactions) {
+			t.Errorf("member %s: stored %d plans, %d subscriptions, %d payments, %d transactions; reported %+v", st.MerchantID, plans, subs, payments, txns, st)
 		}
 	}
+}
+
+// TestSpanCommitsWhenItsTimeIsUp: a span is committed once its time is up,
+// while a slow member is still being pulled: the member loaded before it
+// is in the database, and reported, before the slow one's pull ends.
+func TestSpanCommitsWhenItsTimeIsUp(t *testing.T) {
+	var slow string
+	var slowDone atomic.Int64 // when the slow member's plans were answered
+	env := sandboxtest.Start(t, sandbox.Config{Seed: 5, Scale: sandbox.Scale{Members: 2, Subscriptions: 3, Groups: 1}},
+		sandboxtest.WithHandler(func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("v-c-merchant-id") == slow && r.URL.Path == "/rbs/v1/plans" {
+					time.Sleep(2 * time.Second)
+					defer slowDone.Store(time.Now().UnixNano())
+				}
+				next.ServeHTTP(w, r)
+			})
+		}))
+	mids := env.Server.Members()
+	slow = mids[1]
+	s := storetest.Open(t)
+	var firstLoaded time.Time
+	var firstRows int
+	pullOneByOne(t, env, s, "r1", 200*time.Millisecond, func(st MemberResult) {
+		if st.MerchantID != mids[0] {
+			return
+		}
+		firstLoaded = time.Now()
+		s.ReadPool().QueryRow(`SELECT count(*) FROM run_members WHERE merchant_id = $1`, st.MerchantID).Scan(&firstRows)
+	})
+	if firstLoaded.IsZero() || slowDone.Load() == 0 {
+		t.Fatalf("member %s reported at %v, the slow member answered at %d", mids[0], firstLoaded, slowDone.Load())
+	}
+	if !firstLoaded.Before(time.Unix(0, slowDone.Load())) {
+		t.Errorf("member %s was reported at %v, after the slow member's plans were answered (%v): its span waited for the next member",
+			mids[0], firstLoaded.Format(time.StampMilli), time.Unix(0, slowDone.Load()).Format(time.StampMilli))
+	}
+	if firstRows != 1 {
+		t.Errorf("when member %s was reported, the database held %d run_members rows of it; want 1 (committed)", mids[0], firstRows)
+	}
+}
+
+// pullOneByOne runs the members stage of run runID over env's members, one
+// member at a time and one member per load, a span open for spanWait.
+func pullOneByOne(t *testing.T, env *sandboxtest.Env, s *store.Store, runID string, spanWait time.Duration, loaded func(MemberResult)) []MemberResult {
+	t.Helper()
+	ctx := context.Background()
+	var members []groups.Member
+	for _, mid := range env.Server.Members() {
+		members = append(members, groups.Member{MerchantID: mid})
+	}
+	cfg := env.Server.Config()
+	opts := PullOptions{Client: env.Client, RunID: runID, Window: store.WindowFor(cfg.BusinessDate, 1), Now: time.Now(),
+		Concurrency: 1, PaymentLists: 1, Loaded: loaded}
+	r, err := newPuller(ctx, s, opts, members)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.loadRows, r.spanWait = 1, spanWait
+	statuses, err := r.pullMembers(ctx, members)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return statuses
 }
 
 // RefusedPlans wraps a sandbox's handler for tests (of this package and

@@ -284,9 +284,11 @@ func (s *Store) applyMemoryLimit(ctx context.Context) error {
 // LimitLoads gives DuckDB half of SetMemoryLimit's limit until the next
 // Reopen, for a run's loads. A load needs little of DuckDB's memory (its
 // rows arrive as Arrow records, are appended, and are committed to the
-// write-ahead log); what fills the limit while a run loads is the appended
-// data not yet checkpointed, which DuckDB keeps while it may, and the
-// allocator's memory around it. With the whole limit the loads' peak grew
+// write-ahead log); what fills the limit while a run loads is what an open
+// transaction has appended (the members stage commits several loads at
+// once, sized by this limit: ingest's spans) and the appended data not
+// yet checkpointed, which DuckDB keeps while it may, with the allocator's
+// memory around them. With the whole limit the loads' peak grew
 // with the portfolio: at 2,000 members the journals peaked at 566-592 MiB
 // and the members stage at 675-696; with half, 468-485 and 564-565, the
 // stages 3-8% slower (what does not fit is written to the file at the
@@ -383,9 +385,8 @@ func (s *Store) Close() error {
 }
 
 // Transact runs fn inside one transaction on the store's connection,
-// committing if fn returns nil and rolling back otherwise. Everything a
-// member's load writes, its done-marker included, goes through one call, so a
-// crash leaves either all of it or none.
+// committing if fn returns nil and rolling back otherwise: a crash leaves
+// either all of what fn wrote or none of it.
 func (s *Store) Transact(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	tx, err := s.Begin(ctx)
 	if err != nil {
@@ -417,9 +418,12 @@ func (s *Store) Begin(ctx context.Context) (*Tx, error) {
 	return &Tx{conn: s.conn, s: s}, nil
 }
 
-// Commit commits the transaction. If it fails, the transaction is gone.
+// Commit commits the transaction. If it fails, the transaction is rolled
+// back (DuckDB has already ended it when its commit fails; the ROLLBACK
+// makes sure the connection is not left inside it).
 func (tx *Tx) Commit(ctx context.Context) error {
 	if _, err := tx.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		tx.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
