@@ -169,7 +169,8 @@ type loadJob struct {
 //
 // A span is one transaction over several loads: it is committed once it
 // holds spanBytesPerRecord-sized records to fill the loads' DuckDB memory
-// (spanRecords), or maxSpanWait after it began. A load's records leave Go's
+// (spanRecords), maxSpanWait after it began, or after a load that was not
+// full (members come slower than they are loaded: see writer.load). A load's records leave Go's
 // memory as soon as they are inserted; DuckDB keeps what the transaction
 // inserted until the commit (it writes what does not fit to its temporary
 // folder). Commits are what a span saves: at 2,000 members, one every 50,000
@@ -196,7 +197,9 @@ func spanRecords(limit int64) int {
 // gather takes first and the members that follow on jobs into one load of
 // up to maxRows records (see maxRowsPerLoad), stopping early when jobs is
 // closed.
-func gather(first loadJob, jobs <-chan loadJob, maxRows int) []loadJob {
+// It says whether the load is full: whether it stopped at maxRows rather
+// than at the wait or the end.
+func gather(first loadJob, jobs <-chan loadJob, maxRows int) (group []loadJob, full bool) {
 	group, rows := []loadJob{first}, first.rows()
 	timer := time.NewTimer(maxLoadWait)
 	defer timer.Stop()
@@ -204,14 +207,14 @@ func gather(first loadJob, jobs <-chan loadJob, maxRows int) []loadJob {
 		select {
 		case j, ok := <-jobs:
 			if !ok {
-				return group
+				return group, false
 			}
 			group, rows = append(group, j), rows+j.rows()
 		case <-timer.C:
-			return group
+			return group, false
 		}
 	}
-	return group
+	return group, true
 }
 
 func (j loadJob) rows() int {
@@ -369,12 +372,15 @@ func (w *writer) run(jobs <-chan loadJob) {
 }
 
 // load loads a group of members into the open span (opening one if needed)
-// and commits the span once it is full or old enough. If the database
-// refuses the group, the span is rolled back: the group's members, whose
-// rows are still at hand, are loaded one by one, so that a member whose
-// data is refused fails alone, and the members loaded before them in the
-// span are to be pulled again.
-func (w *writer) load(group []loadJob) {
+// and commits the span once it is full or old enough, or when the group
+// was not a full load: members then come slower than the writer loads
+// them, so a commit per load costs the stage nothing, and keeps what a
+// crash loses and how long a member waits to count as loaded small. If
+// the database refuses the group, the span is rolled back: the group's
+// members, whose rows are still at hand, are loaded one by one, so that a
+// member whose data is refused fails alone, and the members loaded before
+// them in the span are to be pulled again.
+func (w *writer) load(group []loadJob, full bool) {
 	if w.tx == nil {
 		tx, err := w.r.store.Begin(w.ctx)
 		if err != nil {
@@ -392,7 +398,7 @@ func (w *writer) load(group []loadJob) {
 		w.pending = append(w.pending, j.status)
 		w.records += j.rows()
 	}
-	if w.records >= w.span || time.Since(w.began) >= w.r.spanWait {
+	if !full || w.records >= w.span || time.Since(w.began) >= w.r.spanWait {
 		w.commit(group)
 	}
 }

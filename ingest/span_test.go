@@ -56,7 +56,7 @@ func TestRolledBackSpanPullsItsMembersAgain(t *testing.T) {
 	s := storetest.Open(t)
 
 	// The first night: every member loads.
-	statuses := pullOneByOne(t, env, s, "r1", time.Minute, nil)
+	statuses := pull(t, env, s, "r1", 1, time.Minute, nil)
 	for _, st := range statuses {
 		if st.Status != store.MemberOK {
 			t.Fatalf("first night: member %s %s %q; want ok", st.MerchantID, st.Status, st.Error)
@@ -67,7 +67,7 @@ func TestRolledBackSpanPullsItsMembersAgain(t *testing.T) {
 	bad = mids[2]
 	clear(pulls)
 	loaded := map[string]int{}
-	statuses = pullOneByOne(t, env, s, "r2", time.Minute, func(st MemberResult) { loaded[st.MerchantID]++ })
+	statuses = pull(t, env, s, "r2", 1, time.Minute, func(st MemberResult) { loaded[st.MerchantID]++ })
 	if len(statuses) != len(mids) {
 		t.Fatalf("%d statuses for %d members: %+v", len(statuses), len(mids), statuses)
 	}
@@ -116,49 +116,62 @@ func TestRolledBackSpanPullsItsMembersAgain(t *testing.T) {
 	}
 }
 
-// TestSpanCommitsWhenItsTimeIsUp: a span is committed once its time is up,
-// while a slow member is still being pulled: the member loaded before it
-// is in the database, and reported, before the slow one's pull ends.
-func TestSpanCommitsWhenItsTimeIsUp(t *testing.T) {
-	var slow string
-	var slowDone atomic.Int64 // when the slow member's plans were answered
-	env := sandboxtest.Start(t, sandbox.Config{Seed: 5, Scale: sandbox.Scale{Members: 2, Subscriptions: 3, Groups: 1}},
-		sandboxtest.WithHandler(func(next http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Header.Get("v-c-merchant-id") == slow && r.URL.Path == "/rbs/v1/plans" {
-					time.Sleep(2 * time.Second)
-					defer slowDone.Store(time.Now().UnixNano())
+// TestSpanCommitsWithoutWaitingForTheNextMember: a span is committed while
+// a slow member is still being pulled, so that the member loaded before it
+// is in the database, and reported, before the slow one's pull ends: once
+// the span's time is up (loads of one member), and at once after a load
+// that members came too slowly to fill (loads of 50,000 records).
+func TestSpanCommitsWithoutWaitingForTheNextMember(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		loadRows int
+		spanWait time.Duration
+	}{
+		{"time is up", 1, 200 * time.Millisecond},
+		{"load not full", maxRowsPerLoad, time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var slow string
+			var slowDone atomic.Int64 // when the slow member's plans were answered
+			env := sandboxtest.Start(t, sandbox.Config{Seed: 5, Scale: sandbox.Scale{Members: 2, Subscriptions: 3, Groups: 1}},
+				sandboxtest.WithHandler(func(next http.Handler) http.Handler {
+					return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if r.Header.Get("v-c-merchant-id") == slow && r.URL.Path == "/rbs/v1/plans" {
+							time.Sleep(maxLoadWait + time.Second)
+							defer slowDone.Store(time.Now().UnixNano())
+						}
+						next.ServeHTTP(w, r)
+					})
+				}))
+			mids := env.Server.Members()
+			slow = mids[1]
+			s := storetest.Open(t)
+			var firstLoaded time.Time
+			var firstRows int
+			pull(t, env, s, "r1", tc.loadRows, tc.spanWait, func(st MemberResult) {
+				if st.MerchantID != mids[0] {
+					return
 				}
-				next.ServeHTTP(w, r)
+				firstLoaded = time.Now()
+				s.ReadPool().QueryRow(`SELECT count(*) FROM run_members WHERE merchant_id = $1`, st.MerchantID).Scan(&firstRows)
 			})
-		}))
-	mids := env.Server.Members()
-	slow = mids[1]
-	s := storetest.Open(t)
-	var firstLoaded time.Time
-	var firstRows int
-	pullOneByOne(t, env, s, "r1", 200*time.Millisecond, func(st MemberResult) {
-		if st.MerchantID != mids[0] {
-			return
-		}
-		firstLoaded = time.Now()
-		s.ReadPool().QueryRow(`SELECT count(*) FROM run_members WHERE merchant_id = $1`, st.MerchantID).Scan(&firstRows)
-	})
-	if firstLoaded.IsZero() || slowDone.Load() == 0 {
-		t.Fatalf("member %s reported at %v, the slow member answered at %d", mids[0], firstLoaded, slowDone.Load())
-	}
-	if !firstLoaded.Before(time.Unix(0, slowDone.Load())) {
-		t.Errorf("member %s was reported at %v, after the slow member's plans were answered (%v): its span waited for the next member",
-			mids[0], firstLoaded.Format(time.StampMilli), time.Unix(0, slowDone.Load()).Format(time.StampMilli))
-	}
-	if firstRows != 1 {
-		t.Errorf("when member %s was reported, the database held %d run_members rows of it; want 1 (committed)", mids[0], firstRows)
+			if firstLoaded.IsZero() || slowDone.Load() == 0 {
+				t.Fatalf("member %s reported at %v, the slow member answered at %d", mids[0], firstLoaded, slowDone.Load())
+			}
+			if !firstLoaded.Before(time.Unix(0, slowDone.Load())) {
+				t.Errorf("member %s was reported at %v, after the slow member's plans were answered (%v): its span waited for the next member",
+					mids[0], firstLoaded.Format(time.StampMilli), time.Unix(0, slowDone.Load()).Format(time.StampMilli))
+			}
+			if firstRows != 1 {
+				t.Errorf("when member %s was reported, the database held %d run_members rows of it; want 1 (committed)", mids[0], firstRows)
+			}
+		})
 	}
 }
 
-// pullOneByOne runs the members stage of run runID over env's members, one
-// member at a time and one member per load, a span open for spanWait.
-func pullOneByOne(t *testing.T, env *sandboxtest.Env, s *store.Store, runID string, spanWait time.Duration, loaded func(MemberResult)) []MemberResult {
+// pull runs the members stage of run runID over env's members, one member
+// at a time, loads of loadRows records, a span open for spanWait.
+func pull(t *testing.T, env *sandboxtest.Env, s *store.Store, runID string, loadRows int, spanWait time.Duration, loaded func(MemberResult)) []MemberResult {
 	t.Helper()
 	ctx := context.Background()
 	var members []groups.Member
@@ -172,7 +185,7 @@ func pullOneByOne(t *testing.T, env *sandboxtest.Env, s *store.Store, runID stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.loadRows, r.spanWait = 1, spanWait
+	r.loadRows, r.spanWait = loadRows, spanWait
 	statuses, err := r.pullMembers(ctx, members)
 	if err != nil {
 		t.Fatal(err)
