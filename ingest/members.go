@@ -170,8 +170,8 @@ type loadJob struct {
 // A span is one transaction over several loads: it is committed once it
 // holds spanBytesPerRecord-sized records to fill the loads' DuckDB memory
 // (spanRecords), maxSpanWait after it began, or after a load that was not
-// full (members come slower than they are loaded: see writer.load). A load's records leave Go's
-// memory as soon as they are inserted; DuckDB keeps what the transaction
+// full (members come slower than they are loaded: see writer.load). A
+// load's records leave Go's memory as soon as they are inserted; DuckDB keeps what the transaction
 // inserted until the commit (it writes what does not fit to its temporary
 // folder). Commits are what a span saves: at 2,000 members, one every 50,000
 // records took half of the writer's time (the write-ahead log, and the
@@ -196,9 +196,8 @@ func spanRecords(limit int64) int {
 
 // gather takes first and the members that follow on jobs into one load of
 // up to maxRows records (see maxRowsPerLoad), stopping early when jobs is
-// closed.
-// It says whether the load is full: whether it stopped at maxRows rather
-// than at the wait or the end.
+// closed. It says whether the load is full: whether it stopped at maxRows
+// rather than at the wait or the end.
 func gather(first loadJob, jobs <-chan loadJob, maxRows int) (group []loadJob, full bool) {
 	group, rows := []loadJob{first}, first.rows()
 	timer := time.NewTimer(maxLoadWait)
