@@ -322,6 +322,13 @@ func AttachReadOnly(ctx context.Context, q Querier, path, alias string) (detach 
 // range Parquet readers handle well.
 const rowGroupBytes = "16MB"
 
+// parquetCompression is the codec of every export: ZSTD at level 1 rather
+// than DuckDB's default 3. Measured on the tables of a 10,000-member run
+// (2026-11-25), level 1 wrote subscription_payments' 23 M rows in 14.4 s
+// against 18.2-19.1, the journal in 3.6 s against 5.4, and its files were
+// 2-5% smaller, not larger (Snappy: 13.1 s, but twice the size).
+const parquetCompression = "COMPRESSION zstd, COMPRESSION_LEVEL 1"
+
 // parquetOptions are the COPY options of every export. DuckDB bounds row
 // groups by bytes only when insertion order need not be preserved (the
 // run's store sets that); otherwise a row count of a quarter of the
@@ -343,9 +350,9 @@ func parquetOptions(ctx context.Context, q Querier) (string, error) {
 		return "", fmt.Errorf("read preserve_insertion_order: %w", err)
 	}
 	if preserve {
-		return "FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 30720", nil
+		return "FORMAT parquet, " + parquetCompression + ", ROW_GROUP_SIZE 30720", nil
 	}
-	return "FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE_BYTES " + sqlString(rowGroupBytes), nil
+	return "FORMAT parquet, " + parquetCompression + ", ROW_GROUP_SIZE_BYTES " + sqlString(rowGroupBytes), nil
 }
 
 // trimQuery drops trailing semicolons and space so a caller's query can be

@@ -63,6 +63,14 @@ func TestExportParquet(t *testing.T) {
 	if want := "439.35"; sum != want { // 1.01 * (0+1+...+29)
 		t.Errorf("sum(amount) = %s, want %s", sum, want)
 	}
+	// ZSTD, as docs/workbook.md tells the data teams' loaders.
+	var codecs string
+	if err := db.QueryRow(`SELECT string_agg(DISTINCT compression, ',') FROM parquet_metadata(?)`, path).Scan(&codecs); err != nil {
+		t.Fatal(err)
+	}
+	if codecs != "ZSTD" {
+		t.Errorf("column chunks compressed with %s, want ZSTD", codecs)
+	}
 
 	// Replacing the file: the new content, no temp file left.
 	if err := ExportParquet(ctx, db, "SELECT * FROM findings WHERE kind = 'skipped_cycle'", path); err != nil {
