@@ -85,11 +85,9 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 	}
 	err = s.ForEachSlice(ctx, runID, func(tx *store.Tx, sl store.Slice) error {
 		for _, c := range checks {
-			n, err := insertFindings(ctx, tx, runID, businessDate, c, sl)
-			if err != nil {
+			if err := insertFindings(ctx, tx, runID, businessDate, c, sl); err != nil {
 				return err
 			}
-			counts[c.Kind] += n
 		}
 		return nil
 	})
@@ -97,6 +95,11 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 		return nil, err
 	}
 	err = s.Transact(ctx, func(tx *store.Tx) error {
+		// Counted once every slice is committed: a slice that ran out of
+		// memory ran again (ForEachSlice), so its first inserts were undone.
+		if err := countFindings(ctx, tx, runID, counts); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, dropFirstSeen); err != nil {
 			return fmt.Errorf("drop the findings' first sightings: %w", err)
 		}
@@ -114,14 +117,33 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 // run's findings, each with the run it was first seen in and whether the
 // member's previous findings had it. The history is read for the slice's
 // members only ($4..$5), so that its cost too stays the size of a slice.
-func insertFindings(ctx context.Context, tx *store.Tx, runID string, businessDate time.Time, c queries.Check, sl store.Slice) (int64, error) {
+func insertFindings(ctx context.Context, tx *store.Tx, runID string, businessDate time.Time, c queries.Check, sl store.Slice) error {
 	q := insertFindingsHead + c.SQL + insertFindingsTail
-	res, err := tx.Exec(ctx, q, runID, businessDate, c.Kind, sl.Lo, sl.Hi)
-	if err != nil {
-		return 0, fmt.Errorf("check %s (members %s..%s): %w", c.Kind, sl.Lo, sl.Hi, err)
+	if _, err := tx.Exec(ctx, q, runID, businessDate, c.Kind, sl.Lo, sl.Hi); err != nil {
+		return fmt.Errorf("check %s (members %s..%s): %w", c.Kind, sl.Lo, sl.Hi, err)
 	}
-	n, _ := res.RowsAffected()
-	return n, nil
+	return nil
+}
+
+// countFindings adds the run's findings per kind to counts.
+func countFindings(ctx context.Context, tx *store.Tx, runID string, counts map[string]int64) error {
+	rows, err := tx.Query(ctx, countFindingsOf, runID)
+	if err != nil {
+		return fmt.Errorf("count the findings of run %s: %w", runID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind string
+		var n int64
+		if err := rows.Scan(&kind, &n); err != nil {
+			return fmt.Errorf("count the findings of run %s: %w", runID, err)
+		}
+		counts[kind] += n
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("count the findings of run %s: %w", runID, err)
+	}
+	return nil
 }
 
 // Statements of queries/checks.sql.
@@ -132,6 +154,7 @@ var (
 	previousFindings       = queries.Must("checks.sql", "PreviousFindings")
 	firstSeen              = queries.Must("checks.sql", "FirstSeen")
 	dropFirstSeen          = queries.Must("checks.sql", "DropFirstSeen")
+	countFindingsOf        = queries.Must("checks.sql", "CountFindings")
 	clearFindingKinds      = queries.Must("checks.sql", "ClearFindingKinds")
 	insertFindingKind      = queries.Must("checks.sql", "InsertFindingKind")
 	insertResolvedFindings = queries.Must("checks.sql", "InsertResolvedFindings")

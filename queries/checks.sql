@@ -57,6 +57,11 @@ GROUP BY kind, merchant_id, entity_id
 -- name: DropFirstSeen
 DROP TABLE IF EXISTS temp.main.first_seen
 
+-- name: CountFindings
+-- The findings of run $1 per kind, once the checks have inserted them
+-- (all new or open: the resolved ones and the acknowledgements come after).
+SELECT kind, count(*) FROM findings WHERE run_id = $1 GROUP BY kind
+
 -- name: ClearFindingKinds
 -- finding_kinds is replaced by the catalog of every run.
 DELETE FROM finding_kinds

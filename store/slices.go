@@ -2,10 +2,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/reconcile/reconcile/queries"
 )
@@ -42,10 +46,16 @@ var slicedTables = []string{
 const defaultSliceRows = 500_000
 
 // rowsPerMiB sizes slices by the memory limit: at 256 MB, slices of about
-// 500,000 records. Measured at 5,000 members: slices of that size run every
-// check and report within the 244 MiB DuckDB grants, beside what the run
-// holds; the whole 12 M records at once ran out of memory.
-const rowsPerMiB = 2000
+// 1,000,000 records. Each slice costs its statements' planning and
+// start-up beside its rows, about 1.3 s for the checks alone whatever its
+// size: at 10,000 members the checks took 74 s in 27 slices of 1,000,000
+// records against 108 s in 53 of 500,000, the whole findings stage 121 s
+// against 158, with a peak RSS of 510 MiB against 494-503 (2026-11-25).
+// The whole 12 M records of 5,000 members at once ran out of memory, and
+// so did slices of 2,000,000 there (before the checks named their
+// columns); a slice that runs out of memory is run again in two halves
+// (ForEachSlice).
+const rowsPerMiB = 4000
 
 // Slice is a range of merchant IDs, both ends included.
 type Slice struct{ Lo, Hi string }
@@ -90,26 +100,34 @@ func memberSlices(ctx context.Context, tx *Tx, runID string, maxRows int64) ([]S
 // 0.75 MB for every INSERT statement however few its rows: 28 checks over
 // 26 slices in one transaction filled a 256 MB limit by themselves.
 //
+// A slice that runs out of DuckDB's memory (its members' data larger than
+// their records let the sizing foresee) is rolled back and run again as
+// two slices of half its members, down to a single member, so the run
+// slows down there instead of failing. fn may therefore be called more
+// than once for the same members: what it does must be in the transaction
+// (a count kept in Go would count the rolled-back slice too).
+//
 // fn must not write the sliced tables (see rowRanges).
 func (s *Store) ForEachSlice(ctx context.Context, runID string, fn func(tx *Tx, sl Slice) error) error {
-	var slices []Slice
+	var cut []Slice
 	var db string
 	var ranges map[string][]rowRange
 	err := s.Transact(ctx, func(tx *Tx) error {
 		var err error
-		if slices, err = memberSlices(ctx, tx, runID, s.sliceRows); err != nil {
+		if cut, err = memberSlices(ctx, tx, runID, s.sliceRows); err != nil {
 			return err
 		}
 		if err := tx.QueryRow(ctx, `SELECT current_database()`).Scan(&db); err != nil {
 			return fmt.Errorf("name of the database: %w", err)
 		}
-		ranges, err = rowRanges(ctx, tx, db, slices)
+		ranges, err = rowRanges(ctx, tx, db, cut)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	for i, sl := range slices {
+	for i := 0; i < len(cut); i++ {
+		sl := cut[i]
 		err := s.Transact(ctx, func(tx *Tx) error {
 			for _, t := range slicedTables {
 				filter, err := sliceFilter(ctx, tx, db, t, sl, ranges[t][i])
@@ -131,11 +149,71 @@ func (s *Store) ForEachSlice(ctx context.Context, runID string, fn func(tx *Tx, 
 			}
 			return nil
 		})
+		if err == nil {
+			continue
+		}
+		if !outOfMemory(err) {
+			return err
+		}
+		halves, halfRanges, splitErr := s.splitSlice(ctx, runID, db, sl)
+		if splitErr != nil {
+			return errors.Join(err, splitErr)
+		}
+		if halves == nil {
+			return err // a single member: nothing left to split
+		}
+		cut = slices.Replace(cut, i, i+1, halves...)
+		for _, t := range slicedTables {
+			ranges[t] = slices.Replace(ranges[t], i, i+1, halfRanges[t]...)
+		}
+		i-- // the first half next
+	}
+	return nil
+}
+
+// outOfMemory tells whether err is DuckDB running out of its memory limit.
+func outOfMemory(err error) bool {
+	var de *duckdb.Error
+	return errors.As(err, &de) && de.Type == duckdb.ErrorTypeOutOfMemory
+}
+
+// splitSlice cuts sl into two slices of half its members each, with their
+// row ranges; nil when sl holds a single member.
+func (s *Store) splitSlice(ctx context.Context, runID, db string, sl Slice) ([]Slice, map[string][]rowRange, error) {
+	var halves []Slice
+	var ranges map[string][]rowRange
+	err := s.Transact(ctx, func(tx *Tx) error {
+		rows, err := tx.Query(ctx, memberSizes, runID)
 		if err != nil {
 			return err
 		}
+		var in []string
+		for rows.Next() {
+			var mid string
+			var n int64
+			if err := rows.Scan(&mid, &n); err != nil {
+				rows.Close()
+				return err
+			}
+			if mid >= sl.Lo && mid <= sl.Hi {
+				in = append(in, mid)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if len(in) < 2 {
+			return nil
+		}
+		half := len(in) / 2
+		halves = []Slice{{Lo: in[0], Hi: in[half-1]}, {Lo: in[half], Hi: in[len(in)-1]}}
+		ranges, err = rowRanges(ctx, tx, db, halves)
+		return err
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("split members %s..%s in two: %w", sl.Lo, sl.Hi, err)
 	}
-	return nil
+	return halves, ranges, nil
 }
 
 // Where a slice's rows lie. DuckDB skips a row group by its min/max only

@@ -193,3 +193,59 @@ func TestSliceFilterKeepsEveryRow(t *testing.T) {
 		}
 	}
 }
+
+// TestSliceOutOfMemoryRunsAgainInHalves: a slice whose work does not fit
+// DuckDB's memory limit is rolled back and run again in two halves, down to
+// single members, so every member is still computed exactly once (what the
+// rolled-back attempts wrote is gone). A single member that still does not
+// fit fails the run with DuckDB's error.
+func TestSliceOutOfMemoryRunsAgainInHalves(t *testing.T) {
+	s, ctx := storetest.Open(t), context.Background()
+	for _, q := range []string{
+		`INSERT INTO run_members (run_id, merchant_id, status) SELECT 'r1', printf('mid%02d', i), 'ok' FROM range(6) t(i)`,
+		`CREATE TABLE slices_run (lo VARCHAR, hi VARCHAR, members BIGINT)`,
+		`SET memory_limit = '24MB'`,
+	} {
+		if _, err := s.Conn().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.SetSliceRows(1 << 40) // all six members in one slice
+	// Each member of the slice takes perMember KiB of one string that
+	// DuckDB cannot spill: six members' 2 MiB each (grown by doubling)
+	// do not fit 24 MB, one member's does.
+	run := func(perMember int) (attempts []int64, err error) {
+		err = s.ForEachSlice(ctx, "r1", func(tx *store.Tx, sl store.Slice) error {
+			var n int64
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM run_members`).Scan(&n); err != nil {
+				return err
+			}
+			attempts = append(attempts, n)
+			if _, err := tx.Exec(ctx, `INSERT INTO slices_run VALUES (?, ?, ?)`, sl.Lo, sl.Hi, n); err != nil {
+				return err
+			}
+			var length int64
+			return tx.QueryRow(ctx, `SELECT length(string_agg(repeat('x', 1024), '')) FROM range(? * ?)`, n, perMember).Scan(&length)
+		})
+		return attempts, err
+	}
+	attempts, err := run(2048)
+	if err != nil {
+		t.Fatalf("the slices did not recover from running out of memory: %v", err)
+	}
+	if len(attempts) < 3 || attempts[0] != 6 || attempts[1] != 3 {
+		t.Errorf("slices tried with %v members, want 6, then halves of 3 (and less)", attempts)
+	}
+	var rows, members, distinctLo int64
+	if err := s.Conn().QueryRowContext(ctx, `SELECT count(*), sum(members), count(DISTINCT lo) FROM slices_run`).Scan(&rows, &members, &distinctLo); err != nil {
+		t.Fatal(err)
+	}
+	if members != 6 || distinctLo != rows {
+		t.Errorf("the committed slices hold %d members in %d slices (%d distinct), want the 6 members once each", members, rows, distinctLo)
+	}
+
+	// One member's string alone does not fit: nothing to split, DuckDB's error.
+	if _, err := run(32 << 10); err == nil || !strings.Contains(err.Error(), "Out of Memory") {
+		t.Errorf("a member too large for the memory limit gave %v, want DuckDB's out-of-memory error", err)
+	}
+}
