@@ -20,7 +20,7 @@ import (
 // before it. DuckDB's hash joins and aggregates over those hold state that
 // grows with the portfolio, and at 5,000 members (12 M records) they no
 // longer fit the run's memory limit. So they run over slices of the run's
-// members, a few hundred thousand records at a time, and their memory
+// members, up to about a million records at a time, and their memory
 // stays the same whatever the portfolio.
 //
 // Every check and report relates a member's rows only to the same member's
