@@ -470,9 +470,10 @@ func TestReopenLetsGoOfTemporaryStorage(t *testing.T) {
 	}
 }
 
-// TestLimitLoadsHalvesUntilReopen: a run's loads get half of the memory
-// limit and its checks, after Reopen, all of it; in a file or in memory
-// (where Reopen only checkpoints), and with no limit none is made up.
+// TestLimitLoadsHalvesUntilReopen: a run's loads get one thread and half of
+// the memory limit, and its checks, after Reopen, DuckDB's threads and all
+// of the memory; in a file or in memory (where Reopen only checkpoints), and
+// with no limit none is made up.
 func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 	ctx := context.Background()
 	for _, path := range []string{filepath.Join(t.TempDir(), "t.duckdb"), ":memory:"} {
@@ -489,9 +490,20 @@ func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 			}
 			return l
 		}
-		unlimited := limit()
+		threads := func() int {
+			t.Helper()
+			var n int
+			if err := s.Conn().QueryRowContext(ctx, `SELECT current_setting('threads')`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		unlimited, own := limit(), threads()
 		if err := s.LimitLoads(ctx); err != nil {
 			t.Fatal(err)
+		}
+		if got := threads(); got != 1 {
+			t.Errorf("%s: LimitLoads left DuckDB %d threads; want 1", path, got)
 		}
 		if got := limit(); got != unlimited {
 			t.Errorf("%s: LimitLoads without a memory limit set DuckDB's to %s; want its own %s", path, got, unlimited)
@@ -511,6 +523,9 @@ func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 		}
 		if got := limit(); got != full {
 			t.Errorf("%s: after Reopen DuckDB's limit is %s; want the whole limit again, %s", path, got, full)
+		}
+		if got := threads(); got != own {
+			t.Errorf("%s: after Reopen DuckDB has %d threads; want its own %d again", path, got, own)
 		}
 	}
 }
