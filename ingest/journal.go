@@ -179,7 +179,12 @@ func (st *journalStream) read(ctx context.Context, now time.Time, limits journal
 		return
 	}
 	chunk := newJournalChunk()
-	r := bufio.NewReaderSize(f, 1<<20)
+	r := journalReaders.Get().(*bufio.Reader)
+	r.Reset(f)
+	defer func() {
+		r.Reset(nil)
+		journalReaders.Put(r)
+	}()
 	for lineNo := 1; ; lineNo++ {
 		if err := ctx.Err(); err != nil {
 			st.err = fmt.Errorf("journal %s: %w", path, err)
@@ -252,11 +257,23 @@ func notRegular(path string, mode fs.FileMode) error {
 	return fmt.Errorf("journal %s: %s, not a regular file: not imported", path, kind)
 }
 
+// A journal file is read twice, for its digest and for its lines, each
+// through a buffer of 1 MiB, and a run reads thousands of files, most far
+// smaller than that: a new pair of buffers per file was a quarter of all
+// that a 2,000-member run allocated (8 GB over 4,000 files), cleared and
+// collected again. The buffers are kept for the next file instead.
+var (
+	journalReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<<20) }}
+	digestBuffers  = sync.Pool{New: func() any { return new([1 << 20]byte) }}
+)
+
 // readerSHA256 is the hex SHA-256 of what r holds, read to its end unless
 // ctx is cancelled.
 func readerSHA256(ctx context.Context, r io.Reader) (string, error) {
 	h := sha256.New()
-	buf := make([]byte, 1<<20)
+	pooled := digestBuffers.Get().(*[1 << 20]byte)
+	defer digestBuffers.Put(pooled)
+	buf := pooled[:]
 	for {
 		if err := ctx.Err(); err != nil {
 			return "", err
