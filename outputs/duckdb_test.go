@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func findingsDB(t *testing.T) *sql.DB {
@@ -307,6 +308,77 @@ func testSnapshot(t *testing.T, db *sql.DB) {
 	if _, err := snap.Exec(`INSERT INTO audit.runs VALUES ('x')`); err == nil {
 		t.Error("the read-only snapshot accepted a write")
 	}
+}
+
+// TestStartSnapshotWhileReading: the byte copy goes on while the database is
+// read through the same connection (as a run writes its workbook and
+// datasets meanwhile), and what Finish puts in place is the file's bytes.
+func TestStartSnapshotWhileReading(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "work.duckdb")
+	db := fileDB(t, src)
+	ctx := context.Background()
+	path := filepath.Join(dir, "snap.duckdb")
+	snap, err := StartSnapshot(ctx, db, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if n := queryInt(t, db, `SELECT count(DISTINCT n) FROM t`); n != 2000000 {
+			t.Fatalf("read %d distinct rows while the snapshot was made, want 2000000", n)
+		}
+	}
+	if err := snap.Finish(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the snapshot (%d bytes) is not the source file (%d bytes)", len(got), len(want))
+	}
+	if names := listDir(t, dir); !slices.Equal(names, []string{"snap.duckdb", "work.duckdb"}) {
+		t.Errorf("dir holds %v, want the source and the snapshot only", names)
+	}
+}
+
+// TestSnapshotAbortLeavesNothing: a publication that fails after starting
+// its snapshot aborts it, and no copy is left, whole or in part.
+func TestSnapshotAbortLeavesNothing(t *testing.T) {
+	db := fileDB(t, filepath.Join(t.TempDir(), "work.duckdb"))
+	dir := t.TempDir()
+	snap, err := StartSnapshot(context.Background(), db, filepath.Join(dir, "snap.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(listDir(t, dir)) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the copy did not start within 10 s")
+		}
+	}
+	snap.Abort()
+	if names := listDir(t, dir); len(names) != 0 {
+		t.Errorf("an aborted snapshot left %v", names)
+	}
+}
+
+// fileDB is a database in the file path, of one connection, holding a table
+// of 2,000,000 rows (about 30 MB): its byte copy takes a while.
+func fileDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, `CREATE TABLE t AS SELECT range AS n, repeat('x', 200) AS pad FROM range(2000000)`)
+	return db
 }
 
 func TestSnapshotDuckDBFailureLeavesNothing(t *testing.T) {

@@ -139,6 +139,21 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		}
 	}()
 
+	// The snapshot, a copy of the database file, is made while the workbook
+	// and the Parquet datasets are written from the same database: those
+	// only read it, and the copy is the disk's and the kernel's work more
+	// than the CPU's (outputs.Snapshot).
+	snapshot := "reconcile-" + date + ".duckdb"
+	snap, err := outputs.StartSnapshot(ctx, q, filepath.Join(st.Dir, snapshot))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot database: %w", err)
+	}
+	defer func() {
+		if snap != nil {
+			snap.Abort()
+		}
+	}()
+
 	workbook := "reconcile-" + date + ".xlsx"
 	if _, err := outputs.WriteWorkbook(ctx, q, filepath.Join(st.Dir, workbook), Workbook(run, Scope{})); err != nil {
 		return nil, fmt.Errorf("write workbook: %w", err)
@@ -178,8 +193,9 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 			return nil, fmt.Errorf("write dataset %s: %w", d.Name, err)
 		}
 	}
-	snapshot := "reconcile-" + date + ".duckdb"
-	if err := outputs.SnapshotDuckDB(ctx, q, filepath.Join(st.Dir, snapshot)); err != nil {
+	err = snap.Finish(ctx, q)
+	snap = nil
+	if err != nil {
 		return nil, fmt.Errorf("snapshot database: %w", err)
 	}
 	findings, err := findingsByState(ctx, q, run.RunID)
