@@ -238,21 +238,31 @@ type runResult struct {
 	rows      int64
 	requests  int64
 	stages    string
-	memory    [][2]string // stage, its memory as the run logged it
+	memory    [][2]string // stage, its memory at its end as the run logged it
+	peaks     [][2]string // stage, its memory at its highest resident memory sampled
 }
 
 // stageOrder is the order of a run's stages in its log.
 var stageOrder = []string{"discover", "journals", "members", "bins", "findings", "publish"}
 
-// memoryTable is the run's memory at the end of each stage, as a markdown
-// table under a heading naming the run.
+// memoryTable is the run's memory at the end of each stage and at each
+// stage's highest, as markdown tables under a heading naming the run.
 func (r *runResult) memoryTable(name string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Memory at the end of each stage, %s, MiB (peak RSS so far; RSS, its anonymous part; Go's heap objects and mapped total; DuckDB's buffers, duckdb_memory()):\n\n", name)
-	b.WriteString("| stage | peak RSS | RSS | anonymous | Go heap | Go total | DuckDB |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "Memory at the end of each stage, %s, MiB (peak RSS so far; RSS, its anonymous part; Go's heap objects and mapped total; DuckDB's buffers, duckdb_memory(); what DuckDB's jemalloc has allocated, those buffers included; what the C library's malloc has):\n\n", name)
+	b.WriteString("| stage | peak RSS | RSS | anonymous | Go heap | Go total | DuckDB | jemalloc | malloc |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, st := range r.memory {
 		cells := []string{st[0]}
-		for _, key := range []string{"peak_rss", "rss", "anon", "go_heap", "go_total", "duckdb"} {
+		for _, key := range []string{"peak_rss", "rss", "anon", "go_heap", "go_total", "duckdb", "jemalloc", "malloc"} {
+			cells = append(cells, field(st[1], key))
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
+	}
+	fmt.Fprintf(&b, "\nMemory at each stage's highest RSS (sampled ten times a second), %s, MiB:\n\n", name)
+	b.WriteString("| stage | RSS | anonymous | Go heap | Go total | jemalloc | malloc |\n|---|---|---|---|---|---|---|\n")
+	for _, st := range r.peaks {
+		cells := []string{st[0]}
+		for _, key := range []string{"rss", "anon", "go_heap", "go_total", "jemalloc", "malloc"} {
 			cells = append(cells, field(st[1], key))
 		}
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
@@ -323,6 +333,7 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 			Requests int64             `json:"requests"`
 			Stages   map[string]string `json:"stages"`
 			Memory   map[string]string `json:"memory"`
+			Peak     map[string]string `json:"memory_at_peak"`
 		}
 		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "run finished" {
 			r.rows, r.requests = l.Rows, l.Requests
@@ -333,6 +344,9 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 				}
 				if m, ok := l.Memory[s]; ok {
 					r.memory = append(r.memory, [2]string{s, m})
+				}
+				if m, ok := l.Peak[s]; ok {
+					r.peaks = append(r.peaks, [2]string{s, m})
 				}
 			}
 			r.stages = strings.Join(parts, ", ")

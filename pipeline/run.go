@@ -106,6 +106,9 @@ type Options struct {
 	// OnProgress, when set, is called at each stage and after each member
 	// (from the run's writer goroutine; keep it quick).
 	OnProgress func(Progress)
+	// Memory, when set, samples the process's memory for each stage's peak
+	// (Stage.Peak).
+	Memory *memstat.Watch
 }
 
 // Progress is a snapshot of a run in flight, for a progress display.
@@ -147,12 +150,13 @@ type Result struct {
 }
 
 // Stage is the duration of one stage of a run, the requests it made and
-// the memory the process held at its end.
+// the memory the process held at its end and at its highest.
 type Stage struct {
 	Name     string
 	Duration time.Duration
 	Requests int64
 	Memory   Memory
+	Peak     memstat.Process // at the stage's highest resident memory sampled (Options.Memory); zero without
 }
 
 // Memory is what the process held at the end of a stage: the Go runtime's
@@ -207,10 +211,11 @@ type runner struct {
 func (r *runner) report(stage string) {
 	if stage != "" {
 		now, requests := time.Now(), r.runStats.Requests.Load()
+		peak := r.opts.Memory.Peak() // the stage ending, or before the first
 		if r.progress.Stage != "" && r.res != nil {
 			r.res.Stages = append(r.res.Stages, Stage{Name: r.progress.Stage,
 				Duration: now.Sub(r.stageStart), Requests: requests - r.stageRequests,
-				Memory: ReadMemory(context.Background(), r.store)})
+				Memory: ReadMemory(context.Background(), r.store), Peak: peak})
 		}
 		r.stageStart, r.stageRequests = now, requests
 		r.progress.Stage = stage

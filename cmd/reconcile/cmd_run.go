@@ -21,6 +21,7 @@ import (
 	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/internal/memstat"
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
@@ -297,6 +298,10 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		}
 	}
 
+	// Each stage's memory at its highest, beside its memory at its end: a
+	// ten-times-a-second look at the resident memory.
+	watch := memstat.StartWatch(100 * time.Millisecond)
+	defer watch.Stop()
 	res, err := pipeline.Run(ctx, db, pipeline.Options{
 		Client:           client,
 		OrganizationID:   org,
@@ -318,6 +323,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Version:          buildVersion(),
 		Logger:           log,
 		OnProgress:       o.hooks.progressFunc(),
+		Memory:           watch,
 	})
 	if errors.Is(err, pipeline.ErrNoMembers) {
 		return fmt.Errorf("%w; give --allow-empty if an organization without members is expected", err)
@@ -355,15 +361,18 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	}
 	o.hooks.published(pub)
 	allStages := append(res.Stages[:len(res.Stages):len(res.Stages)], pipeline.Stage{Name: "publish",
-		Duration: time.Since(published), Memory: pipeline.ReadMemory(ctx, db)})
+		Duration: time.Since(published), Memory: pipeline.ReadMemory(ctx, db), Peak: watch.Peak()})
 	stages := make([]any, 0, 2*len(allStages))
 	memory := make([]any, 0, 2*len(allStages))
+	peaks := make([]any, 0, 2*len(allStages))
 	for _, st := range allStages {
 		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
 		memory = append(memory, st.Name, memoryText(st.Memory))
+		peaks = append(peaks, st.Name, peakText(st.Peak))
 	}
 	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
 		"rows", res.Rows, slog.Group("stages", stages...), slog.Group("memory", memory...),
+		slog.Group("memory_at_peak", peaks...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
 	printSummary(e, res, pub, o.db, runSource(o))
@@ -684,11 +693,23 @@ func firstNonEmpty(vs ...string) string {
 	return ""
 }
 
-// memoryText is a stage's memory for the log, in MiB: the peak RSS so far,
-// the RSS and its anonymous part now, Go's heap objects and mapped total,
-// and DuckDB's buffer memory.
+// memoryText is a stage's memory at its end for the log, in MiB: the peak
+// RSS so far, the RSS and its anonymous part now, Go's heap objects and
+// mapped total, DuckDB's buffer memory, what DuckDB's jemalloc has
+// allocated (those buffers and what DuckDB allocates beside them) and what
+// the C library's malloc has.
 func memoryText(m pipeline.Memory) string {
-	mib := func(b uint64) string { return strconv.FormatUint(b>>20, 10) }
 	return "peak_rss=" + mib(m.PeakRSS) + " rss=" + mib(m.RSS) + " anon=" + mib(m.Anon) +
-		" go_heap=" + mib(m.GoHeap) + " go_total=" + mib(m.GoTotal-m.GoReleased) + " duckdb=" + mib(uint64(max(m.DuckDB, 0))) + " MiB"
+		" go_heap=" + mib(m.GoHeap) + " go_total=" + mib(m.GoTotal-m.GoReleased) + " duckdb=" + mib(uint64(max(m.DuckDB, 0))) +
+		" jemalloc=" + mib(m.Jemalloc) + " malloc=" + mib(m.Malloc) + " MiB"
 }
+
+// peakText is a stage's memory at its highest resident memory sampled, for
+// the log, in MiB: as memoryText, without the buffer memory DuckDB reports
+// only when asked (its jemalloc's count holds it).
+func peakText(p memstat.Process) string {
+	return "rss=" + mib(p.RSS) + " anon=" + mib(p.Anon) + " go_heap=" + mib(p.GoHeap) +
+		" go_total=" + mib(p.GoTotal-p.GoReleased) + " jemalloc=" + mib(p.Jemalloc) + " malloc=" + mib(p.Malloc) + " MiB"
+}
+
+func mib(b uint64) string { return strconv.FormatUint(b>>20, 10) }

@@ -40,6 +40,13 @@ static int tunedState(void) { return tuned; }
 #ifdef __GLIBC__
 static int glibcLinked(void) { return 1; }
 
+// inUse is the bytes malloc has handed out and not had back: from its
+// arenas, and mapped on their own (mallinfo2, glibc 2.33 and later).
+static size_t inUse(void) {
+	struct mallinfo2 m = mallinfo2();
+	return m.uordblks + m.hblkhd;
+}
+
 __attribute__((constructor)) static void tune(void) {
 	if (getenv("MALLOC_ARENA_MAX") || getenv("MALLOC_MMAP_THRESHOLD_") || getenv("GLIBC_TUNABLES")) {
 		return;
@@ -73,6 +80,7 @@ static int arenas(void) {
 }
 #else
 static int glibcLinked(void) { return 0; }
+static size_t inUse(void) { return 0; }
 static int arenas(void) { return -1; }
 #endif
 
@@ -133,6 +141,11 @@ func Refused() error {
 	}
 	return nil
 }
+
+// InUse is how many bytes the C library's malloc has handed out and not had
+// back (glibc's mallinfo2): DuckDB's C++ objects, mostly; 0 where malloc
+// is not glibc's.
+func InUse() uint64 { return uint64(C.inUse()) }
 
 // Arenas is the number of arenas malloc has made (from malloc_info).
 func Arenas() (int, error) {

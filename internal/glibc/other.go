@@ -16,6 +16,9 @@ const ArenaMax = 2
 // Refused is nil here: nothing was asked of malloc.
 func Refused() error { return nil }
 
+// InUse is not known here: 0.
+func InUse() uint64 { return 0 }
+
 // Arenas is not known here.
 func Arenas() (int, error) { return 0, errNotGlibc }
 

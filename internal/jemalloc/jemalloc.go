@@ -9,6 +9,7 @@ package jemalloc
 
 /*
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -22,6 +23,19 @@ static int readSsize(const char *name, ssize_t *v) {
 
 static int writeSsize(const char *name, ssize_t v) {
 	return duckdb_je_mallctl(name, NULL, NULL, &v, sizeof(v));
+}
+
+// allocated refreshes jemalloc's statistics and reads the bytes it has
+// allocated to the application (stats.allocated).
+static int allocated(size_t *v) {
+	uint64_t epoch = 1;
+	size_t len = sizeof(epoch);
+	int err = duckdb_je_mallctl("epoch", &epoch, &len, &epoch, len);
+	if (err != 0) {
+		return err;
+	}
+	len = sizeof(*v);
+	return duckdb_je_mallctl("stats.allocated", v, &len, NULL, 0);
 }
 
 static int narenas(unsigned *n) {
@@ -89,6 +103,17 @@ func Option(name string) (int64, error) {
 		return 0, fmt.Errorf("jemalloc setting %s: error %d", name, int(rc))
 	}
 	return int64(v), nil
+}
+
+// Allocated is how many bytes DuckDB holds allocated through jemalloc now
+// (stats.allocated): its buffer pool, which duckdb_memory() counts and
+// memory_limit bounds, and what it allocates beside it, which neither does.
+func Allocated() (uint64, error) {
+	var v C.size_t
+	if rc := C.allocated(&v); rc != 0 {
+		return 0, fmt.Errorf("jemalloc stats.allocated: error %d", int(rc))
+	}
+	return uint64(v), nil
 }
 
 // Arenas is the number of arenas jemalloc may make (arenas.narenas): its

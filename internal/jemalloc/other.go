@@ -20,5 +20,8 @@ func SetDecay(dirty, muzzy time.Duration) error { return nil }
 // Option is not known here.
 func Option(name string) (int64, error) { return 0, errNotLinked }
 
+// Allocated is not known here.
+func Allocated() (uint64, error) { return 0, errNotLinked }
+
 // Arenas is not known here.
 func Arenas() (int, error) { return 0, errNotLinked }

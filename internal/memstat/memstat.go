@@ -1,10 +1,13 @@
 // Package memstat reads what the process holds in memory, as Go sees it
-// (runtime/metrics) and as the kernel does (/proc/self/smaps_rollup and
-// /proc/self/status): the run's memory at the end of each stage
-// (pipeline.Stage.Memory, logged with "run finished", printed by the
-// benchmark). Set beside DuckDB's own count (store.DuckDBMemory), it says
-// whose memory a run's RSS is: Go's heap, DuckDB's buffers, or what their
-// allocators keep after use. Outside Linux the kernel's numbers are zero.
+// (runtime/metrics), as the kernel does (/proc/self/smaps_rollup and
+// /proc/self/status) and as the C allocators do (DuckDB's jemalloc, the C
+// library's malloc): the run's memory at the end of each stage
+// (pipeline.Stage.Memory) and at its highest (Watch, pipeline.Stage.Peak),
+// logged with "run finished" and printed by the benchmark. Set beside
+// DuckDB's own count (store.DuckDBMemory), it says whose memory a run's RSS
+// is: Go's heap, DuckDB's buffers, what DuckDB allocates beside them, or
+// what the allocators keep after use. Outside Linux the kernel's numbers
+// are zero, and so are the allocators' where they are not linked.
 package memstat
 
 import (
@@ -15,6 +18,11 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
+	"sync"
+	"time"
+
+	"github.com/reconcile/reconcile/internal/glibc"
+	"github.com/reconcile/reconcile/internal/jemalloc"
 )
 
 // Process is the process's memory at one moment, in bytes.
@@ -25,6 +33,10 @@ type Process struct {
 	RSS        uint64 // resident now (smaps_rollup Rss)
 	Anon       uint64 // resident anonymous memory, i.e. heaps: Go's and C's (smaps_rollup Anonymous)
 	PeakRSS    uint64 // the most ever resident since the process started (status VmHWM)
+	// What the C allocators have handed out: DuckDB's jemalloc (its buffer
+	// pool and what it allocates beside it: jemalloc.Allocated) and the C
+	// library's malloc (DuckDB's C++ objects: glibc.InUse).
+	Jemalloc, Malloc uint64
 }
 
 var goMetrics = []string{
@@ -59,7 +71,102 @@ func Read() Process {
 	kB := kilobytes("/proc/self/smaps_rollup", "Rss", "Anonymous")
 	p.RSS, p.Anon = kB["Rss"]<<10, kB["Anonymous"]<<10
 	p.PeakRSS = kilobytes("/proc/self/status", "VmHWM")["VmHWM"] << 10
+	p.Jemalloc, _ = jemalloc.Allocated()
+	p.Malloc = glibc.InUse()
 	return p
+}
+
+// A Watch samples the resident memory every interval and keeps the
+// process's memory (Read) at the highest sample since the last Peak: a
+// stage's peak is a moment, and what held the memory then (a checkpoint's
+// buffers, a load waiting) is often gone by the stage's end. A sample
+// reads /proc/self/statm, one line; the whole of Read only when the
+// resident memory is higher than any sample before it in the stage.
+type Watch struct {
+	mu      sync.Mutex
+	peak    Process
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+// StartWatch starts a Watch. Stop it when done.
+func StartWatch(interval time.Duration) *Watch {
+	w := &Watch{stop: make(chan struct{}), stopped: make(chan struct{})}
+	w.sample()
+	go func() {
+		defer close(w.stopped)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-t.C:
+				w.sample()
+			}
+		}
+	}()
+	return w
+}
+
+// sample reads the resident memory, and the rest when it is the highest yet.
+func (w *Watch) sample() {
+	rss := residentBytes()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if rss > 0 && rss <= w.peak.RSS {
+		return
+	}
+	p := Read()
+	if p.RSS >= w.peak.RSS {
+		w.peak = p
+	}
+}
+
+// Peak is the process's memory at the highest resident memory sampled
+// since the last Peak (or since the Watch started), now included; the
+// next Peak starts from what is resident then. A nil Watch has no peak.
+func (w *Watch) Peak() Process {
+	if w == nil {
+		return Process{}
+	}
+	w.sample()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.peak
+	w.peak = Process{}
+	return p
+}
+
+// Stop ends the sampling; Peak still reads what was sampled. Nil-safe.
+func (w *Watch) Stop() {
+	if w == nil {
+		return
+	}
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.stopped
+}
+
+// residentBytes is the resident memory from /proc/self/statm (its second
+// field, in pages): 0 where it cannot be read.
+func residentBytes() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := bytes.Fields(b)
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseUint(string(f[1]), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * uint64(os.Getpagesize())
 }
 
 // kilobytes reads the "Name:   123 kB" lines of a /proc file that fields
