@@ -493,3 +493,50 @@ func BenchmarkImportJournalMemory(b *testing.B) {
 		})
 	}
 }
+
+// TestPooledReadersKeepFilesApart: journal files are read through buffers
+// kept from one file to the next. A file that ends in a truncated line with
+// no newline, holds a line longer than the buffer with a card number across
+// the buffer's edge, and a line over the length limit, leaves nothing in
+// the files read after it, and no card number in anything stored.
+func TestPooledReadersKeepFilesApart(t *testing.T) {
+	dir := t.TempDir()
+	const pan = "4111111111111111"
+	head := `{"merchantId":"m1","path":"/pts/v2/payments","status":201,"request":{"pad":"`
+	// The card number starts 6 bytes before the buffer's 1 MiB edge.
+	across := head + strings.Repeat("x", 1<<20-6-len(head)-len(`","card":"`)) + `","card":"` + pan + `"}}`
+	if i := strings.Index(across, pan); i != 1<<20-6 {
+		t.Fatalf("the card number starts at %d", i)
+	}
+	overLong := `{"merchantId":"m1","card":"` + pan + `","pad":"` + strings.Repeat("y", maxJournalLine) + `"}`
+	hostile := writeLines(t, dir, "a-hostile.ndjson", 2)
+	f, err := os.OpenFile(hostile, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(across + "\n" + overLong + "\n" + `{"merchantId":"m1","card":"` + pan) // no newline at the end
+	f.Close()
+	for i := range 4 { // of different lengths: a file whose bytes were imported before is skipped
+		writeLines(t, dir, fmt.Sprintf("b-%d.ndjson", i), 5+i)
+	}
+	s := storetest.Open(t)
+	imports, err := importWithin(t, context.Background(), s, filepath.Join(dir, "*.ndjson"), defaultJournalLimits)
+	if err != nil || len(imports) != 5 {
+		t.Fatalf("imports %+v, %v", imports, err)
+	}
+	for q, want := range map[string]int{
+		`SELECT count(*) FROM journal WHERE file LIKE '%a-hostile.ndjson'`:         3,
+		`SELECT count(*) FROM journal_rejects WHERE file LIKE '%a-hostile.ndjson'`: 2,
+		`SELECT count(*) FROM journal_rejects`:                                     2,
+		// Each later file holds its own lines (5, 6, 7, 8), numbered from 1.
+		`SELECT count(*) FROM journal WHERE file LIKE '%b-%'`:                                                       26,
+		`SELECT count(*) FROM journal WHERE file LIKE '%b-%' AND line > 5 + regexp_extract(file, 'b-(\d)', 1)::INT`: 0,
+		`SELECT count(*) FROM journal j WHERE file LIKE '%b-%' AND j::VARCHAR LIKE '%xxxx%'`:                        0,
+		`SELECT count(*) FROM journal j WHERE j::VARCHAR LIKE '%` + pan + `%'`:                                      0,
+		`SELECT count(*) FROM journal_rejects r WHERE r::VARCHAR LIKE '%` + pan + `%'`:                              0,
+	} {
+		if n := journalRows(t, s, q); n != want {
+			t.Errorf("%s: %d, want %d", q, n, want)
+		}
+	}
+}

@@ -229,17 +229,7 @@ func TestSnapshotDuckDBFile(t *testing.T) {
 	if err := SnapshotDuckDB(context.Background(), db, path); err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the snapshot (%d bytes) is not the checkpointed source file (%d bytes)", len(got), len(want))
-	}
+	assertSameBytes(t, path, src)
 	snap, err := sql.Open("duckdb", path+"?access_mode=read_only")
 	if err != nil {
 		t.Fatal(err)
@@ -331,17 +321,7 @@ func TestStartSnapshotWhileReading(t *testing.T) {
 	if err := snap.Finish(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the snapshot (%d bytes) is not the source file (%d bytes)", len(got), len(want))
-	}
+	assertSameBytes(t, path, src)
 	if names := listDir(t, dir); !slices.Equal(names, []string{"snap.duckdb", "work.duckdb"}) {
 		t.Errorf("dir holds %v, want the source and the snapshot only", names)
 	}
@@ -453,5 +433,22 @@ func TestAttachReadOnly(t *testing.T) {
 	}
 	if names := listDir(t, filepath.Dir(other)); !slices.Equal(names, []string{filepath.Base(other)}) {
 		t.Errorf("beside the attached file: %v", names)
+	}
+}
+
+// assertSameBytes fails the test unless the snapshot at path holds the
+// bytes of the (checkpointed) database file src.
+func assertSameBytes(t *testing.T, path, src string) {
+	t.Helper()
+	want, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the snapshot (%d bytes) is not the checkpointed source file (%d bytes)", len(got), len(want))
 	}
 }

@@ -482,28 +482,22 @@ func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		limit := func() string {
+		setting := func(name string) string {
 			t.Helper()
-			var l string
-			if err := s.Conn().QueryRowContext(ctx, `SELECT current_setting('memory_limit')`).Scan(&l); err != nil {
+			var v string
+			if err := s.Conn().QueryRowContext(ctx, `SELECT current_setting(?)::VARCHAR`, name).Scan(&v); err != nil {
 				t.Fatal(err)
 			}
-			return l
+			return v
 		}
-		threads := func() int {
-			t.Helper()
-			var n int
-			if err := s.Conn().QueryRowContext(ctx, `SELECT current_setting('threads')`).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
+		limit := func() string { return setting("memory_limit") }
+		threads := func() string { return setting("threads") }
 		unlimited, own := limit(), threads()
 		if err := s.LimitLoads(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got := threads(); got != 1 {
-			t.Errorf("%s: LimitLoads left DuckDB %d threads; want 1", path, got)
+		if got := threads(); got != "1" {
+			t.Errorf("%s: LimitLoads left DuckDB %s threads; want 1", path, got)
 		}
 		if got := limit(); got != unlimited {
 			t.Errorf("%s: LimitLoads without a memory limit set DuckDB's to %s; want its own %s", path, got, unlimited)
@@ -525,7 +519,7 @@ func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 			t.Errorf("%s: after Reopen DuckDB's limit is %s; want the whole limit again, %s", path, got, full)
 		}
 		if got := threads(); got != own {
-			t.Errorf("%s: after Reopen DuckDB has %d threads; want its own %d again", path, got, own)
+			t.Errorf("%s: after Reopen DuckDB has %s threads; want its own %s again", path, got, own)
 		}
 	}
 }
