@@ -93,7 +93,7 @@ func run(quick bool) error {
 	var memory []string // the per-stage memory tables
 
 	fmt.Fprintln(os.Stderr, "members stage against its true ceiling ...")
-	m, err := goBench("./ingest", "BenchmarkIngest$", "3x", "RECONCILE_BENCH_SCALE="+ingestScale)
+	m, err := goBench("./ingest", "BenchmarkIngest$", "5x", "RECONCILE_BENCH_SCALE="+ingestScale)
 	if err != nil {
 		return err
 	}

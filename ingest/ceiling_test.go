@@ -50,7 +50,7 @@ import (
 // loopback sandbox (records: plans, subscriptions, payments and
 // transactions, per second of the stage) next to the true ceiling of the
 // same run's pages, and reports both and their ratio. With several
-// iterations (-benchtime 3x, as go run ./bench gives) each metric is the
+// iterations (-benchtime 5x, as go run ./bench gives) each metric is the
 // median of the iterations, the stage and its ceiling measured in turns:
 // on a shared 2-core machine one iteration of either can be off by half.
 func BenchmarkIngest(b *testing.B) {
