@@ -71,20 +71,18 @@ func (z *fileZip) Create(name string) (io.Writer, error) {
 }
 
 type partWriter struct {
-	w     io.Writer
-	z     *fileZip
-	name  string
-	n     int64
-	large bool
+	w    io.Writer
+	z    *fileZip
+	name string
+	n    int64 // bytes written, before compression
 }
 
 func (p *partWriter) Write(b []byte) (int, error) {
 	n, err := p.w.Write(b)
-	p.n += int64(n)
-	if p.n > math.MaxUint32 && !p.large {
-		p.large = true
+	if p.n <= math.MaxUint32 && p.n+int64(n) > math.MaxUint32 {
 		p.z.large = append(p.z.large, p.name)
 	}
+	p.n += int64(n)
 	return n, err
 }
 

@@ -4,8 +4,10 @@ import (
 	"archive/zip"
 	"encoding/binary"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -126,5 +128,26 @@ func TestMarkZip64RefusesWhatItCannotFind(t *testing.T) {
 	}
 	if string(after) != string(before) {
 		t.Error("markZip64 changed a file it refused")
+	}
+}
+
+// A part is noted as large once, when what was written to it passes 4 GiB
+// (excelize's ZIP64 rule), and a part at the limit is not.
+func TestFileZipNotesPartsOver4GiB(t *testing.T) {
+	zw := newFileZip(io.Discard)
+	w, err := zw.Create("xl/worksheets/sheet1.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := w.(*partWriter)
+	part.n = math.MaxUint32 - 3 // as if 4 GiB less 3 bytes were written
+	io.WriteString(w, "abc")
+	if len(zw.large) != 0 {
+		t.Fatalf("a part of exactly 4 GiB - 1 noted as large: %v", zw.large)
+	}
+	io.WriteString(w, "d")
+	io.WriteString(w, "efgh")
+	if !slices.Equal(zw.large, []string{"xl/worksheets/sheet1.xml"}) {
+		t.Errorf("large parts %v, want the sheet once", zw.large)
 	}
 }
