@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/reconcile/reconcile/cardmask"
 )
 
 // InterchangeRate is how much lower a network's Level II and Level III
@@ -20,7 +22,7 @@ type InterchangeRate struct {
 
 // RateTable is the interchange rate table of a run and where it came from.
 type RateTable struct {
-	Source string // "default" or the file read
+	Source string // "default" or the file read, its path masked (cardmask.MaskText): it is stored
 	Rates  []InterchangeRate
 }
 
@@ -74,7 +76,7 @@ func LoadInterchangeRates(path string) (*RateTable, error) {
 		return nil, fmt.Errorf("interchange rates %s: no rates", path)
 	}
 	sort.Slice(rates, func(i, j int) bool { return rates[i].Network < rates[j].Network })
-	return &RateTable{Source: path, Rates: rates}, nil
+	return &RateTable{Source: cardmask.MaskText(path), Rates: rates}, nil
 }
 
 func parseRatesCSV(b []byte) ([]InterchangeRate, error) {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/reconcile/reconcile/cardmask"
 )
 
 // RetryLimit is how many reattempts of a declined card a card network
@@ -26,7 +28,7 @@ type RetryLimit struct {
 
 // RetryLimitTable is the retry-limit table of a run and where it came from.
 type RetryLimitTable struct {
-	Source string // "default" or the file read
+	Source string // "default" or the file read, its path masked (cardmask.MaskText): it is stored
 	Limits []RetryLimit
 }
 
@@ -66,7 +68,7 @@ func LoadRetryLimits(path string) (*RetryLimitTable, error) {
 	if err := checkRetryLimits(limits); err != nil {
 		return nil, fmt.Errorf("retry limits %s: %w", path, err)
 	}
-	return &RetryLimitTable{Source: path, Limits: limits}, nil
+	return &RetryLimitTable{Source: cardmask.MaskText(path), Limits: limits}, nil
 }
 
 // checkRetryLimits normalises the networks (upper case) and refuses what

@@ -36,6 +36,14 @@ const maxRejectText = 4096
 
 // JournalImport summarises one journal file.
 type JournalImport struct {
+	// File is the file's path as it is stored (the journal tables' file
+	// column), logged and reported: with card numbers masked
+	// (cardmask.MaskText), for a file or folder named after a card, say
+	// by a merchant's per-card debug log, is card data like any other. A
+	// path masking changed ends in " (sha256 " and the first 12 digits of
+	// the content's hash, once read, so that files whose paths mask alike
+	// stay apart. Whether a file was imported before is decided by its
+	// content's hash, never by File.
 	File     string
 	SHA256   string
 	Skipped  bool // same content already imported
@@ -112,7 +120,7 @@ func importJournals(ctx context.Context, s *store.Store, glob string, now time.T
 			if info, err := os.Stat(p); err == nil && info.IsDir() {
 				continue
 			}
-			st := &journalStream{imp: JournalImport{File: p}, chunks: make(chan *journalChunk, 1)}
+			st := newJournalStream(p)
 			g.Go(func() error {
 				files <- st
 				st.read(ctx, now, limits, claim)
@@ -135,9 +143,14 @@ func importJournals(ctx context.Context, s *store.Store, glob string, now time.T
 // journalStream is one file on its way from its reader to the writer: its
 // rows in chunks, then its summary.
 type journalStream struct {
+	path   string        // the file to read; imp.File names it everywhere else
 	imp    JournalImport // complete once chunks is closed
 	chunks chan *journalChunk
 	err    error // why the file was not read to its end; set before chunks is closed
+}
+
+func newJournalStream(path string) *journalStream {
+	return &journalStream{path: path, imp: JournalImport{File: cardmask.MaskText(path)}, chunks: make(chan *journalChunk, 1)}
 }
 
 // journalChunk is rows of consecutive lines of one file.
@@ -156,8 +169,8 @@ func (c *journalChunk) len() int { return c.rows.Len() + c.rejects.Len() }
 // by the content's SHA-256, whether it is to be imported at all.
 func (st *journalStream) read(ctx context.Context, now time.Time, limits journalLimits, claim func(sum string) bool) {
 	defer close(st.chunks)
-	path := st.imp.File
-	f, err := openJournal(path)
+	name := st.imp.File
+	f, err := openJournal(st.path, name)
 	if err != nil {
 		st.err = err
 		return
@@ -170,10 +183,17 @@ func (st *journalStream) read(ctx context.Context, now time.Time, limits journal
 		_, err = f.Seek(0, io.SeekStart)
 	}
 	if err != nil {
-		st.err = fmt.Errorf("journal %s: read: %w", path, err)
+		st.err = fmt.Errorf("journal %s: read: %w", name, withoutPath(err))
 		return
 	}
 	st.imp.SHA256 = sum
+	if name != st.path {
+		// Masking changed the name, and two files can mask alike (two
+		// cards of one BIN and last four): the journal tables key rows by
+		// file and line, so the content's hash keeps the files apart.
+		name += " (sha256 " + sum[:12] + ")"
+		st.imp.File = name
+	}
 	if !claim(sum) {
 		st.imp.Skipped = true
 		return
@@ -187,17 +207,17 @@ func (st *journalStream) read(ctx context.Context, now time.Time, limits journal
 	}()
 	for lineNo := 1; ; lineNo++ {
 		if err := ctx.Err(); err != nil {
-			st.err = fmt.Errorf("journal %s: %w", path, err)
+			st.err = fmt.Errorf("journal %s: %w", name, err)
 			return
 		}
 		line, tooLong, err := readLine(r)
 		if err != nil && err != io.EOF {
-			st.err = fmt.Errorf("journal %s line %d: %w", path, lineNo, err)
+			st.err = fmt.Errorf("journal %s line %d: %w", name, lineNo, withoutPath(err))
 			return
 		}
 		if len(bytes.TrimSpace(line)) > 0 || tooLong { // blank lines are not calls
 			st.imp.Lines++
-			if addJournalLine(chunk, path, lineNo, line, tooLong, sum, now) {
+			if addJournalLine(chunk, name, lineNo, line, tooLong, sum, now) {
 				st.imp.Loaded++
 			} else {
 				st.imp.Rejected++
@@ -219,27 +239,40 @@ func (st *journalStream) read(ctx context.Context, now time.Time, limits journal
 // journal: reading a named pipe or a device could block the run forever,
 // so it is refused before it is opened and again on the opened file, in
 // case the path was replaced in between. O_NONBLOCK keeps the open itself
-// from waiting for a pipe's writer.
-func openJournal(path string) (*os.File, error) {
+// from waiting for a pipe's writer. Errors name the file as name (its
+// masked path: JournalImport.File).
+func openJournal(path, name string) (*os.File, error) {
 	if info, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("journal %s: %w", path, err)
+		return nil, fmt.Errorf("journal %s: %w", name, withoutPath(err))
 	} else if !info.Mode().IsRegular() {
-		return nil, notRegular(path, info.Mode())
+		return nil, notRegular(name, info.Mode())
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w", path, err)
+		return nil, fmt.Errorf("journal %s: %w", name, withoutPath(err))
 	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("journal %s: %w", path, err)
+		return nil, fmt.Errorf("journal %s: %w", name, withoutPath(err))
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, notRegular(path, info.Mode())
+		return nil, notRegular(name, info.Mode())
 	}
 	return f, nil
+}
+
+// withoutPath is a file operation's error without the path an
+// *fs.PathError repeats ("stat /journals/x.ndjson: permission denied"
+// becomes "stat: permission denied"): the caller names the file, masked.
+// The cause stays wrapped (errors.Is(err, fs.ErrPermission) holds).
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
 }
 
 func notRegular(path string, mode fs.FileMode) error {

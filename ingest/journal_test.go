@@ -310,7 +310,7 @@ func TestOpenJournalRefusesSwappedPath(t *testing.T) {
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := openJournal(p); err == nil || !strings.Contains(err.Error(), "named pipe") {
+	if f, err := openJournal(p, p); err == nil || !strings.Contains(err.Error(), "named pipe") {
 		f.Close()
 		t.Fatalf("openJournal of a pipe: %v", err)
 	}
@@ -407,7 +407,7 @@ func TestJournalReadStopsWhenCancelled(t *testing.T) {
 	p := writeLines(t, t.TempDir(), "long.ndjson", 1000)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st := &journalStream{imp: JournalImport{File: p}, chunks: make(chan *journalChunk, 1)}
+	st := newJournalStream(p)
 	go st.read(ctx, time.Now(), journalLimits{chunkRows: 1, chunkBytes: 1 << 20}, func(string) bool { return true })
 	for range 3 {
 		<-st.chunks

@@ -328,7 +328,9 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 			if ctx.Err() != nil {
 				return fail(ctx.Err())
 			}
-			res.Problems = append(res.Problems, err.Error())
+			// Masked as the file names in it are (ingest.JournalImport.File),
+			// and in case an error from below quotes a path of its own.
+			res.Problems = append(res.Problems, cardmask.MaskText(err.Error()))
 			r.log.Error("journal import failed", "error", err)
 		}
 		for _, imp := range imports {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/merge"
 	"github.com/reconcile/reconcile/notify"
@@ -221,7 +222,10 @@ func mergeProblems(res *merge.Result) string {
 // what its checks report. Settings that change only how a run goes
 // (--concurrency, --rate, --force, --memory-limit, ...) are not among them.
 // The base URL is kept without user information, query or fragment, and
-// the rate table is named by its content's hash, not its file's path.
+// the rate table is named by its content's hash, not its file's path. The
+// journal glob and the base URL are written into the manifest, so card
+// numbers in them are masked (cardmask.MaskText), as the journal files'
+// names are (ingest.JournalImport.File).
 func shardSettings(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) map[string]string {
 	groupIDs := splitList(o.groups)
 	slices.Sort(groupIDs)
@@ -229,7 +233,7 @@ func shardSettings(o runOptions, org string, rates *checks.RateTable, limits *ch
 		"organization-id":   org,
 		"groups":            strings.Join(groupIDs, ","),
 		"lookback":          strconv.Itoa(o.lookback),
-		"journal":           o.journal,
+		"journal":           cardmask.MaskText(o.journal),
 		"interchange-rates": rateTableHash(rates),
 		"retry-limits":      retryLimitsHash(limits),
 		"bnpl-session-age":  o.bnplSessionAge.String(),
@@ -240,7 +244,7 @@ func shardSettings(o runOptions, org string, rates *checks.RateTable, limits *ch
 		s["sandbox-scale"] = o.sandboxScale
 	} else if u, err := url.Parse(o.baseURL); err == nil {
 		u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
-		s["base-url"] = u.String()
+		s["base-url"] = cardmask.MaskText(u.String())
 	}
 	return s
 }

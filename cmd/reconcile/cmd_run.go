@@ -397,7 +397,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 func syncAcknowledgements(ctx context.Context, db *store.Store, path string, acks []checks.Acknowledgement, date time.Time,
 	e env, log *slog.Logger) error {
 	runID := pipeline.RunID(date)
-	c := checks.Change{By: osUser(e.getenv), At: time.Now().UTC(), Source: "file " + path}
+	// The source is stored in the acknowledgements' history: the path
+	// masked, as the journal files' are (ingest.JournalImport.File).
+	c := checks.Change{By: osUser(e.getenv), At: time.Now().UTC(), Source: "file " + cardmask.MaskText(path)}
 	sync, err := checks.SyncAcknowledgementFile(ctx, db, acks, date, c, runID)
 	if err != nil {
 		return fmt.Errorf("acknowledgements file %s: %w", path, err)

@@ -79,6 +79,19 @@ func runCLI(t *testing.T, extraEnv map[string]string, args ...string) (int, stri
 	return code, stdout.String(), stderr.String()
 }
 
+// delinquencyAcknowledged is an acknowledgements file of one entry: the
+// subscription_delinquent finding of the merchant's entity.
+func delinquencyAcknowledged(merchantID, entityID string) string {
+	return fmt.Sprintf(`acknowledgements:
+  - kind: subscription_delinquent
+    merchant: %q
+    entity: %q
+    reason: Dunning by phone
+    owner: AR
+    until: 2026-12-31
+`, merchantID, entityID)
+}
+
 func (f *fixture) runArgs(db, out string, extra ...string) []string {
 	cfg := f.srv.Config()
 	args := []string{"run", "--base-url", f.url, "--organization-id", cfg.OrganizationID,
@@ -270,14 +283,7 @@ func TestRerunSameDateChangesNothing(t *testing.T) {
 	if len(acked) == 0 {
 		t.Fatal("the sandbox planted no subscription_delinquent finding to acknowledge")
 	}
-	acks := writeText(t, "acknowledgements.yaml", fmt.Sprintf(`acknowledgements:
-  - kind: subscription_delinquent
-    merchant: %q
-    entity: %q
-    reason: Dunning by phone
-    owner: AR
-    until: 2026-12-31
-`, acked[0].MerchantID, acked[0].EntityID))
+	acks := writeText(t, "acknowledgements.yaml", delinquencyAcknowledged(acked[0].MerchantID, acked[0].EntityID))
 	runOK := func(extra ...string) int64 {
 		t.Helper()
 		extra = append(extra, "--acknowledgements", acks)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
@@ -180,31 +181,39 @@ func TestNoCardDataInAnyOutput(t *testing.T) {
 	for name, code := range plantedCodes {
 		codes[name] = regexp.MustCompile(`(?i)` + name + `\W{0,12}` + code)
 	}
+	readOutputs(t, outputs, func(t *testing.T, text string, forms []string) {
+		for _, c := range planted {
+			for _, form := range forms {
+				if strings.Contains(form, c.pan) {
+					t.Errorf("card %s… of line %.120q survives", c.pan[:6], c.line)
+					break
+				}
+			}
+		}
+		for name, re := range codes {
+			if m := re.FindString(forms[0]); m != "" {
+				t.Errorf("the planted %s survives: %q", name, m)
+			}
+		}
+		for _, s := range plantedTrack {
+			if strings.Contains(text, s) {
+				t.Errorf("track data %q survives", s)
+			}
+		}
+	})
+}
+
+// readOutputs reads each output in a subtest of its own and hands check
+// its text and normalForms: an output of under 100 bytes fails, for the
+// check would prove nothing.
+func readOutputs(t *testing.T, outputs []output, check func(t *testing.T, text string, forms []string)) {
 	for _, o := range outputs {
 		t.Run(o.name, func(t *testing.T) {
 			text := o.text(t)
 			if len(text) < 100 {
 				t.Fatalf("only %d bytes read: the check would prove nothing", len(text))
 			}
-			forms := normalForms(text)
-			for _, c := range planted {
-				for _, form := range forms {
-					if strings.Contains(form, c.pan) {
-						t.Errorf("card %s… of line %.120q survives", c.pan[:6], c.line)
-						break
-					}
-				}
-			}
-			for name, re := range codes {
-				if m := re.FindString(forms[0]); m != "" {
-					t.Errorf("the planted %s survives: %q", name, m)
-				}
-			}
-			for _, s := range plantedTrack {
-				if strings.Contains(text, s) {
-					t.Errorf("track data %q survives", s)
-				}
-			}
+			check(t, text, normalForms(text))
 		})
 	}
 }
@@ -374,4 +383,137 @@ func workbookText(t *testing.T, path string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestNoCardNumberInOperatorPaths names the run's own files after cards:
+// the journals' folder and files (a merchant's per-card debug log, say),
+// a journal that cannot be read, the interchange-rate, retry-limit and
+// acknowledgement files. Their paths are stored (the journal tables'
+// file column, the tables' source), reported (the run's error, the
+// manifest's settings) and logged, and no card number survives in any
+// output; the masked names are there, so the files were read.
+func TestNoCardNumberInOperatorPaths(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	pan := func(n int) string { return testCardNumber("411111", 900+n, 16) }
+	group := func(p, sep string) string { return p[0:4] + sep + p[4:8] + sep + p[8:12] + sep + p[12:16] }
+	folder := filepath.Join(t.TempDir(), pan(1))
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Two cards of one BIN and last four: their names mask alike.
+	var twins []string
+	for m := 0; len(twins) < 2; m++ {
+		if p := fmt.Sprintf("411111%06d4321", m); luhnValid([]byte(p)) {
+			twins = append(twins, p)
+		}
+	}
+	names := []string{ // the disguises a file name may take
+		group(pan(2), "-") + ".ndjson",
+		"card%20" + group(pan(3), "%20") + ".ndjson",
+		"x" + pan(4) + "_debug.ndjson",
+		"journal " + group(pan(5), " ") + ".ndjson",
+		"card-" + twins[0] + ".ndjson",
+		"card-" + twins[1] + ".ndjson",
+	}
+	journals, err := filepath.Glob(filepath.Join(f.journals, "*.ndjson"))
+	if err != nil || len(journals) < len(names) {
+		t.Fatalf("the sandbox wrote %d journals (%v), want at least %d", len(journals), err, len(names))
+	}
+	for i, src := range journals {
+		name := filepath.Base(src)
+		if i < len(names) {
+			name = names[i]
+		}
+		b, err := os.ReadFile(src)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(folder, name), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A named pipe is refused, and the refusal names it.
+	if err := syscall.Mkfifo(filepath.Join(folder, "pipe-"+pan(6)+".ndjson"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	acked := f.truth.Findings["subscription_delinquent"]
+	if len(acked) == 0 {
+		t.Fatal("the sandbox planted no subscription_delinquent finding to acknowledge")
+	}
+	named := func(name, text string) string {
+		dir := filepath.Join(t.TempDir(), pan(7))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rates := named("rates-"+pan(8)+".csv", "network,level2,level3\nVISA,0.004,0.01\n*,0,0\n")
+	limits := named("limits-"+group(pan(9), ".")+".csv", "network,reattempts,window\nVISA,15,30d\n*,5,7d\n")
+	acks := named("acks "+pan(10)+".yaml", delinquencyAcknowledged(acked[0].MerchantID, acked[0].EntityID))
+
+	work := t.TempDir()
+	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+	metricsFile := filepath.Join(work, "reconcile.prom")
+	// A run before, without journals: the database's one-time masking of
+	// older rows (ingest.MaskOlderRecords) is then behind it, and what the
+	// run below stores is as it wrote it.
+	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, filepath.Join(work, "out0"), "--journal", filepath.Join(work, "none", "*.ndjson"))...); code != exitOK {
+		t.Fatalf("the run before exited %d\n%s\n%s", code, so, se)
+	}
+	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--force", "--journal", filepath.Join(folder, "*.ndjson"),
+		"--interchange-rates", rates, "--retry-limits", limits, "--acknowledgements", acks,
+		"--metrics-file", metricsFile, "--log-level", "debug")...)
+	if code != exitPartial || !strings.Contains(stdout+stderr, "named pipe") {
+		t.Fatalf("run exited %d, want %d for the refused pipe\nstdout:\n%s\nstderr:\n%s", code, exitPartial, stdout, stderr)
+	}
+	conn := openReadOnly(t, db)
+	masked := func(p string) string { return p[:6] + "XXXXXX" + p[12:] }
+	var files, withMasked int
+	var ratesSource, limitsSource, ackSource, runError string
+	if err := conn.QueryRow(`SELECT (SELECT count(*) FROM journal_files),
+		(SELECT count(DISTINCT file) FROM journal WHERE file LIKE '%' || $1 || '%'),
+		(SELECT any_value(source) FROM interchange_rates), (SELECT any_value(source) FROM retry_limits),
+		(SELECT any_value(source) FROM acknowledgement_audit WHERE source LIKE 'file%'), (SELECT error FROM runs)`, masked(pan(1))).Scan(
+		&files, &withMasked, &ratesSource, &limitsSource, &ackSource, &runError); err != nil {
+		t.Fatal(err)
+	}
+	if files != len(journals) || withMasked != files {
+		t.Errorf("journal: %d files, %d of them in the masked folder; want all %d", files, withMasked, len(journals))
+	}
+	// The twins' rows are all there, each file's under its own name.
+	var twinNames, twinLoaded, twinRows int
+	if err := conn.QueryRow(`SELECT count(DISTINCT file), sum(loaded),
+		(SELECT count(*) FROM journal WHERE file LIKE '%/card-411111XXXXXX4321.ndjson (sha256 %')
+		FROM journal_files WHERE file LIKE '%/card-411111XXXXXX4321.ndjson (sha256 %'`).Scan(&twinNames, &twinLoaded, &twinRows); err != nil {
+		t.Fatal(err)
+	}
+	if twinNames != 2 || twinLoaded == 0 || twinRows != twinLoaded {
+		t.Errorf("the files whose names mask alike: %d names, %d lines loaded, %d journal rows; want 2 names and every line",
+			twinNames, twinLoaded, twinRows)
+	}
+	for what, c := range map[string]struct{ got, want string }{
+		"interchange_rates.source":     {ratesSource, masked(pan(7)) + "/rates-" + masked(pan(8))},
+		"retry_limits.source":          {limitsSource, masked(pan(7)) + "/limits-" + masked(pan(9))},
+		"acknowledgement_audit.source": {ackSource, masked(pan(7)) + "/acks " + masked(pan(10))},
+		"runs.error":                   {runError, masked(pan(1)) + "/pipe-" + masked(pan(6))},
+	} {
+		if !strings.Contains(c.got, c.want) {
+			t.Errorf("%s = %q, want the masked path …%s in it", what, c.got, c.want)
+		}
+	}
+
+	day := filepath.Join(out, "2026-11-20")
+	readOutputs(t, runOutputs(t, conn, day, metricsFile, stdout, stderr), func(t *testing.T, _ string, forms []string) {
+		for _, form := range forms {
+			for _, p := range append([]string{pan(1), pan(2), pan(3), pan(4), pan(5), pan(6), pan(7), pan(8), pan(9), pan(10)}, twins...) {
+				if strings.Contains(form, p) {
+					t.Errorf("card number %s… of a path survives", p[:6])
+				}
+			}
+		}
+	})
 }
