@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -68,6 +69,38 @@ func TestMaskLineDisguises(t *testing.T) {
 				t.Errorf("MaskLine(%s) is no longer JSON", c.in)
 			}
 		})
+	}
+}
+
+// TestMaskLineCardAfterJoinedNumbers: a card number that separators join
+// on to other digits (an id, a folder, a reference) is masked whatever
+// those digits are. A number read from the first of them can pass for a
+// card number that ends inside this one (a Diners Club number of 17
+// digits ending "…003 4111", about one prefix in sixteen): its kept last
+// four and the rest of the group must not spell the card number out.
+func TestMaskLineCardAfterJoinedNumbers(t *testing.T) {
+	const pan = "4111119070000001"
+	r := rand.New(rand.NewPCG(1, 2))
+	forms := []string{"ref %d/003 %s", "/tmp/Test%d/003/%s/rates.csv", "%d-%d %s", `{"note":"%d %d.%s"}`}
+	for _, form := range forms {
+		leaks := 0
+		for range 5000 {
+			var in string
+			if strings.Count(form, "%d") == 2 {
+				in = fmt.Sprintf(form, r.Uint32(), r.IntN(1000), pan)
+			} else {
+				in = fmt.Sprintf(form, r.Uint32(), pan)
+			}
+			got := string(MaskLine([]byte(in)))
+			if strings.Contains(got, pan) || len(cardmasktest.LuhnRuns(got)) > 0 {
+				if leaks++; leaks <= 3 {
+					t.Errorf("MaskLine(%q) = %q: the card number survives", in, got)
+				}
+			}
+		}
+		if leaks > 3 {
+			t.Errorf("form %q: %d more of 5000 leak", form, leaks-3)
+		}
 	}
 }
 
@@ -243,6 +276,7 @@ func TestMaskLineFalsePositives(t *testing.T) {
 // longer run, which is left alone), and JSON stays JSON.
 func FuzzMaskPANs(f *testing.F) {
 	for _, s := range []string{"4111111111111111", "x 4111 1111 1111 1111 y", "6000000000000000000001", "", "1-2 3",
+		"ref 3909842531/003 4111119070000001",
 		`{"a":4111111111111111}`, `{"cvv":"1"}`, `%B4111111111111111^A B^2512?`} {
 		f.Add(s)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/store/storetest"
 )
 
@@ -31,7 +32,7 @@ func TestLoadRetryLimits(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if lt.Source != p || !reflect.DeepEqual(lt.Limits, want) {
+		if lt.Source != cardmask.MaskText(p) || !reflect.DeepEqual(lt.Limits, want) {
 			t.Errorf("%s: %+v", p, lt)
 		}
 	}

@@ -126,7 +126,7 @@ func run(ctx context.Context, args []string, e env) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(e.stdout, usage)
 	default:
-		fmt.Fprintf(e.stderr, "reconcile: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(e.stderr, "reconcile: unknown command %q\n\n%s", cardmask.MaskText(cmd), usage)
 		return exitFailed
 	}
 	return exitCode(ctx, err, e.stderr)

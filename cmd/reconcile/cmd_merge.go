@@ -177,9 +177,9 @@ func printMergeSummary(e env, res *merge.Result) {
 	fmt.Fprintf(e.stdout, "merge %s (%s): %d of %d shards, %d of %d members reconciled; source: %s\n",
 		run.RunID, run.Status, len(run.Shards)-len(res.Missing()), len(run.Shards), reconciled, members, reports.SourceLabel(run.Source))
 	for _, s := range run.Shards {
-		where := terminalLine(s.Folder)
+		where := pathText(s.Folder)
 		if s.Status == merge.StatusMissing {
-			where = terminalLine(s.Reason)
+			where = pathText(s.Reason) // it names the shard's folder
 		}
 		fmt.Fprintf(e.stdout, "  shard %-9s %-8s %s\n", s.Shard, s.Status, where)
 	}
@@ -195,7 +195,8 @@ func printMergeSummary(e env, res *merge.Result) {
 	for _, k := range sortedKeys(current) {
 		fmt.Fprintf(e.stdout, "  %-32s %d\n", k, current[k])
 	}
-	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s (also %s)\n", pub.Workbook, pub.Manifest, pub.Snapshot, pub.Current)
+	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s (also %s)\n",
+		pathText(pub.Workbook), pathText(pub.Manifest), pathText(pub.Snapshot), pathText(pub.Current))
 	printPublishedExtras(e.stdout, pub)
 }
 

@@ -430,7 +430,7 @@ func printSummary(e env, res *pipeline.Result, pub *reports.Published, db, sourc
 		fmt.Fprintf(e.stdout, "  %-32s %d\n", k, res.Findings[k])
 	}
 	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s (also %s)\ndatabase: %s\n",
-		pub.Workbook, pub.Manifest, pub.Snapshot, pub.Current, db)
+		pathText(pub.Workbook), pathText(pub.Manifest), pathText(pub.Snapshot), pathText(pub.Current), pathText(db))
 	printPublishedExtras(e.stdout, pub)
 }
 

@@ -109,7 +109,7 @@ func newMergeMetrics(ctx context.Context, w *mergeWatch, date time.Time, err err
 func emitMetrics(ctx context.Context, e env, log *slog.Logger, file, push string, m runMetrics) {
 	if file != "" {
 		if err := writeMetricsFile(file, m); err != nil {
-			fmt.Fprintf(e.stderr, "reconcile: %v\n", err)
+			fmt.Fprintf(e.stderr, "reconcile: %s\n", errorText(err))
 		}
 	}
 	if push != "" {

@@ -167,7 +167,7 @@ func printPublishedExtras(w io.Writer, pub *reports.Published) {
 		sort.Strings(ids)
 		var paths []string
 		for _, id := range ids {
-			paths = append(paths, pub.GroupWorkbooks[id])
+			paths = append(paths, pathText(pub.GroupWorkbooks[id]))
 		}
 		fmt.Fprintf(w, "group workbooks: %s\n", strings.Join(paths, ", "))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/sandbox"
 )
 
@@ -419,21 +420,24 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	if err != nil || len(journals) < len(names) {
 		t.Fatalf("the sandbox wrote %d journals (%v), want at least %d", len(journals), err, len(names))
 	}
+	var copied []string
 	for i, src := range journals {
 		name := filepath.Base(src)
 		if i < len(names) {
 			name = names[i]
 		}
+		copied = append(copied, filepath.Join(folder, name))
 		b, err := os.ReadFile(src)
 		if err == nil {
-			err = os.WriteFile(filepath.Join(folder, name), b, 0o644)
+			err = os.WriteFile(copied[i], b, 0o644)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A named pipe is refused, and the refusal names it.
-	if err := syscall.Mkfifo(filepath.Join(folder, "pipe-"+pan(6)+".ndjson"), 0o644); err != nil {
+	pipe := filepath.Join(folder, "pipe-"+pan(6)+".ndjson")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	acked := f.truth.Findings["subscription_delinquent"]
@@ -455,7 +459,11 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	limits := named("limits-"+group(pan(9), ".")+".csv", "network,reattempts,window\nVISA,15,30d\n*,5,7d\n")
 	acks := named("acks "+pan(10)+".yaml", delinquencyAcknowledged(acked[0].MerchantID, acked[0].EntityID))
 
-	work := t.TempDir()
+	// The working folder too: the run prints where its outputs are.
+	work := filepath.Join(t.TempDir(), pan(11))
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
 	metricsFile := filepath.Join(work, "reconcile.prom")
 	// A run before, without journals: the database's one-time masking of
@@ -470,19 +478,22 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	if code != exitPartial || !strings.Contains(stdout+stderr, "named pipe") {
 		t.Fatalf("run exited %d, want %d for the refused pipe\nstdout:\n%s\nstderr:\n%s", code, exitPartial, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
-	masked := func(p string) string { return p[:6] + "XXXXXX" + p[12:] }
-	var files, withMasked int
-	var ratesSource, limitsSource, ackSource, runError string
-	if err := conn.QueryRow(`SELECT (SELECT count(*) FROM journal_files),
-		(SELECT count(DISTINCT file) FROM journal WHERE file LIKE '%' || $1 || '%'),
-		(SELECT any_value(source) FROM interchange_rates), (SELECT any_value(source) FROM retry_limits),
-		(SELECT any_value(source) FROM acknowledgement_audit WHERE source LIKE 'file%'), (SELECT error FROM runs)`, masked(pan(1))).Scan(
-		&files, &withMasked, &ratesSource, &limitsSource, &ackSource, &runError); err != nil {
-		t.Fatal(err)
+	// What each path is stored and shown as: masked as a whole (its
+	// folders' digits may join a card number's, t.TempDir's included).
+	day := filepath.Join(out, "2026-11-20")
+	if want := "workbook: " + cardmask.MaskText(day); !strings.Contains(stdout, want) {
+		t.Errorf("stdout does not say %q…:\n%s", want, stdout)
 	}
-	if files != len(journals) || withMasked != files {
-		t.Errorf("journal: %d files, %d of them in the masked folder; want all %d", files, withMasked, len(journals))
+	conn := openReadOnly(t, db)
+	stored := map[string]bool{}
+	for _, r := range queryDB(t, db, `SELECT DISTINCT file FROM journal`) {
+		name, _, _ := strings.Cut(r[0], " (sha256 ")
+		stored[name] = true
+	}
+	for _, p := range copied {
+		if !stored[cardmask.MaskText(p)] {
+			t.Errorf("no journal rows of %s as %s", filepath.Base(p), cardmask.MaskText(p))
+		}
 	}
 	// The twins' rows are all there, each file's under its own name.
 	var twinNames, twinLoaded, twinRows int
@@ -495,21 +506,26 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 		t.Errorf("the files whose names mask alike: %d names, %d lines loaded, %d journal rows; want 2 names and every line",
 			twinNames, twinLoaded, twinRows)
 	}
+	var ratesSource, limitsSource, ackSource, runError string
+	if err := conn.QueryRow(`SELECT (SELECT any_value(source) FROM interchange_rates), (SELECT any_value(source) FROM retry_limits),
+		(SELECT any_value(source) FROM acknowledgement_audit WHERE source LIKE 'file%'), (SELECT error FROM runs)`).Scan(
+		&ratesSource, &limitsSource, &ackSource, &runError); err != nil {
+		t.Fatal(err)
+	}
 	for what, c := range map[string]struct{ got, want string }{
-		"interchange_rates.source":     {ratesSource, masked(pan(7)) + "/rates-" + masked(pan(8))},
-		"retry_limits.source":          {limitsSource, masked(pan(7)) + "/limits-" + masked(pan(9))},
-		"acknowledgement_audit.source": {ackSource, masked(pan(7)) + "/acks " + masked(pan(10))},
-		"runs.error":                   {runError, masked(pan(1)) + "/pipe-" + masked(pan(6))},
+		"interchange_rates.source":     {ratesSource, cardmask.MaskText(rates)},
+		"retry_limits.source":          {limitsSource, cardmask.MaskText(limits)},
+		"acknowledgement_audit.source": {ackSource, "file " + cardmask.MaskText(acks)},
+		"runs.error":                   {runError, "journal " + cardmask.MaskText(pipe) + ": a named pipe"},
 	} {
 		if !strings.Contains(c.got, c.want) {
-			t.Errorf("%s = %q, want the masked path …%s in it", what, c.got, c.want)
+			t.Errorf("%s = %q, want the masked path %q in it", what, c.got, c.want)
 		}
 	}
 
-	day := filepath.Join(out, "2026-11-20")
 	readOutputs(t, runOutputs(t, conn, day, metricsFile, stdout, stderr), func(t *testing.T, _ string, forms []string) {
 		for _, form := range forms {
-			for _, p := range append([]string{pan(1), pan(2), pan(3), pan(4), pan(5), pan(6), pan(7), pan(8), pan(9), pan(10)}, twins...) {
+			for _, p := range append([]string{pan(1), pan(2), pan(3), pan(4), pan(5), pan(6), pan(7), pan(8), pan(9), pan(10), pan(11)}, twins...) {
 				if strings.Contains(form, p) {
 					t.Errorf("card number %s… of a path survives", p[:6])
 				}

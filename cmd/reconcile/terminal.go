@@ -18,6 +18,11 @@ func terminalLine(s string) string { return safetext.Line(s) }
 // message): line feeds are kept, every other control character escaped.
 func terminalText(s string) string { return safetext.Text(s) }
 
+// pathText is a file's path for a terminal: card numbers masked (a
+// folder named after a card, or digits that pass for one, as the paths the
+// run stores are: ingest.JournalImport.File), then as terminalLine.
+func pathText(p string) string { return terminalLine(cardmask.MaskText(p)) }
+
 // errorText is an error for a terminal: card data masked (it may quote a
 // platform's answer or a journal line), then as terminalText.
 func errorText(err error) string { return terminalText(cardmask.MaskText(err.Error())) }
