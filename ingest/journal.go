@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,11 +40,9 @@ type JournalImport struct {
 	// File is the file's path as it is stored (the journal tables' file
 	// column), logged and reported: with card numbers masked
 	// (cardmask.MaskText), for a file or folder named after a card, say
-	// by a merchant's per-card debug log, is card data like any other. A
-	// path masking changed ends in " (sha256 " and the first 12 digits of
-	// the content's hash, once read, so that files whose paths mask alike
-	// stay apart. Whether a file was imported before is decided by its
-	// content's hash, never by File.
+	// by a merchant's per-card debug log, is card data like any other.
+	// Whether a file was imported before is decided by its content's
+	// hash, never by File. See journalNames for paths that mask alike.
 	File     string
 	SHA256   string
 	Skipped  bool // same content already imported
@@ -94,6 +93,7 @@ func importJournals(ctx context.Context, s *store.Store, glob string, now time.T
 		return nil, fmt.Errorf("journal glob %q: %w", glob, err)
 	}
 	sort.Strings(paths)
+	names := journalNames(paths)
 	known, err := importedJournals(ctx, s)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func importJournals(ctx context.Context, s *store.Store, glob string, now time.T
 			if info, err := os.Stat(p); err == nil && info.IsDir() {
 				continue
 			}
-			st := newJournalStream(p)
+			st := newJournalStream(p, names[p])
 			g.Go(func() error {
 				files <- st
 				st.read(ctx, now, limits, claim)
@@ -149,8 +149,30 @@ type journalStream struct {
 	err    error // why the file was not read to its end; set before chunks is closed
 }
 
-func newJournalStream(path string) *journalStream {
-	return &journalStream{path: path, imp: JournalImport{File: cardmask.MaskText(path)}, chunks: make(chan *journalChunk, 1)}
+func newJournalStream(path, name string) *journalStream {
+	return &journalStream{path: path, imp: JournalImport{File: name}, chunks: make(chan *journalChunk, 1)}
+}
+
+// journalNames names each of paths (sorted) as JournalImport.File: the
+// path masked. The journal tables key a row by its file's name and line,
+// so that a file imported again as it grows replaces its earlier lines
+// rather than adding them twice; paths that mask alike (two cards of one
+// BIN and last four) would then replace each other's lines, so the
+// second and later of them in the sorted paths end in " (2)", " (3)",
+// ... . Masking the same paths gives the same names, run after run.
+func journalNames(paths []string) map[string]string {
+	names := make(map[string]string, len(paths))
+	seen := map[string]int{}
+	for _, p := range paths {
+		name := cardmask.MaskText(p)
+		if name != p {
+			if seen[name]++; seen[name] > 1 {
+				name += " (" + strconv.Itoa(seen[name]) + ")"
+			}
+		}
+		names[p] = name
+	}
+	return names
 }
 
 // journalChunk is rows of consecutive lines of one file.
@@ -187,13 +209,6 @@ func (st *journalStream) read(ctx context.Context, now time.Time, limits journal
 		return
 	}
 	st.imp.SHA256 = sum
-	if name != st.path {
-		// Masking changed the name, and two files can mask alike (two
-		// cards of one BIN and last four): the journal tables key rows by
-		// file and line, so the content's hash keeps the files apart.
-		name += " (sha256 " + sum[:12] + ")"
-		st.imp.File = name
-	}
 	if !claim(sum) {
 		st.imp.Skipped = true
 		return

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -293,7 +294,7 @@ func TestImportJournalsOnlyRegularFiles(t *testing.T) {
 	if err != nil && strings.Contains(err.Error(), "e.ndjson") {
 		t.Errorf("a directory is reported: %v", err)
 	}
-	base := func(i int) string { return baseName(imports[i].File) }
+	base := func(i int) string { return filepath.Base(imports[i].File) }
 	if len(imports) != 2 || base(0) != "a.ndjson" || imports[0].Loaded != 3 ||
 		base(1) != "c.ndjson" || imports[1].Loaded != 2 {
 		t.Errorf("imports %+v, want a.ndjson (3 lines) and c.ndjson (2)", imports)
@@ -331,14 +332,6 @@ func TestOpenJournalRefusesSwappedPath(t *testing.T) {
 // chunks of at most chunkRows rows, all of them in one transaction with
 // its journal_files row; small files are loaded whole. What an import
 // holds at once is so bounded by the chunk, not by the file.
-// baseName is a stored journal name's file name, without the hash a path
-// that masking changed ends in (JournalImport.File): the digits of
-// t.TempDir's folders can pass for a card number.
-func baseName(file string) string {
-	name, _, _ := strings.Cut(filepath.Base(file), " (sha256 ")
-	return name
-}
-
 func TestImportJournalsInChunks(t *testing.T) {
 	dir := t.TempDir()
 	big := writeLines(t, dir, "big.ndjson", 95)
@@ -349,7 +342,7 @@ func TestImportJournalsInChunks(t *testing.T) {
 	writeLines(t, dir, "small2.ndjson", 4)
 	loads := map[string][]int{}
 	limits := journalLimits{chunkRows: 10, chunkBytes: 1 << 20, groupRows: 25, groupBytes: 1 << 20,
-		loaded: func(file string, rows int) { loads[baseName(file)] = append(loads[baseName(file)], rows) }}
+		loaded: func(file string, rows int) { loads[filepath.Base(file)] = append(loads[filepath.Base(file)], rows) }}
 	s := storetest.Open(t)
 	imports, err := importWithin(t, context.Background(), s, filepath.Join(dir, "*.ndjson"), limits)
 	if err != nil || len(imports) != 3 {
@@ -416,7 +409,7 @@ func TestJournalReadStopsWhenCancelled(t *testing.T) {
 	p := writeLines(t, t.TempDir(), "long.ndjson", 1000)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st := newJournalStream(p)
+	st := newJournalStream(p, p)
 	go st.read(ctx, time.Now(), journalLimits{chunkRows: 1, chunkBytes: 1 << 20}, func(string) bool { return true })
 	for range 3 {
 		<-st.chunks
@@ -547,5 +540,59 @@ func TestPooledReadersKeepFilesApart(t *testing.T) {
 		if n := journalRows(t, s, q); n != want {
 			t.Errorf("%s: %d, want %d", q, n, want)
 		}
+	}
+}
+
+// TestMaskedJournalPaths: journals in a folder named after a card are
+// stored under their paths masked; two whose names mask alike (cards of one
+// BIN and last four) keep their own lines, the second's name numbered; and
+// a file imported again as it grows replaces its earlier lines, as a file
+// of a plain name does, rather than adding them a second time.
+func TestMaskedJournalPaths(t *testing.T) {
+	folder := filepath.Join(t.TempDir(), "4111111111111111")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var twins []string
+	for m := 0; len(twins) < 2; m++ {
+		if p := fmt.Sprintf("411111%06d4321", m); cardmasktest.Luhn(p) {
+			twins = append(twins, p)
+		}
+	}
+	first := writeLines(t, folder, "card-"+twins[0]+".ndjson", 3)
+	second := writeLines(t, folder, "card-"+twins[1]+".ndjson", 4)
+	s := storetest.Open(t)
+	glob := filepath.Join(folder, "*.ndjson")
+	names := func() map[string]int {
+		out := map[string]int{}
+		rows, err := s.Conn().QueryContext(context.Background(), `SELECT file, count(*) FROM journal GROUP BY file`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var f string
+			var n int
+			if err := rows.Scan(&f, &n); err != nil {
+				t.Fatal(err)
+			}
+			out[f] = n
+		}
+		return out
+	}
+	if _, err := importWithin(t, context.Background(), s, glob, defaultJournalLimits); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{cardmask.MaskText(first): 3, cardmask.MaskText(second) + " (2)": 4}
+	if got := names(); !maps.Equal(got, want) {
+		t.Fatalf("journal rows by file %v, want %v", got, want)
+	}
+	writeLines(t, folder, "card-"+twins[0]+".ndjson", 5) // the first file grows by two lines
+	if _, err := importWithin(t, context.Background(), s, glob, defaultJournalLimits); err != nil {
+		t.Fatal(err)
+	}
+	want[cardmask.MaskText(first)] = 5
+	if got := names(); !maps.Equal(got, want) {
+		t.Errorf("after the first file grew, journal rows by file %v, want %v", got, want)
 	}
 }

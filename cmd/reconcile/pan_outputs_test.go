@@ -487,8 +487,7 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	conn := openReadOnly(t, db)
 	stored := map[string]bool{}
 	for _, r := range queryDB(t, db, `SELECT DISTINCT file FROM journal`) {
-		name, _, _ := strings.Cut(r[0], " (sha256 ")
-		stored[name] = true
+		stored[strings.TrimSuffix(r[0], " (2)")] = true // the second twin
 	}
 	for _, p := range copied {
 		if !stored[cardmask.MaskText(p)] {
@@ -498,8 +497,8 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	// The twins' rows are all there, each file's under its own name.
 	var twinNames, twinLoaded, twinRows int
 	if err := conn.QueryRow(`SELECT count(DISTINCT file), sum(loaded),
-		(SELECT count(*) FROM journal WHERE file LIKE '%/card-411111XXXXXX4321.ndjson (sha256 %')
-		FROM journal_files WHERE file LIKE '%/card-411111XXXXXX4321.ndjson (sha256 %'`).Scan(&twinNames, &twinLoaded, &twinRows); err != nil {
+		(SELECT count(*) FROM journal WHERE file LIKE '%/card-411111XXXXXX4321.ndjson%')
+		FROM journal_files WHERE file LIKE '%/card-411111XXXXXX4321.ndjson%'`).Scan(&twinNames, &twinLoaded, &twinRows); err != nil {
 		t.Fatal(err)
 	}
 	if twinNames != 2 || twinLoaded == 0 || twinRows != twinLoaded {
