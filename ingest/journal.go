@@ -157,18 +157,17 @@ func newJournalStream(path, name string) *journalStream {
 // path masked. The journal tables key a row by its file's name and line,
 // so that a file imported again as it grows replaces its earlier lines
 // rather than adding them twice; paths that mask alike (two cards of one
-// BIN and last four) would then replace each other's lines, so the
-// second and later of them in the sorted paths end in " (2)", " (3)",
-// ... . Masking the same paths gives the same names, run after run.
+// BIN and last four, or a card and a path written masked already) would
+// then replace each other's lines, so the second and later of them in the
+// sorted paths end in " (2)", " (3)", ... . Masking the same paths gives
+// the same names, run after run.
 func journalNames(paths []string) map[string]string {
 	names := make(map[string]string, len(paths))
 	seen := map[string]int{}
 	for _, p := range paths {
 		name := cardmask.MaskText(p)
-		if name != p {
-			if seen[name]++; seen[name] > 1 {
-				name += " (" + strconv.Itoa(seen[name]) + ")"
-			}
+		if seen[name]++; seen[name] > 1 {
+			name += " (" + strconv.Itoa(seen[name]) + ")"
 		}
 		names[p] = name
 	}
