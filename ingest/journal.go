@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -433,13 +434,24 @@ func (w *journalWriter) flush(ctx context.Context) {
 		return w.loadMeta(ctx, tx, streams...)
 	})
 	if err != nil {
-		w.problems = append(w.problems, fmt.Errorf("journal %s: load: %w", strings.Join(names, ", "), err))
+		w.problems = append(w.problems, fmt.Errorf("journal %s: load: %w", groupText(names), err))
 	} else {
 		for _, f := range w.group {
 			w.out = append(w.out, f.st.imp)
 		}
 	}
 	w.group, w.rows, w.bytes = nil, 0, 0
+}
+
+// groupText names a group of files in an error: each of a few, else how
+// many and the first and last by name (a group can hold thousands of small
+// files, and a line of the run log naming them all was 266 KB).
+func groupText(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	sorted := slices.Sorted(slices.Values(names))
+	return fmt.Sprintf("group of %d files, %s to %s", len(names), sorted[0], sorted[len(sorted)-1])
 }
 
 // loadChunks loads chunks of the files named by file (one, or the group's

@@ -403,6 +403,38 @@ func TestImportJournalsInterruptedLeavesNoPart(t *testing.T) {
 	}
 }
 
+// TestImportJournalsGroupErrorIsShort: a group of small files that fails
+// to load is named by its count and its first and last files, not by every
+// name (a group of 4,483 files made a 266 KB line of the run log), and
+// none of its files counts as imported, so the next import loads them.
+func TestImportJournalsGroupErrorIsShort(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		writeLines(t, dir, fmt.Sprintf("small%02d.ndjson", i), i+1) // each its own content
+	}
+	s := storetest.Open(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	limits := journalLimits{chunkRows: 100, chunkBytes: 1 << 20, groupRows: 1000, groupBytes: 1 << 20,
+		loaded: func(string, int) { cancel() }} // the group's rows are in; its journal_files rows fail
+	_, err := importWithin(t, ctx, s, filepath.Join(dir, "*.ndjson"), limits)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("import error %v, want it cancelled", err)
+	}
+	msg := err.Error()
+	first, last := filepath.Join(dir, "small00.ndjson"), filepath.Join(dir, "small39.ndjson")
+	if !strings.Contains(msg, "group of 40 files, "+cardmask.MaskText(first)+" to "+cardmask.MaskText(last)) ||
+		strings.Contains(msg, "small17.ndjson") {
+		t.Errorf("the group's error names %q; want its count, first and last file only", msg)
+	}
+	if n := journalRows(t, s, `SELECT count(*) FROM journal`) + journalRows(t, s, `SELECT count(*) FROM journal_files`); n != 0 {
+		t.Fatalf("a group that failed left %d rows", n)
+	}
+	imports, err := importWithin(t, context.Background(), s, filepath.Join(dir, "*.ndjson"), defaultJournalLimits)
+	if err != nil || len(imports) != 40 {
+		t.Fatalf("import again: %d files, %v", len(imports), err)
+	}
+}
+
 // TestJournalReadStopsWhenCancelled: reading a file stops within a line or
 // two of the import being cancelled, however long the file.
 func TestJournalReadStopsWhenCancelled(t *testing.T) {

@@ -471,7 +471,7 @@ func TestReopenLetsGoOfTemporaryStorage(t *testing.T) {
 }
 
 // TestLimitLoadsHalvesUntilReopen: a run's loads get one thread and half of
-// the memory limit, and its checks, after Reopen, DuckDB's threads and all
+// the memory limit (not less than 128MB, unless the limit is), and its checks, after Reopen, DuckDB's threads and all
 // of the memory; in a file or in memory (where Reopen only checkpoints), and
 // with no limit none is made up.
 func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
@@ -511,6 +511,29 @@ func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 		}
 		if got := limit(); got != "122.0 MiB" {
 			t.Errorf("%s: LimitLoads under 256MB (%s): DuckDB's limit is %s; want half, 122.0 MiB", path, full, got)
+		}
+		// Not less than the default's half, unless the whole limit is
+		// less: the checkpoints of the loads' commits need it. (The limit
+		// is read back as DuckDB shows it, to a tenth of a MiB: 512MB is
+		// 488.2 MiB, whose half shows as 244.0.)
+		for _, c := range []struct{ limit, loads string }{
+			{"512MB", "244.0 MiB"}, {"200MB", "122.0 MiB"}, {"128MB", "122.0 MiB"}, {"100MB", "95.2 MiB"},
+		} {
+			if err := s.Reopen(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SetMemoryLimit(ctx, c.limit); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.LimitLoads(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := limit(); got != c.loads {
+				t.Errorf("%s: LimitLoads under %s: DuckDB's limit is %s; want %s", path, c.limit, got, c.loads)
+			}
+		}
+		if err := s.SetMemoryLimit(ctx, "256MB"); err != nil {
+			t.Fatal(err)
 		}
 		if err := s.Reopen(ctx); err != nil {
 			t.Fatal(err)
