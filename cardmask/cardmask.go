@@ -951,21 +951,24 @@ func trackTail(t []byte, i int) (start, end int) {
 	return start, end
 }
 
-// endsMaskedPAN reports whether t[:i] ends with a masked card number: 6
-// digits, 3 to 9 X and 4 digits.
+// endsMaskedPAN reports whether t[:i] ends with a masked card number: its
+// last four digits, after a run of 13 or more digits and X (three X or
+// more) that starts with a digit. That is a card number as maskPAN writes
+// it (6 digits, X and the last four) and one that separators joined onto
+// other digits, whose group maskGroupRest masked on past the number's own
+// last four ("390984XXXXXXX4111XXXXXXXX0001"): the track data after that
+// one is as much card data.
 func endsMaskedPAN(t []byte, i int) bool {
-	last4 := i - 4
-	if !allDigitsIn(t, last4, i) {
+	if !allDigitsIn(t, i-4, i) || i-4 == 0 || t[i-5] != 'X' {
 		return false
 	}
-	x := last4
-	for x > 0 && t[x-1] == 'X' {
-		x--
+	start, xs := i, 0
+	for start > 0 && (isDigit(t[start-1]) || t[start-1] == 'X') {
+		if start--; t[start] == 'X' {
+			xs++
+		}
 	}
-	if n := last4 - x; n < 3 || n > 9 || !allDigitsIn(t, x-6, x) {
-		return false
-	}
-	return x == 6 || !isDigit(t[x-7])
+	return xs >= 3 && i-start >= 13 && isDigit(t[start])
 }
 
 func allDigitsIn(t []byte, from, to int) bool {

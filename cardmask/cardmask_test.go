@@ -102,6 +102,24 @@ func TestMaskLineCardAfterJoinedNumbers(t *testing.T) {
 			t.Errorf("form %q: %d more of 5000 leak", form, leaks-3)
 		}
 	}
+	// Track data after such a card number is removed as after any other:
+	// its expiry, service code and discretionary data, or the
+	// cardholder's name, are card data too.
+	for _, track := range []string{"=25121011234567890?", "D25121011234567890", "^DOE/JOHN^25121011234567?"} {
+		leaks := 0
+		for range 1000 {
+			in := fmt.Sprintf("ref %d/003 %s%s end", r.Uint32(), pan, track)
+			got := string(MaskLine([]byte(in)))
+			if strings.Contains(got, "2512101") || strings.Contains(got, "DOE/JOHN") || !strings.HasSuffix(got, " end") {
+				if leaks++; leaks <= 3 {
+					t.Errorf("MaskLine(%q) = %q: the track data survives", in, got)
+				}
+			}
+		}
+		if leaks > 3 {
+			t.Errorf("track %q: %d more of 1000 leak", track, leaks-3)
+		}
+	}
 }
 
 // TestMaskLineNearMisses: numbers that are no card numbers stay as they
