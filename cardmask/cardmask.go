@@ -89,7 +89,10 @@ import (
 // Cost: a line without escapes is scanned in place for numbers, for field
 // names before each colon and equals sign, and for track data after each
 // masked card number; nothing is allocated unless something is masked
-// (TestMaskLineDoesNotAllocate; BenchmarkMaskLine).
+// (TestMaskLineDoesNotAllocate; BenchmarkMaskLine). A line with something
+// masked is read again (MaskLine says why): over the sandbox's journals,
+// where nearly every line has, 296 MB/s instead of 448, and a
+// 1,000-member run's journal import no slower (4.6 s, against 4.7-5.1).
 
 // maxDecodeDepth is how many times over a line is decoded: enough for a
 // URL-encoded query inside a JSON string inside a JSON string.
@@ -101,21 +104,45 @@ const removed = "REMOVED"
 // MaskLine returns line with every card number masked and every security
 // code and track data removed. It returns line itself (no copy) when there
 // is nothing to mask.
+//
+// What it returns has nothing more to mask: masking can make a card number
+// of what was none, since the X of a masked card number start a new digit
+// group ("378282246310005259630.619143", an American Express number glued
+// to more digits, masks as "378282XXXXX0005259630.619143", where
+// "0005259630.619143" reads as a card number of its own), and removing
+// track data can bring text next to a masked card number. So the line is
+// masked again until nothing changes (maxMaskPasses at most; two in every
+// case found, TestMaskLineIdempotent).
 func MaskLine(line []byte) []byte {
-	v := view{text: line}
+	for range maxMaskPasses {
+		out, changed := maskOnce(line)
+		if !changed {
+			break
+		}
+		line = out
+	}
+	return line
+}
+
+// maxMaskPasses bounds MaskLine's passes over a line.
+const maxMaskPasses = 8
+
+// maskOnce is one pass of MaskLine, saying whether it changed line.
+func maskOnce(line []byte) ([]byte, bool) {
+	v, changedAny := view{text: line}, false
 	for depth := 0; ; depth++ {
 		for _, pass := range []func([]byte, view) ([]byte, bool){maskPANs, removeSecrets, removeTracks} {
 			if out, changed := pass(line, v); changed {
-				line = out
+				line, changedAny = out, true
 				v = decodedView(line, depth)
 			}
 		}
 		if depth == maxDecodeDepth {
-			return line
+			return line, changedAny
 		}
 		next, ok := v.decode()
 		if !ok {
-			return line
+			return line, changedAny
 		}
 		v = next
 	}
