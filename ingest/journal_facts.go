@@ -29,7 +29,10 @@ import (
 // Version 6 reads the merchant's order number (client_reference), which the
 // retry kinds' sheets show: read from the request and response bodies of
 // every journal line, it ran a 5,000-member workbook out of memory.
-const JournalInspectVersion = 6
+// Version 7 masks again what the masking of 2026-11-27 masks more: card
+// numbers that separators join onto other digits, the track data after
+// them, and a line masked until nothing changes.
+const JournalInspectVersion = 7
 
 // reinspectRows is how many rows ReinspectJournal takes at a time.
 const reinspectRows = 5_000

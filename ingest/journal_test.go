@@ -173,6 +173,22 @@ func TestReinspectionMasksOlderImports(t *testing.T) {
 		req != `{"paymentInformation":{"card":{"number":"411111XXXXXX1111","securityCode":"REMOVED"}}}` {
 		t.Errorf("after re-inspection: path %s, parent_id %s, request %s", path, parent, req)
 	}
+
+	// A row version 6 imported, masked as the masking before 2026-11-27
+	// left it: a card number joined onto other digits, with track data.
+	if _, err := s.Conn().ExecContext(ctx, `UPDATE journal SET inspect_version = 6,
+		request = '{"note":"ref 390984XXXXXXX4111119070000001=25121011234567890?"}'`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ReinspectJournal(ctx, s); err != nil || n != 1 {
+		t.Fatalf("re-inspection of version 6: %d rows, %v", n, err)
+	}
+	if err := s.Conn().QueryRowContext(ctx, `SELECT CAST(request AS VARCHAR) FROM journal`).Scan(&req); err != nil {
+		t.Fatal(err)
+	}
+	if req != `{"note":"ref 390984XXXXXXX411111XXXXXX0001=REMOVED"}` {
+		t.Errorf("a version-6 row inspected again: request %s", req)
+	}
 }
 
 // FuzzParseJournalLine feeds the import arbitrary lines: it never panics,

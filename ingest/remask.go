@@ -29,7 +29,13 @@ import (
 // record's fields are masked with it, so a masked ID still joins with
 // itself. The pass reads every text value once: 54 s on a 2,000-member
 // file (1 GB), once.
-const upgradePlatformAnswersMasked = "platform_answers_masked"
+//
+// The upgrade's name says which masking made it: when cardmask comes to
+// mask more, the name changes and the next run masks the tables again.
+// platform_answers_masked was the first; platform_answers_masked_2 masks
+// card numbers that separators join onto other digits and the track data
+// after them, and masks a line until nothing changes (2026-11-27).
+const upgradePlatformAnswersMasked = "platform_answers_masked_2"
 
 var (
 	upgradeDone       = queries.Must("ingest.sql", "UpgradeDone")

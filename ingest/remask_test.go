@@ -61,7 +61,7 @@ func TestMaskOlderRecords(t *testing.T) {
 		{`SELECT path FROM journal`, "/pts/v2/payments/4111111111111111"}, // ReinspectJournal's
 		{`SELECT sha256 FROM journal_files`, "ab4111111111111111cd"},
 		{`SELECT file_sha256 FROM journal_rejects WHERE file = 'k.ndjson'`, "ab4111111111111111cd"},
-		{`SELECT CAST(done_at AS VARCHAR) FROM upgrades WHERE name = 'platform_answers_masked'`, "2026-11-20 01:00:00+00"},
+		{`SELECT CAST(done_at AS VARCHAR) FROM upgrades WHERE name = 'platform_answers_masked_2'`, "2026-11-20 01:00:00+00"},
 	} {
 		var got string
 		if err := s.ReadPool().QueryRowContext(ctx, c.query).Scan(&got); err != nil {
@@ -83,5 +83,46 @@ func TestMaskOlderRecords(t *testing.T) {
 	var name string
 	if err := s.ReadPool().QueryRowContext(ctx, `SELECT name FROM plans WHERE plan_id = 'p2'`).Scan(&name); err != nil || !strings.HasPrefix(name, "4111111111111111") {
 		t.Errorf("the second pass changed a row: %q (%v)", name, err)
+	}
+}
+
+// TestMaskOlderRecordsAgain: a database the first masking pass masked
+// (platform_answers_masked) is masked again by this version's, which masks
+// more: a card number that separators join onto other digits, and the
+// track data after it.
+func TestMaskOlderRecordsAgain(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	now := time.Date(2026, 11, 28, 1, 0, 0, 0, time.UTC)
+	for _, q := range []string{
+		`INSERT INTO upgrades (name, done_at) VALUES ('platform_answers_masked', TIMESTAMPTZ '2026-11-01 01:00:00+00')`,
+		// As the first pass left them.
+		`INSERT INTO transactions (merchant_id, transaction_id, client_reference, raw, run_id, loaded_at) VALUES
+			('m1', 't1', 'ref 390984XXXXXXX4111119070000001', '{"id":"t1"}', 'r1', now()),
+			('m1', 't2', 'track 411111XXXXXX1111=25121011234567890?', '{"id":"t2"}', 'r1', now())`,
+	} {
+		if _, err := s.Conn().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if n, err := MaskOlderRecords(ctx, s, now); err != nil || n != 2 {
+		t.Fatalf("%d rows masked (%v), want the 2 the first pass missed", n, err)
+	}
+	rows, err := s.ReadPool().QueryContext(ctx, `SELECT client_reference FROM transactions ORDER BY transaction_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ref string
+		if err := rows.Scan(&ref); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(ref, "9070000001") || strings.Contains(ref, "2512101") {
+			t.Errorf("masked again: %q still holds card data", ref)
+		}
+	}
+	if n, err := MaskOlderRecords(ctx, s, now); err != nil || n != 0 {
+		t.Errorf("a second pass of this version: %d rows (%v), want none", n, err)
 	}
 }

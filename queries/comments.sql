@@ -556,6 +556,6 @@ COMMENT ON COLUMN acknowledgement_values.kind IS 'Finding kind.';
 COMMENT ON COLUMN acknowledgement_values.merchant_id IS 'Merchant ID (MID) of the finding.';
 COMMENT ON COLUMN acknowledgement_values.entity_id IS 'Entity of the finding.';
 COMMENT ON COLUMN acknowledgement_values.value IS 'owner, until, reason, ticket, amount (decimal text), currency and source, as JSON.';
-COMMENT ON TABLE upgrades IS 'Changes made once to the data of a file an older version wrote, each by its name when done: platform_answers_masked (card data masked in the text columns of the tables the platform''s answers feed and of those derived from them; journal is inspected again instead; file hashes and paths stay).';
-COMMENT ON COLUMN upgrades.name IS 'The change: platform_answers_masked.';
+COMMENT ON TABLE upgrades IS 'Changes made once to the data of a file an older version wrote, each by its name when done: platform_answers_masked (card data masked in the text columns of the tables the platform''s answers feed and of those derived from them; journal is inspected again instead; file hashes and paths stay); platform_answers_masked_2 (the same again with the masking of 2026-11-27: card numbers that separators join onto other digits, the track data after them).';
+COMMENT ON COLUMN upgrades.name IS 'The change: platform_answers_masked, platform_answers_masked_2.';
 COMMENT ON COLUMN upgrades.done_at IS 'When it was done (UTC).';
