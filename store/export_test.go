@@ -23,3 +23,6 @@ func SliceFilter(ctx context.Context, s *Store, table string, sl Slice, lo, hi, 
 	})
 	return filter, err
 }
+
+// ThreadsFor is threadsFor, for a machine of any number of cores.
+func ThreadsFor(limit int64, cores int) int { return threadsFor(limit, cores) }

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -133,6 +134,13 @@ func (s *Store) connect(ctx context.Context) error {
 			conn.Close()
 			db.Close()
 			return fmt.Errorf("settings of %s: %s: %w", s.path, set, err)
+		}
+	}
+	if s.memoryLimit != "" {
+		if err := fitThreads(ctx, conn); err != nil {
+			conn.Close()
+			db.Close()
+			return fmt.Errorf("settings of %s: %w", s.path, err)
 		}
 	}
 	s.db, s.conn, s.open = db, conn, true
@@ -282,7 +290,50 @@ func (s *Store) applyMemoryLimit(ctx context.Context) error {
 			return fmt.Errorf("memory limit %q: %s: %w", s.memoryLimit, set, err)
 		}
 	}
+	return fitThreads(ctx, s.conn)
+}
+
+// memoryPerThread is the memory limit each of DuckDB's threads takes:
+// under a limit, DuckDB runs on one thread per memoryPerThread of it (at
+// least one, at most the machine's cores).
+//
+// DuckDB runs a statement on as many threads as the machine has cores,
+// and what a statement holds grows with them: each thread of a Parquet
+// export fills a row group of its own. On 16 threads, a 1,000-member run
+// under the default 256MB ran out of memory exporting
+// subscription_payments ("failed to pin block of size 256.0 KiB (244.2
+// MiB/244.1 MiB used)"); on 2, 4 and 8 it did not, nor on 16 under 2GB
+// (2026-11-27, this project's 2-core machine told to use more threads).
+// One thread per 128MB gives the default limit the 2 threads with which
+// every measurement of this project was made; a larger limit on a larger
+// machine gets more (DuckDB's own guidance is 1-4 GB a thread for heavy
+// queries).
+const memoryPerThread = 128_000_000
+
+// fitThreads sets DuckDB's threads for the memory limit in force
+// (memoryPerThread).
+func fitThreads(ctx context.Context, conn *sql.Conn) error {
+	var limit string
+	if err := conn.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&limit); err != nil {
+		return fmt.Errorf("read the memory limit: %w", err)
+	}
+	bytes, ok := duckDBSize(limit)
+	if !ok {
+		return fmt.Errorf("DuckDB reports its memory limit as %q", limit)
+	}
+	n := threadsFor(int64(bytes), runtime.NumCPU())
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET threads = %d", n)); err != nil {
+		return fmt.Errorf("set %d threads for the memory limit %s: %w", n, limit, err)
+	}
 	return nil
+}
+
+// threadsFor is the number of DuckDB threads for a memory limit of the
+// given bytes on a machine of the given cores: one per memoryPerThread,
+// rounded (DuckDB reads back "256MB" as 244.1 MiB), from 1 to cores.
+func threadsFor(limit int64, cores int) int {
+	n := (limit + memoryPerThread/2) / memoryPerThread
+	return int(max(1, min(n, int64(cores))))
 }
 
 // LimitLoads readies DuckDB for a run's loads until the next Reopen: one
@@ -318,7 +369,7 @@ func (s *Store) applyMemoryLimit(ctx context.Context) error {
 // ... failed to pin block of size 256.0 KiB (60.9 MiB/61.0 MiB used)".
 //
 // The checks, which do need the memory and the threads, run after a
-// Reopen, with the whole limit and DuckDB's own number of threads.
+// Reopen, with the whole limit and the threads it allows (fitThreads).
 func (s *Store) LimitLoads(ctx context.Context) error {
 	if _, err := s.conn.ExecContext(ctx, "SET threads = 1"); err != nil {
 		return fmt.Errorf("limit the loads to one thread: %w", err)

@@ -5,8 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -471,8 +473,8 @@ func TestReopenLetsGoOfTemporaryStorage(t *testing.T) {
 }
 
 // TestLimitLoadsHalvesUntilReopen: a run's loads get one thread and half of
-// the memory limit (not less than 128MB, unless the limit is), and its checks, after Reopen, DuckDB's threads and all
-// of the memory; in a file or in memory (where Reopen only checkpoints), and
+// the memory limit (not less than 128MB, unless the limit is), and its
+// checks, after Reopen, all of the memory and the threads it allows; in a file or in memory (where Reopen only checkpoints), and
 // with no limit none is made up.
 func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 	ctx := context.Background()
@@ -492,7 +494,7 @@ func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 		}
 		limit := func() string { return setting("memory_limit") }
 		threads := func() string { return setting("threads") }
-		unlimited, own := limit(), threads()
+		unlimited := limit()
 		if err := s.LimitLoads(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -541,8 +543,60 @@ func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 		if got := limit(); got != full {
 			t.Errorf("%s: after Reopen DuckDB's limit is %s; want the whole limit again, %s", path, got, full)
 		}
-		if got := threads(); got != own {
-			t.Errorf("%s: after Reopen DuckDB has %s threads; want its own %s again", path, got, own)
+		if got, want := threads(), fmt.Sprint(min(2, runtime.NumCPU())); got != want {
+			t.Errorf("%s: after Reopen under 256MB DuckDB has %s threads; want %s again, one per 128MB", path, got, want)
+		}
+	}
+}
+
+// TestThreadsFollowTheMemoryLimit: under a memory limit DuckDB gets one
+// thread per 128MB of it, at least one and at most the machine's cores
+// (on 16 threads, a 1,000-member run under 256MB ran out of memory in its
+// Parquet export), as set and after Reopen; without a limit it keeps its
+// own.
+func TestThreadsFollowTheMemoryLimit(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	threads := func() int {
+		t.Helper()
+		var n int
+		if err := s.Conn().QueryRowContext(ctx, `SELECT current_setting('threads')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// On a machine of 16 cores, as DuckDB reads its limits back.
+	for limit, want := range map[int64]int{
+		127_926_272: 1, 255_957_606: 2, 511_915_212: 4, 999_922_073: 8, 1_999_844_147: 16, 8_000_000_000: 16, 1 << 20: 1,
+	} {
+		if got := store.ThreadsFor(limit, 16); got != want {
+			t.Errorf("ThreadsFor(%d bytes, 16 cores) = %d; want %d", limit, got, want)
+		}
+	}
+	cores := runtime.NumCPU()
+	if got := threads(); got != cores {
+		t.Errorf("without a memory limit DuckDB has %d threads; want its own, one per core: %d", got, cores)
+	}
+	for _, c := range []struct {
+		limit string
+		want  int
+	}{{"100MB", 1}, {"128MB", 1}, {"256MB", 2}, {"512MB", 4}, {"1GB", 8}, {"2GB", 16}} {
+		want := min(c.want, cores)
+		if err := s.SetMemoryLimit(ctx, c.limit); err != nil {
+			t.Fatal(err)
+		}
+		if got := threads(); got != want {
+			t.Errorf("under %s DuckDB has %d threads; want %d", c.limit, got, want)
+		}
+		if err := s.Reopen(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := threads(); got != want {
+			t.Errorf("under %s, after Reopen, DuckDB has %d threads; want %d", c.limit, got, want)
 		}
 	}
 }
