@@ -116,15 +116,29 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 // first; reinspectRows at a time, so that memory stays bounded however
 // many rows an upgrade finds. An amount that no longer converts becomes
 // NULL. It returns the number of rows inspected.
+//
+// It ends with a checkpoint: DuckDB holds updated rows in its memory until
+// one writes them, and after 158,850 rows of a 1,000-member file (189 MiB
+// of it) the checks that follow ran out of memory on a slice of one
+// member. The checkpoint took 58 ms.
 func ReinspectJournal(ctx context.Context, s *store.Store) (int, error) {
 	total := 0
 	for {
 		n, err := reinspectSome(ctx, s)
 		total += n
-		if err != nil || n < reinspectRows {
+		if err != nil {
 			return total, err
 		}
+		if n < reinspectRows {
+			break
+		}
 	}
+	if total > 0 {
+		if err := s.Checkpoint(ctx); err != nil {
+			return total, fmt.Errorf("write the journal rows inspected again: %w", err)
+		}
+	}
+	return total, nil
 }
 
 var journalToInspectAgain = queries.Must("ingest.sql", "JournalToInspectAgain")

@@ -166,7 +166,7 @@ func (s *Store) connect(ctx context.Context) error {
 // closing would lose it.
 func (s *Store) Reopen(ctx context.Context) error {
 	if s.path == "" || s.path == ":memory:" {
-		if err := s.checkpoint(ctx); err != nil {
+		if err := s.Checkpoint(ctx); err != nil {
 			return err
 		}
 		// Undo LimitLoads, as a fresh instance would.
@@ -431,10 +431,11 @@ func (s *Store) sizeSlices(ctx context.Context) error {
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// checkpoint writes what the write-ahead log holds into the database file
+// Checkpoint writes what the write-ahead log holds into the database file
 // (DuckDB's CHECKPOINT): the loaded tables compressed in the file, their
-// buffer memory free for the queries that follow.
-func (s *Store) checkpoint(ctx context.Context) error {
+// buffer memory free for the queries that follow. Updated rows too: DuckDB
+// holds an update in its memory until a checkpoint writes it.
+func (s *Store) Checkpoint(ctx context.Context) error {
 	if _, err := s.conn.ExecContext(ctx, "CHECKPOINT"); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -469,7 +470,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.open = false
-	return errors.Join(s.checkpoint(context.Background()), s.conn.Close(), s.db.Close())
+	return errors.Join(s.Checkpoint(context.Background()), s.conn.Close(), s.db.Close())
 }
 
 // Transact runs fn inside one transaction on the store's connection,
