@@ -228,6 +228,13 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if o.lookback < 0 {
 		return fmt.Errorf("--lookback must not be negative")
 	}
+	// The window starts no earlier than the earliest --date: a window of
+	// thousands of years failed every member on the platform's refusal of
+	// its start, after the pulls.
+	if most := int(date.Sub(firstBusinessDate).Hours() / 24); o.lookback > most {
+		return fmt.Errorf("--lookback %d: want at most %d days, so that the window starts no earlier than %s",
+			o.lookback, most, firstBusinessDate.Format("2006-01-02"))
+	}
 	if o.memberTimeout < 0 {
 		return fmt.Errorf("--member-timeout %s: want a duration, or 0 for no limit", o.memberTimeout)
 	}

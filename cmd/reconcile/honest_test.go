@@ -224,6 +224,8 @@ func TestBadInputRefused(t *testing.T) {
 		"rate negative":           {[]string{"--rate", "-1"}, "--rate -1: want requests per second"},
 		"date far ahead":          {[]string{"--date", "9999-12-31"}, "--date 9999-12-31: want a date from 2000-01-01 to"},
 		"date before 2000":        {[]string{"--date", "1999-12-31"}, "--date 1999-12-31: want a date from 2000-01-01 to"},
+		"lookback before 2000":    {[]string{"--date", "2000-01-31", "--lookback", "31"}, "--lookback 31: want at most 30 days, so that the window starts no earlier than 2000-01-01"},
+		"lookback of millennia":   {[]string{"--lookback", "1000000"}, "--lookback 1000000: want at most"},
 		"concurrency huge":        {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
 		"member timeout":          {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
 		"retry limit over a year": {[]string{"--retry-limits", limits}, `window "720d": give one from 1s to 366d`},
