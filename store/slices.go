@@ -42,9 +42,6 @@ var slicedTables = []string{
 	"subscription_schedules", "expected_cycles", "run_members",
 }
 
-// defaultSliceRows is the slice size when the memory limit is unknown.
-const defaultSliceRows = 500_000
-
 // rowsPerMiB sizes slices by the memory limit: at 256 MB, slices of about
 // 1,000,000 records. Each slice costs its statements' planning and
 // start-up beside its rows, about 1.3 s for the checks alone whatever its
@@ -297,14 +294,9 @@ func sliceFilter(ctx context.Context, tx *Tx, db, t string, sl Slice, r rowRange
 // QuoteIdent quotes a table or column name for SQL.
 func QuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// sliceRowsFor sizes slices by DuckDB's memory limit as DuckDB reports it
-// ("244.1 MiB", "1.8 GiB").
-func sliceRowsFor(limit string) int64 {
-	bytes, ok := duckDBSize(limit)
-	if !ok {
-		return defaultSliceRows
-	}
-	return max(int64(bytes/(1<<20)*rowsPerMiB), 10_000)
+// sliceRowsFor sizes slices by DuckDB's memory limit, in bytes.
+func sliceRowsFor(limit int64) int64 {
+	return max(limit>>20*rowsPerMiB, 10_000)
 }
 
 // duckDBSize is the number of bytes of a size as DuckDB reports it

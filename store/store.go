@@ -313,17 +313,13 @@ const memoryPerThread = 128_000_000
 // fitThreads sets DuckDB's threads for the memory limit in force
 // (memoryPerThread).
 func fitThreads(ctx context.Context, conn *sql.Conn) error {
-	var limit string
-	if err := conn.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&limit); err != nil {
-		return fmt.Errorf("read the memory limit: %w", err)
+	limit, err := memoryLimitOf(ctx, conn)
+	if err != nil {
+		return err
 	}
-	bytes, ok := duckDBSize(limit)
-	if !ok {
-		return fmt.Errorf("DuckDB reports its memory limit as %q", limit)
-	}
-	n := threadsFor(int64(bytes), runtime.NumCPU())
+	n := threadsFor(limit, runtime.NumCPU())
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET threads = %d", n)); err != nil {
-		return fmt.Errorf("set %d threads for the memory limit %s: %w", n, limit, err)
+		return fmt.Errorf("set %d threads for a memory limit of %d bytes: %w", n, limit, err)
 	}
 	return nil
 }
@@ -401,8 +397,13 @@ func loadsMemory(limit int64) int64 {
 // MemoryLimit is how many bytes of memory DuckDB may use now: its
 // memory_limit in force (after LimitLoads, the loads' half).
 func (s *Store) MemoryLimit(ctx context.Context) (int64, error) {
+	return memoryLimitOf(ctx, s.conn)
+}
+
+// memoryLimitOf is the memory_limit in force on conn, in bytes.
+func memoryLimitOf(ctx context.Context, conn *sql.Conn) (int64, error) {
 	var limit string
-	if err := s.conn.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&limit); err != nil {
+	if err := conn.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&limit); err != nil {
 		return 0, fmt.Errorf("read the memory limit: %w", err)
 	}
 	bytes, ok := duckDBSize(limit)
@@ -421,9 +422,9 @@ func memorySettings(limit string) []string {
 
 // sizeSlices sizes the slices of the checks by the memory limit in force.
 func (s *Store) sizeSlices(ctx context.Context) error {
-	var limit string
-	if err := s.conn.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&limit); err != nil {
-		return fmt.Errorf("read the memory limit: %w", err)
+	limit, err := s.MemoryLimit(ctx)
+	if err != nil {
+		return err
 	}
 	s.sliceRows = sliceRowsFor(limit)
 	return nil
