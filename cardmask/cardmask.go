@@ -111,8 +111,9 @@ const removed = "REMOVED"
 // to more digits, masks as "378282XXXXX0005259630.619143", where
 // "0005259630.619143" reads as a card number of its own), and removing
 // track data can bring text next to a masked card number. So the line is
-// masked again until nothing changes (maxMaskPasses at most; two in every
-// case found, TestMaskLineIdempotent).
+// masked again until nothing changes (maxMaskPasses at most: 200,000
+// random lines of card numbers, digits, X and separators, as
+// TestMaskLineIdempotent makes them, changed in five passes at most).
 func MaskLine(line []byte) []byte {
 	for range maxMaskPasses {
 		out, changed := maskOnce(line)

@@ -303,7 +303,7 @@ func (s *Store) applyMemoryLimit(ctx context.Context) error {
 // under the default 256MB ran out of memory exporting
 // subscription_payments ("failed to pin block of size 256.0 KiB (244.2
 // MiB/244.1 MiB used)"); on 2, 4 and 8 it did not, nor on 16 under 2GB
-// (2026-11-27, this project's 2-core machine told to use more threads).
+// (2026-11-28, this project's 2-core machine told to use more threads).
 // One thread per 128MB gives the default limit the 2 threads with which
 // every measurement of this project was made; a larger limit on a larger
 // machine gets more (DuckDB's own guidance is 1-4 GB a thread for heavy
