@@ -556,11 +556,7 @@ func TestLimitLoadsHalvesUntilReopen(t *testing.T) {
 // own.
 func TestThreadsFollowTheMemoryLimit(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storetest.Open(t)
 	threads := func() int {
 		t.Helper()
 		var n int
