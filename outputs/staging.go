@@ -31,10 +31,14 @@ const staleAfter = 24 * time.Hour
 // reader never sees a half-written output folder: until Publish the final path
 // holds the previous run's complete folder (or nothing), after it the new one.
 //
-// The swap is two renames (the old folder aside, the new one in), so there is
-// a window of a few microseconds in which the final path does not exist; no
-// reader ever sees a mixture of two runs. Building beside the final place,
-// not in the system temp directory, keeps both renames on one file system.
+// Where the kernel can (Linux's RENAME_EXCHANGE), an existing folder is
+// exchanged with the new one in one step. Elsewhere the swap is two renames
+// (the old folder aside, the new one in): a kill between them leaves the
+// final path missing and the old folder aside under .NAME.old.tmp-*, and the
+// next NewStaging in the same root puts it back (recoverSwaps) before it
+// cleans anything. No reader ever sees a mixture of two runs. Building beside
+// the final place, not in the system temp directory, keeps every rename on
+// one file system.
 type Staging struct {
 	// Dir is where the caller writes the folder's contents.
 	Dir string
@@ -54,6 +58,7 @@ func NewStaging(root, name string) (*Staging, error) {
 	if err := os.MkdirAll(root, 0o777); err != nil { // the umask applies
 		return nil, fmt.Errorf("staging: create %s: %w", root, err)
 	}
+	recoverSwaps(root)
 	removeStale(root, time.Now())
 	dir, err := os.MkdirTemp(root, "."+name+".tmp-")
 	if err != nil {
@@ -104,7 +109,17 @@ func replaceDir(tmp, final string) error {
 	parent := filepath.Dir(final)
 	old := ""
 	if _, err := os.Lstat(final); err == nil {
-		old = TempName(parent, filepath.Base(final)+".old")
+		// One step where the kernel can: tmp then holds the previous folder.
+		if ok, err := exchange(tmp, final); err != nil {
+			return err
+		} else if ok {
+			_ = syncDir(parent)
+			if err := os.RemoveAll(tmp); err != nil {
+				return fmt.Errorf("new folder in place, but removing the previous one (%s): %w", tmp, err)
+			}
+			return nil
+		}
+		old = TempName(parent, filepath.Base(final)+oldSuffix)
 		if err := os.Rename(final, old); err != nil {
 			return err
 		}
@@ -124,6 +139,55 @@ func replaceDir(tmp, final string) error {
 		}
 	}
 	return nil
+}
+
+// oldSuffix marks the temp name of a previous folder set aside by a
+// two-rename swap (.NAME.old.tmp-*), which recoverSwaps looks for.
+const oldSuffix = ".old"
+
+// recoverSwaps finishes undoing swaps that a kill interrupted between their
+// two renames: for each previous folder set aside (.NAME.old.tmp-*) whose
+// NAME no longer exists, the newest is renamed back to NAME, so the date
+// keeps its publication (and the links into it resolve again) instead of
+// the folder being deleted as a stale leftover. Best effort, like
+// removeStale: what it cannot restore stays for an operator to find.
+func recoverSwaps(root string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	type aside struct {
+		path string
+		mod  time.Time
+	}
+	newest := map[string]aside{}
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() || !isTempName(n) {
+			continue
+		}
+		base := n[1:strings.LastIndex(n, ".tmp-")]
+		name, ok := strings.CutSuffix(base, oldSuffix)
+		if !ok || name == "" {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if cur, seen := newest[name]; !seen || info.ModTime().After(cur.mod) {
+			newest[name] = aside{filepath.Join(root, n), info.ModTime()}
+		}
+	}
+	for name, a := range newest {
+		final := filepath.Join(root, name)
+		if _, err := os.Lstat(final); !errors.Is(err, fs.ErrNotExist) {
+			continue // published (the swap completed) or unreadable: leave it
+		}
+		if os.Rename(a.path, final) == nil {
+			_ = syncDir(root)
+		}
+	}
 }
 
 // removeStale removes what crashed runs left in root: the temp folders,
