@@ -8,7 +8,8 @@
 // of the line to overprint it, BEL rings; in a message, a line break in a
 // one-line field forges lines of its own. Escaping each control character
 // as \xNN (\u00NN for C1) leaves every sequence inert and visible, since a
-// sequence without its ESC is plain text.
+// sequence without its ESC is plain text. Unicode's bidirectional controls
+// are escaped the same way (isBidiControl).
 package safetext
 
 import (
@@ -16,6 +17,23 @@ import (
 	"strings"
 	"unicode/utf8"
 )
+
+// isBidiControl reports the Unicode bidirectional formatting characters
+// (embeddings, overrides, isolates and the implicit marks). A right-to-left
+// override in a platform's message reverses what follows it on a terminal,
+// in an e-mail or a chat message ("Trojan Source"): an amount or a member
+// ID then reads as another. Escaped, they show as \u202e and act on nothing.
+func isBidiControl(r rune) bool {
+	switch {
+	case r == '\u061c', r == '\u200e', r == '\u200f': // ALM, LRM, RLM
+		return true
+	case r >= '\u202a' && r <= '\u202e': // LRE, RLE, PDF, LRO, RLO
+		return true
+	case r >= '\u2066' && r <= '\u2069': // LRI, RLI, FSI, PDI
+		return true
+	}
+	return false
+}
 
 // Line is s for one line: every control character, line breaks included,
 // is escaped; a tab becomes a space.
@@ -51,6 +69,8 @@ func escapeControls(s string, keepNewlines bool) string {
 		case r >= 0x80 && r <= 0x9f:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		case r == '\u2028' || r == '\u2029': // line and paragraph separators break lines too
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case isBidiControl(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+size])

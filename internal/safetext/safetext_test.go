@@ -26,3 +26,19 @@ func TestCut(t *testing.T) {
 		t.Errorf("Cut escapes before cutting: %q", got)
 	}
 }
+
+// TestBidiControlsAreEscaped: a right-to-left override (or any embedding,
+// isolate or mark) in outside text is shown escaped and acts on nothing, on
+// the terminal (Line, Text) as in the digest's e-mail and webhook (Cut).
+func TestBidiControlsAreEscaped(t *testing.T) {
+	in := "refund 12.00\u202e00.21 dnufer\u202c ok \u2066x\u2069 \u200f\u061c"
+	want := `refund 12.00\u202e00.21 dnufer\u202c ok \u2066x\u2069 \u200f\u061c`
+	for name, got := range map[string]string{"Line": Line(in), "Text": Text(in), "Cut": Cut(in, 200)} {
+		if got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if got := Line("שלום עולם"); got != "שלום עולם" {
+		t.Errorf("right-to-left letters themselves must stay: %q", got)
+	}
+}
