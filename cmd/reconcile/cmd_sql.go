@@ -112,7 +112,7 @@ func (v *sqlVars) Set(s string) error {
 		return fmt.Errorf("want NAME=VALUE or NAME=@FILE, NAME a letter or _ then letters, digits or _")
 	}
 	if path, isFile := strings.CutPrefix(value, "@"); isFile {
-		b, err := os.ReadFile(path)
+		b, err := readBoundedFile(path, maxVarFile)
 		if err != nil {
 			return err
 		}
@@ -160,18 +160,60 @@ func describeTable(ctx context.Context, conn *readOnlyDB, path, table string, ou
 	return runSQL(ctx, conn, columnsSQL, out, table)
 }
 
+// Bounds of what `reconcile sql` reads from files: far above any query or
+// ground-truth file (a large sandbox's ground truth is tens of MiB), far
+// below what would exhaust a laptop's memory.
+const (
+	maxQueryFile = 16 << 20  // --file, or standard input
+	maxVarFile   = 512 << 20 // --var NAME=@FILE
+)
+
 func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
 	if path == "-" {
 		if stdin == nil {
 			return nil, fmt.Errorf("sql: no standard input")
 		}
-		return io.ReadAll(stdin)
+		b, err := io.ReadAll(io.LimitReader(stdin, maxQueryFile+1))
+		if err == nil && len(b) > maxQueryFile {
+			err = fmt.Errorf("standard input holds more than %d MiB of SQL", maxQueryFile>>20)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sql: %w", err)
+		}
+		return b, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := readBoundedFile(path, maxQueryFile)
 	if err != nil {
 		return nil, fmt.Errorf("sql: %w", err)
 	}
 	return b, nil
+}
+
+// readBoundedFile reads a regular file of at most limit bytes. Anything
+// else is refused before it is opened: a device (/dev/zero ran the process
+// to 4.5 GB), a FIFO (opening one with no writer blocks in the kernel, out
+// of reach of SIGTERM), a folder.
+func readBoundedFile(path string, limit int64) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, info.Mode().Type())
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%s is %d MiB, more than the %d MiB this reads", path, info.Size()>>20, limit>>20)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("%s grew past the %d MiB this reads", path, limit>>20)
+	}
+	return b, err
 }
 
 // runSQL runs query (its statements checked one by one, see readOnlyDB)

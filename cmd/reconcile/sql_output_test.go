@@ -4,10 +4,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestSQLFormats(t *testing.T) {
@@ -120,5 +124,49 @@ func assertNoControls(t *testing.T, what, out string, tabsToo bool) {
 			t.Errorf("%s: a control character %U reaches the terminal:\n%q", what, r, out)
 			return
 		}
+	}
+}
+
+// TestSQLReadsOnlyBoundedRegularFiles: --var NAME=@FILE and --file read a
+// regular file only, and only up to a bound. A device ran the process to
+// gigabytes; a FIFO with no writer blocked in open(2), where SIGTERM could
+// not reach it. Each is refused at once, naming the file.
+func TestSQLReadsOnlyBoundedRegularFiles(t *testing.T) {
+	_, db, _ := analystDB(t)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, args := range map[string][]string{
+		"a device as --var":  {"sql", "--db", db, "--var", "x=@/dev/zero", "SELECT 1"},
+		"a FIFO as --var":    {"sql", "--db", db, "--var", "x=@" + fifo, "SELECT 1"},
+		"a FIFO as --file":   {"sql", "--db", db, "--file", fifo},
+		"a folder as --file": {"sql", "--db", db, "--file", filepath.Dir(fifo)},
+	} {
+		done := make(chan struct{})
+		var code int
+		var stderr string
+		go func() {
+			defer close(done)
+			code, _, stderr = runCLI(t, nil, args...)
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: reconcile sql still reading after a minute", name)
+		}
+		if code != exitFailed || !strings.Contains(stderr, "not a regular file") {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and the file refused as not a regular file", name, code, stderr)
+		}
+	}
+	big := filepath.Join(t.TempDir(), "big.sql")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, maxQueryFile+1); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, nil, "sql", "--db", db, "--file", big); code != exitFailed || !strings.Contains(stderr, "more than the 16 MiB") {
+		t.Errorf("a query file over the bound: exit %d, stderr %q", code, stderr)
 	}
 }
