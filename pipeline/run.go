@@ -411,10 +411,17 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	res.Requests = r.runStats.Requests.Load()
 	res.Retries = r.runStats.Retries.Load()
 	res.Status = store.RunOK
-	if len(res.Failed) > 0 || len(res.Problems) > 0 {
+	why := ""
+	switch {
+	case len(res.Failed) > 0 && len(res.Failed) == res.Members:
+		// Nothing was reconciled: failed, not partial, in runs, the
+		// manifest, the metrics and the exit code alike.
+		res.Status = store.RunFailed
+		why = fmt.Sprintf("every member failed (%d of %d)", len(res.Failed), res.Members)
+	case len(res.Failed) > 0 || len(res.Problems) > 0:
 		res.Status = store.RunPartial
 	}
-	if err := r.finishRun(ctx, res, res.Status, ""); err != nil {
+	if err := r.finishRun(ctx, res, res.Status, why); err != nil {
 		return nil, err
 	}
 	r.report("done")

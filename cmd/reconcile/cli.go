@@ -85,7 +85,7 @@ Examples:
 
 Exit codes:
   0    all members reconciled
-  1    the run failed (bad config, no credentials, database locked, ...)
+  1    the run failed (bad config, no credentials, database locked, every member failed, ...)
   3    partial: some members failed, the rest were loaded and reported
   130  interrupted
 `

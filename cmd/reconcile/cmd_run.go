@@ -385,6 +385,13 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	printSummary(e, res, pub, o.db, runSource(o))
 	printAlarms(e.stdout, alarmList)
 	o.hooks.delivered(notice.send(ctx, db.Conn(), run, pub, log))
+	if res.Status == store.RunFailed {
+		// Every member failed: nothing was reconciled, so not "partial" (3),
+		// which tells a monitor that the rest was. The publication still
+		// shows each member's error.
+		return fmt.Errorf("every member failed (%d of %d), e.g. %s: %s", len(res.Failed), res.Members,
+			res.Failed[0].MerchantID, res.Failed[0].Error)
+	}
 	if res.Status != store.RunOK {
 		var parts []string
 		if n := len(res.Failed); n > 0 {
@@ -468,6 +475,11 @@ func businessDate(s string, now time.Time) (time.Time, error) {
 	}
 	d, err := time.Parse("2006-01-02", s)
 	if err != nil {
+		var pe *time.ParseError
+		if errors.As(err, &pe) && strings.Contains(pe.Message, "out of range") {
+			// The form is right, the day is not (2026-11-31, 2026-02-29).
+			return time.Time{}, fmt.Errorf("--date %s: no such date", s)
+		}
 		return time.Time{}, fmt.Errorf("--date %q: want YYYY-MM-DD", s)
 	}
 	if last := today.AddDate(0, 0, 1); d.Before(firstBusinessDate) || d.After(last) {

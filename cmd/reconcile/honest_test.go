@@ -47,6 +47,35 @@ func (p panicking) RoundTrip(r *http.Request) (*http.Response, error) {
 	return p.base.RoundTrip(r)
 }
 
+// TestEveryMemberFailedExitsOne: a run in which every member failed
+// reconciled nothing, so it exits 1 (failed), not 3 (partial, which tells a
+// monitor the rest was reconciled); it still publishes each member's error.
+func TestEveryMemberFailedExitsOne(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	hc := &http.Client{Transport: panicking{base: http.DefaultTransport, pick: func(r *http.Request) string {
+		if r.URL.Path == "/rbs/v1/plans" {
+			return "injected panic listing plans"
+		}
+		return ""
+	}}}
+	work := t.TempDir()
+	db := filepath.Join(work, "r.duckdb")
+	code, stdout, stderr := runCLIEnv(t, sandboxEnv, hc, f.runArgs(db, filepath.Join(work, "out"))...)
+	n := len(f.srv.Members())
+	if code != exitFailed || !strings.Contains(stderr, fmt.Sprintf("every member failed (%d of %d)", n, n)) {
+		t.Fatalf("run exited %d, want %d and every member failed named\n%s\n%s", code, exitFailed, stdout, stderr)
+	}
+	conn := openReadOnly(t, db)
+	var failed int
+	if err := conn.QueryRow(`SELECT count(*) FROM run_members WHERE status = 'failed'`).Scan(&failed); err != nil || failed != n {
+		t.Errorf("run_members: %d failed (%v), want %d recorded", failed, err, n)
+	}
+	var status string
+	if err := conn.QueryRow(`SELECT status FROM runs`).Scan(&status); err != nil || status != "failed" {
+		t.Errorf("runs.status %q (%v), want failed, as the exit code says", status, err)
+	}
+}
+
 // TestMemberPanicIsRecorded: one member's job panics in its own goroutine
 // (the plan listing), another's in a payment list's goroutine within the
 // member. Neither crashes the run; both are recorded as failed with the
@@ -217,18 +246,20 @@ func TestBadInputRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		"shard dividing by zero":  {[]string{"--shard", "0/4294967296"}, `shard "0/4294967296": want i/n with 1 <= n <= 65536`},
-		"shard out of range":      {[]string{"--shard", "4/4"}, `shard "4/4"`},
-		"rate NaN":                {[]string{"--rate", "NaN"}, "--rate NaN: want requests per second"},
-		"rate Inf":                {[]string{"--rate", "Inf"}, "--rate +Inf: want requests per second"},
-		"rate negative":           {[]string{"--rate", "-1"}, "--rate -1: want requests per second"},
-		"date far ahead":          {[]string{"--date", "9999-12-31"}, "--date 9999-12-31: want a date from 2000-01-01 to"},
-		"date before 2000":        {[]string{"--date", "1999-12-31"}, "--date 1999-12-31: want a date from 2000-01-01 to"},
-		"lookback before 2000":    {[]string{"--date", "2000-01-31", "--lookback", "31"}, "--lookback 31: want at most 30 days, so that the window starts no earlier than 2000-01-01"},
-		"lookback of millennia":   {[]string{"--lookback", "1000000"}, "--lookback 1000000: want at most"},
-		"concurrency huge":        {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
-		"member timeout":          {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
-		"retry limit over a year": {[]string{"--retry-limits", limits}, `window "720d": give one from 1s to 366d`},
+		"shard dividing by zero":   {[]string{"--shard", "0/4294967296"}, `shard "0/4294967296": want i/n with 1 <= n <= 65536`},
+		"shard out of range":       {[]string{"--shard", "4/4"}, `shard "4/4"`},
+		"rate NaN":                 {[]string{"--rate", "NaN"}, "--rate NaN: want requests per second"},
+		"rate Inf":                 {[]string{"--rate", "Inf"}, "--rate +Inf: want requests per second"},
+		"rate negative":            {[]string{"--rate", "-1"}, "--rate -1: want requests per second"},
+		"date far ahead":           {[]string{"--date", "9999-12-31"}, "--date 9999-12-31: want a date from 2000-01-01 to"},
+		"date before 2000":         {[]string{"--date", "1999-12-31"}, "--date 1999-12-31: want a date from 2000-01-01 to"},
+		"date that does not exist": {[]string{"--date", "2026-11-31"}, "--date 2026-11-31: no such date"},
+		"date not a leap year":     {[]string{"--date", "2026-02-29"}, "--date 2026-02-29: no such date"},
+		"lookback before 2000":     {[]string{"--date", "2000-01-31", "--lookback", "31"}, "--lookback 31: want at most 30 days, so that the window starts no earlier than 2000-01-01"},
+		"lookback of millennia":    {[]string{"--lookback", "1000000"}, "--lookback 1000000: want at most"},
+		"concurrency huge":         {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
+		"member timeout":           {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
+		"retry limit over a year":  {[]string{"--retry-limits", limits}, `window "720d": give one from 1s to 366d`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
