@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -273,6 +274,9 @@ func (s *Store) SetMemoryLimit(ctx context.Context, limit string) error {
 	if limit == "" {
 		return nil
 	}
+	if err := CheckMemoryLimit(limit); err != nil {
+		return err
+	}
 	s.memoryLimit = limit
 	if err := s.applyMemoryLimit(ctx); err != nil {
 		return err
@@ -416,6 +420,20 @@ func memoryLimitOf(ctx context.Context, conn *sql.Conn) (int64, error) {
 // memorySettings are the statements of a memory limit. Every query and
 // export of reconcile that needs an order says so; not keeping insertion
 // order lets DuckDB stream large inserts and copies in less memory.
+// memoryLimitForm is what DuckDB's memory_limit takes: a number and a unit
+// of bytes, decimal (KB, MB, GB, TB) or binary (KiB, MiB, GiB, TiB).
+var memoryLimitForm = regexp.MustCompile(`(?i)^\s*[0-9]+(\.[0-9]+)?\s*(b|bytes|kb|mb|gb|tb|kib|mib|gib|tib)\s*$`)
+
+// CheckMemoryLimit refuses a memory limit DuckDB would refuse (or read
+// otherwise than meant), with a message that says the form wanted rather
+// than DuckDB's own, which quotes its SQL: "256" has no unit.
+func CheckMemoryLimit(limit string) error {
+	if !memoryLimitForm.MatchString(limit) {
+		return fmt.Errorf("memory limit %q: want a size with its unit, e.g. 256MB or 2GB (KB, MB, GB, TB or KiB, MiB, GiB, TiB)", limit)
+	}
+	return nil
+}
+
 func memorySettings(limit string) []string {
 	return []string{"SET memory_limit = " + sqlQuote(limit), "SET preserve_insertion_order = false"}
 }

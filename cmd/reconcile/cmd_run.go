@@ -238,6 +238,11 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if o.memberTimeout < 0 {
 		return fmt.Errorf("--member-timeout %s: want a duration, or 0 for no limit", o.memberTimeout)
 	}
+	if o.memoryLimit != "" {
+		if err := store.CheckMemoryLimit(o.memoryLimit); err != nil {
+			return fmt.Errorf("--memory-limit: %w", err)
+		}
+	}
 	if o.bnplSessionAge <= 0 || o.binRefreshAge <= 0 {
 		return fmt.Errorf("--bnpl-session-age and --bin-refresh-age must be positive")
 	}
@@ -258,18 +263,11 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 
 	creds, baseURL, journal := platform.Credentials{}, o.baseURL, o.journal
 	org := o.organizationID
+	var sandboxAuth platform.Credentials
 	if baseURL == "" {
-		auth, err := embeddedAuth(o)
-		if err != nil {
+		if sandboxAuth, err = embeddedAuth(o); err != nil {
 			return err
 		}
-		sb, err := startEmbeddedSandbox(ctx, o, date, auth, log)
-		if err != nil {
-			return err
-		}
-		defer sb.close()
-		baseURL, creds, journal = sb.url, sb.creds, firstNonEmpty(journal, sb.journalGlob)
-		org = firstNonEmpty(org, sb.organizationID)
 	} else {
 		if creds, err = loadCredentials(o, e.getenv); err != nil {
 			return err
@@ -277,6 +275,23 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		if org == "" {
 			return errors.New("--organization-id is required with --base-url")
 		}
+	}
+	// The database before the embedded sandbox: its lock says whether
+	// another run holds it before the sandbox writes its journals (a second
+	// run rewrote them, then failed on the lock).
+	db, err := store.Open(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if baseURL == "" {
+		sb, err := startEmbeddedSandbox(ctx, o, date, sandboxAuth, log)
+		if err != nil {
+			return err
+		}
+		defer sb.close()
+		baseURL, creds, journal = sb.url, sb.creds, firstNonEmpty(journal, sb.journalGlob)
+		org = firstNonEmpty(org, sb.organizationID)
 	}
 	if creds.PortfolioID == "" {
 		creds.PortfolioID = org
@@ -291,11 +306,6 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return err
 	}
 
-	db, err := store.Open(ctx, o.db)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	if err := db.SetMemoryLimit(ctx, o.memoryLimit); err != nil {
 		return err
 	}

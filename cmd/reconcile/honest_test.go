@@ -246,20 +246,21 @@ func TestBadInputRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		"shard dividing by zero":   {[]string{"--shard", "0/4294967296"}, `shard "0/4294967296": want i/n with 1 <= n <= 65536`},
-		"shard out of range":       {[]string{"--shard", "4/4"}, `shard "4/4"`},
-		"rate NaN":                 {[]string{"--rate", "NaN"}, "--rate NaN: want requests per second"},
-		"rate Inf":                 {[]string{"--rate", "Inf"}, "--rate +Inf: want requests per second"},
-		"rate negative":            {[]string{"--rate", "-1"}, "--rate -1: want requests per second"},
-		"date far ahead":           {[]string{"--date", "9999-12-31"}, "--date 9999-12-31: want a date from 2000-01-01 to"},
-		"date before 2000":         {[]string{"--date", "1999-12-31"}, "--date 1999-12-31: want a date from 2000-01-01 to"},
-		"date that does not exist": {[]string{"--date", "2026-11-31"}, "--date 2026-11-31: no such date"},
-		"date not a leap year":     {[]string{"--date", "2026-02-29"}, "--date 2026-02-29: no such date"},
-		"lookback before 2000":     {[]string{"--date", "2000-01-31", "--lookback", "31"}, "--lookback 31: want at most 30 days, so that the window starts no earlier than 2000-01-01"},
-		"lookback of millennia":    {[]string{"--lookback", "1000000"}, "--lookback 1000000: want at most"},
-		"concurrency huge":         {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
-		"member timeout":           {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
-		"retry limit over a year":  {[]string{"--retry-limits", limits}, `window "720d": give one from 1s to 366d`},
+		"shard dividing by zero":      {[]string{"--shard", "0/4294967296"}, `shard "0/4294967296": want i/n with 1 <= n <= 65536`},
+		"shard out of range":          {[]string{"--shard", "4/4"}, `shard "4/4"`},
+		"rate NaN":                    {[]string{"--rate", "NaN"}, "--rate NaN: want requests per second"},
+		"rate Inf":                    {[]string{"--rate", "Inf"}, "--rate +Inf: want requests per second"},
+		"rate negative":               {[]string{"--rate", "-1"}, "--rate -1: want requests per second"},
+		"date far ahead":              {[]string{"--date", "9999-12-31"}, "--date 9999-12-31: want a date from 2000-01-01 to"},
+		"date before 2000":            {[]string{"--date", "1999-12-31"}, "--date 1999-12-31: want a date from 2000-01-01 to"},
+		"memory limit without a unit": {[]string{"--memory-limit", "256"}, `--memory-limit: memory limit "256": want a size with its unit, e.g. 256MB or 2GB`},
+		"date that does not exist":    {[]string{"--date", "2026-11-31"}, "--date 2026-11-31: no such date"},
+		"date not a leap year":        {[]string{"--date", "2026-02-29"}, "--date 2026-02-29: no such date"},
+		"lookback before 2000":        {[]string{"--date", "2000-01-31", "--lookback", "31"}, "--lookback 31: want at most 30 days, so that the window starts no earlier than 2000-01-01"},
+		"lookback of millennia":       {[]string{"--lookback", "1000000"}, "--lookback 1000000: want at most"},
+		"concurrency huge":            {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
+		"member timeout":              {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
+		"retry limit over a year":     {[]string{"--retry-limits", limits}, `window "720d": give one from 1s to 366d`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
