@@ -117,13 +117,17 @@ func run(ctx context.Context, args []string, e env) int {
 		if len(rest) > 0 {
 			fs := newFlagSetCodes("version", "Print the version of reconcile (and the commit it was built from).",
 				"  reconcile version\n", "Exit codes: 0 ok, 1 an unexpected argument.", e)
-			if err = fs.Parse(rest); err == nil && fs.NArg() > 0 {
+			if err = parseFlags(fs, rest); err == nil && fs.NArg() > 0 {
 				err = fmt.Errorf("version: unexpected argument %q", fs.Arg(0))
 			}
 			break
 		}
 		fmt.Fprintln(e.stdout, "reconcile", buildVersion())
 	case "help", "-h", "--help":
+		if len(rest) > 0 && cmd == "help" && rest[0] != "help" {
+			// reconcile help run: run's own help, as reconcile run -h.
+			return run(ctx, []string{rest[0], "-h"}, e)
+		}
 		fmt.Fprint(e.stdout, usage)
 	default:
 		fmt.Fprintf(e.stderr, "reconcile: unknown command %q\n\n%s", cardmask.MaskText(cmd), usage)

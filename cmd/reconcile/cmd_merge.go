@@ -98,7 +98,7 @@ without the missing shards (marked partial; their members count as failed). --al
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.metricsFile, "metrics-file", "", `write Prometheus metrics of the merge to this file (node_exporter textfile collector; shard="merged")`)
 	o.notice.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {

@@ -136,7 +136,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	if extra != nil {
 		extra(fs)
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {

@@ -51,7 +51,7 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	fs.DurationVar(&o.faults.RetryAfter, "retry-after", time.Second, "fault: the Retry-After sent with 429")
 	fs.Float64Var(&o.faults.TruncateRate, "truncate-rate", 0, "fault: fraction of 2xx bodies cut in half")
 	fs.StringVar(&o.failMembers, "fail-members", "", "fault: MID:status,... answered to every request for those members (403 or 500)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -24,6 +24,9 @@ func applyLayers(fs *flag.FlagSet, getenv func(string) string, configPath string
 		var unknown []string
 		for k := range file {
 			if fs.Lookup(k) == nil {
+				if near := nearestFlag(fs, k); near != "" {
+					k += " (did you mean " + near + "?)"
+				}
 				unknown = append(unknown, k)
 			}
 		}

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +89,42 @@ func TestExampleConfig(t *testing.T) {
 		if o.splitBy != "group" || o.metricsFile == "" || o.memberTimeout != 15*time.Minute || o.baseURL == "" || o.groups != "" {
 			t.Errorf("%s: example config read as %+v", cmd, o)
 		}
+	}
+}
+
+// TestMistypedFlagsAreNamed: a mistyped flag or config key gets "did you
+// mean" and a short usage, not the whole help; reconcile help COMMAND shows
+// that command's help.
+func TestMistypedFlagsAreNamed(t *testing.T) {
+	for args, want := range map[string]string{
+		"run --daet 2026-11-20":  "unknown flag --daet (did you mean --date?)",
+		"run --concurency 4":     "unknown flag --concurency (did you mean --concurrency?)",
+		"sql --forma csv":        "unknown flag --forma (did you mean --format?)",
+		"run --frobnicate":       "unknown flag --frobnicate\n",
+		"run --concurrency many": `invalid value "many" for flag -concurrency`,
+		"merge --form out":       "unknown flag --form (did you mean --from?)",
+	} {
+		code, stdout, stderr := runCLI(t, nil, strings.Fields(args)...)
+		if code != exitFailed || !strings.Contains(stderr, want) {
+			t.Errorf("reconcile %s: exit %d, stderr %q; want 1 and %q", args, code, stderr, want)
+		}
+		if lines := strings.Count(stderr, "\n"); lines > 3 || stdout != "" {
+			t.Errorf("reconcile %s: %d lines on stderr, stdout %q; want the mistake and a usage line, not the whole help:\n%s", args, lines, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "every flag: reconcile help "+strings.Fields(args)[0]) {
+			t.Errorf("reconcile %s: the usage line does not say where the whole help is:\n%s", args, stderr)
+		}
+	}
+	config := filepath.Join(t.TempDir(), "reconcile.yaml")
+	if err := os.WriteFile(config, []byte("concurency: 4\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, nil, "run", "--config", config); code != exitFailed ||
+		!strings.Contains(stderr, "unknown setting(s) concurency (did you mean concurrency?)") {
+		t.Errorf("a mistyped config key: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr := runCLI(t, nil, "help", "run")
+	if code != exitOK || !strings.Contains(stderr, "Usage: reconcile run") || !strings.Contains(stderr, "-memory-limit") {
+		t.Errorf("reconcile help run: exit %d, want run's help with its flags:\n%s", code, stderr)
 	}
 }
