@@ -78,7 +78,7 @@ type Manifest struct {
 	// Source is where the data came from: "platform", or "sandbox" for
 	// the embedded sandbox's simulated data.
 	Source         string           `json:"source"`
-	Members        map[string]int   `json:"members"`        // ok / failed / skipped counts
+	Members        map[string]int   `json:"members"`        // ok (reconciled for the date) / failed; already_done: of ok, by an earlier attempt
 	RowCounts      map[string]int64 `json:"rowCounts"`      // per table
 	FindingsByKind map[string]int64 `json:"findingsByKind"` // the run's findings (new and open) per kind
 	// FindingsByState splits them by state against the previous run:

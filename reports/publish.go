@@ -25,7 +25,7 @@ type Run struct {
 	StartedAt    time.Time
 	FinishedAt   time.Time
 	Status       string
-	Members      map[string]int // ok, failed, skipped
+	Members      map[string]int // ok, failed; already_done (of ok, an earlier attempt's)
 	Version      string
 	// Shard is the part of the members the run took ("i/n"; "0/1" for
 	// all), and Settings the settings its shards must share to be merged

@@ -358,7 +358,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		StartedAt:    res.StartedAt,
 		FinishedAt:   res.FinishedAt,
 		Status:       string(res.Status),
-		Members:      map[string]int{string(store.MemberOK): res.MembersOK, string(store.MemberFailed): len(res.Failed)},
+		Members:      memberCounts(res),
 		Version:      buildVersion(),
 		Shard:        shard.String(),
 		Settings:     shardSettings(o, org, rates, retryLimits),
@@ -440,9 +440,31 @@ func syncAcknowledgements(ctx context.Context, db *store.Store, path string, ack
 	return nil
 }
 
+// memberCounts are the run's members by outcome as every output states
+// them (the manifest, the summary line, the metrics, runs): ok counts each
+// member reconciled for the date, by this attempt or by an earlier one it
+// resumed; already_done says how many of those the earlier attempt did, so
+// a re-run of a finished date says 6 of 6 reconciled, not 0.
+func memberCounts(res *pipeline.Result) map[string]int {
+	return map[string]int{
+		string(store.MemberOK):     res.MembersOK + res.Skipped,
+		string(store.MemberFailed): len(res.Failed),
+		alreadyDone:                res.Skipped,
+	}
+}
+
+// alreadyDone is the manifest's count of members an earlier attempt of the
+// date completed (a subset of ok).
+const alreadyDone = "already_done"
+
 func printSummary(e env, res *pipeline.Result, pub *reports.Published, db, source string) {
-	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled, %d requests, %d retries; source: %s\n",
-		res.RunID, res.Status, res.MembersOK, res.Members, res.Requests, res.Retries, reports.SourceLabel(source))
+	counts := memberCounts(res)
+	earlier := ""
+	if n := counts[alreadyDone]; n > 0 {
+		earlier = fmt.Sprintf(" (%d by an earlier attempt of the date)", n)
+	}
+	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled%s, %d requests, %d retries; source: %s\n",
+		res.RunID, res.Status, counts[string(store.MemberOK)], res.Members, earlier, res.Requests, res.Retries, reports.SourceLabel(source))
 	for _, f := range res.Failed {
 		fmt.Fprintf(e.stdout, "  failed %s: %s\n", terminalLine(cardmask.MaskText(f.MerchantID)), terminalLine(f.Error))
 	}

@@ -69,7 +69,8 @@ func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, st
 	}
 	if r := h.res; r != nil {
 		m.known = true
-		m.membersOK, m.failed, m.skipped = r.MembersOK, len(r.Failed), r.Skipped
+		counts := memberCounts(r)
+		m.membersOK, m.failed, m.skipped = counts[string(store.MemberOK)], counts[string(store.MemberFailed)], counts[alreadyDone]
 		m.requests, m.retries, m.rows = r.Requests, r.Retries, r.Rows
 		m.stages = map[string]time.Duration{}
 		for _, s := range r.Stages {
@@ -194,10 +195,11 @@ func metricsText(m runMetrics) []byte {
 	if !m.known {
 		return b.Bytes()
 	}
-	metric("reconcile_members", "Members of the last run by outcome: ok (reconciled by it), failed, skipped (completed by an earlier attempt of the date).")
+	metric("reconcile_members", "Members of the last run by outcome: ok (reconciled for the date, by this attempt or an earlier one it resumed), failed.")
 	sample("reconcile_members", `status="ok"`, float64(m.membersOK))
 	sample("reconcile_members", `status="failed"`, float64(m.failed))
-	sample("reconcile_members", `status="skipped"`, float64(m.skipped))
+	metric("reconcile_members_already_done", "Of the last run's ok members, those an earlier attempt of the date reconciled (a resumed or repeated run).")
+	sample("reconcile_members_already_done", "", float64(m.skipped))
 	metric("reconcile_run_requests", "HTTP requests the last run sent to the platform, retries included.")
 	sample("reconcile_run_requests", "", float64(m.requests))
 	metric("reconcile_run_retries", "Requests of the last run that were retries (429, 5xx, network errors).")
