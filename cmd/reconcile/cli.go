@@ -25,8 +25,17 @@ const (
 	exitInterrupted = 130 // SIGINT or SIGTERM
 )
 
-// errPartial marks a run that finished with some members failed.
-var errPartial = errors.New("some members failed")
+// errPartial marks a run that finished with part of its work not done:
+// some members failed, or a journal file or a BIN lookup did. Its text is
+// the reasons alone (partialError), not "some members failed", which was
+// printed when only a journal file had failed.
+var errPartial = errors.New("partial")
+
+// partialError is a partial run's error: why, wrapping errPartial.
+type partialError struct{ why string }
+
+func (e partialError) Error() string { return e.why }
+func (e partialError) Unwrap() error { return errPartial }
 
 // version is set at build time with -ldflags "-X main.version=..."; the
 // module version from the build info is used otherwise.

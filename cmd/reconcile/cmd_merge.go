@@ -166,7 +166,7 @@ func mergeAndTell(ctx context.Context, o mergeOptions, e env, w *mergeWatch) err
 	printMergeSummary(e, res)
 	printAlarms(e.stdout, res.Run.Alarms)
 	if res.Run.Status != string(store.RunOK) {
-		return fmt.Errorf("%w: %s", errPartial, mergeProblems(res))
+		return partialError{mergeProblems(res)}
 	}
 	return nil
 }

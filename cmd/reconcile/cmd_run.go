@@ -410,7 +410,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		if n := len(res.Problems); n > 0 {
 			parts = append(parts, fmt.Sprintf("%d other problem(s): %s", n, res.Problems[0]))
 		}
-		return fmt.Errorf("%w: %s", errPartial, strings.Join(parts, "; "))
+		return partialError{strings.Join(parts, "; ")}
 	}
 	return nil
 }

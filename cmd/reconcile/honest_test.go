@@ -420,3 +420,20 @@ func openReadWrite(t *testing.T, path string) *sql.DB {
 	}
 	return db
 }
+
+// TestJournalProblemIsNotAMemberFailure: a run whose members all
+// reconciled but whose journal import failed is partial (exit 3) and says
+// what failed; it does not say that members failed.
+func TestJournalProblemIsNotAMemberFailure(t *testing.T) {
+	f := newFixture(t, sandbox.Config{})
+	work := t.TempDir()
+	args := f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"))
+	args = append(args, "--journal", "[") // a glob that cannot be read
+	code, stdout, stderr := runCLI(t, sandboxEnv, args...)
+	if code != exitPartial || !strings.Contains(stderr, `journal glob "["`) {
+		t.Fatalf("exit %d, stderr %q; want 3 and the journal's problem", code, stderr)
+	}
+	if strings.Contains(stderr, "members failed") || strings.Contains(stdout, "failed ") {
+		t.Errorf("only the journal failed, but the run says members failed:\n%s\n%s", stdout, stderr)
+	}
+}
