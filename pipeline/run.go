@@ -501,7 +501,7 @@ func (r *runner) finishRun(ctx context.Context, res *Result, status store.RunSta
 	}
 	var errAny any
 	if errText != "" {
-		errAny = cardmask.MaskText(errText) // an error may quote a response
+		errAny = cardmask.MaskText(store.WithoutStackTrace(errText)) // an error may quote a response
 	} else if len(res.Problems) > 0 {
 		errAny = fmt.Sprintf("%d problem(s); first: %s", len(res.Problems), res.Problems[0])
 	}

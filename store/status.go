@@ -1,5 +1,7 @@
 package store
 
+import "strings"
+
 // The values of the status columns of the run log (runs.status,
 // run_members.status) and of findings.state. They live here, beside the
 // schema that defines the columns, because they cross the stages: the
@@ -39,3 +41,14 @@ const (
 	// new or open (see checks' acknowledgements).
 	FindingAcknowledged FindingState = "acknowledged"
 )
+
+// WithoutStackTrace is a DuckDB error's text without the C++ stack trace
+// that some of its errors carry after "Stack Trace:" (a full disk's failed
+// checkpoint printed 30 lines of frames under its one line of cause). The
+// cause before it is kept whole.
+func WithoutStackTrace(msg string) string {
+	if i := strings.Index(msg, "Stack Trace:"); i >= 0 {
+		return strings.TrimRight(msg[:i], " \n\t")
+	}
+	return msg
+}

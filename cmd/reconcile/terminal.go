@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/internal/safetext"
+	"github.com/reconcile/reconcile/store"
 )
 
 // Text from outside (a platform's error message, a member ID, a cell of
@@ -25,4 +26,6 @@ func pathText(p string) string { return terminalLine(cardmask.MaskText(p)) }
 
 // errorText is an error for a terminal: card data masked (it may quote a
 // platform's answer or a journal line), then as terminalText.
-func errorText(err error) string { return terminalText(cardmask.MaskText(err.Error())) }
+func errorText(err error) string {
+	return terminalText(cardmask.MaskText(store.WithoutStackTrace(err.Error())))
+}
