@@ -702,6 +702,14 @@ func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, aut
 	// newcomer can compare the run's findings with what the sandbox planted.
 	dir := filepath.Join(o.out, "sandbox")
 	journals := filepath.Join(dir, "journals-"+date.Format("2006-01-02"))
+	// Written into only as real folders: a link planted at out/sandbox (or
+	// its journals folder) would have the sandbox write files wherever it
+	// points, with the run's rights.
+	for _, p := range []string{dir, journals} {
+		if info, err := os.Lstat(p); err == nil && info.Mode()&os.ModeSymlink != 0 {
+			return nil, fmt.Errorf("embedded sandbox: %s is a symbolic link; the sandbox writes its journals only into a folder of its own (remove the link)", p)
+		}
+	}
 	if _, err := srv.WriteJournals(journals); err != nil {
 		return nil, fmt.Errorf("embedded sandbox: write journals: %w", err)
 	}

@@ -63,3 +63,30 @@ func TestLockedRunTouchesNothing(t *testing.T) {
 		t.Errorf("a run that could not take the database wrote %s (%v): the sandbox's journals were rewritten under another run", out, err)
 	}
 }
+
+// TestSandboxJournalsNotThroughALink: the embedded sandbox writes its
+// journals and ground truth under --out/sandbox only when that is a folder
+// of its own: a symbolic link there (or at its journals folder) is refused,
+// and nothing is written where it points.
+func TestSandboxJournalsNotThroughALink(t *testing.T) {
+	for _, at := range []string{"sandbox", "sandbox/journals-" + testDate.Format("2006-01-02")} {
+		work := t.TempDir()
+		out, elsewhere := filepath.Join(work, "out"), filepath.Join(work, "elsewhere")
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(out, at)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(elsewhere, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(elsewhere, filepath.Join(out, at)); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCLI(t, nil, "run", "--db", filepath.Join(work, "r.duckdb"), "--out", out, "--date", testDate.Format("2006-01-02"))
+		if code != exitFailed || !strings.Contains(stderr, "is a symbolic link") {
+			t.Errorf("link at %s: exit %d, stderr %q; want 1 and the link refused", at, code, stderr)
+		}
+		if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
+			t.Errorf("link at %s: the sandbox wrote %d entries where the link points", at, len(entries))
+		}
+	}
+}
