@@ -132,8 +132,8 @@ type tSummary struct {
 	SubmitTimeUtc          string
 	Status                 string
 	ApplicationInformation struct {
-		ReasonCode string
-		Applications       []struct{ Name, RCode string }
+		ReasonCode   string
+		Applications []struct{ Name, RCode string }
 	}
 	OrderInformation struct {
 		AmountDetails struct{ TotalAmount, Currency string }
