@@ -2,12 +2,17 @@ package platform
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/reconcile/reconcile/sandbox"
 )
 
 // TestSearchTimeForms: each --search-time-form writes the window [from, to)
@@ -148,5 +153,48 @@ func TestDefaultTimeoutsAboveTheDocumentedWorstCase(t *testing.T) {
 	}
 	if tr := defaultTransport(0); tr.ResponseHeaderTimeout != 0 && tr.ResponseHeaderTimeout <= c.attemptTimeout(detailLimit) {
 		t.Errorf("ResponseHeaderTimeout %v cuts details before their time-out", tr.ResponseHeaderTimeout)
+	}
+}
+
+// TestSearchTimeFormsAgainstTheSandbox: each --search-time-form finds the
+// same transactions in the sandbox, which accepts the guide's forms; the
+// sandbox's clock and the client's are the same instant (the data clock),
+// so that date math means the same window on both sides.
+func TestSearchTimeFormsAgainstTheSandbox(t *testing.T) {
+	bd := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	now := func() time.Time { return bd.Add(26 * time.Hour) }
+	srv, err := sandbox.New(sandbox.Config{Seed: 2, Scale: sandbox.Scale{Members: 2, Subscriptions: 30, Groups: 1}, BusinessDate: bd, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	cfg := srv.Config()
+	secret, err := NewSecret(base64.StdEncoding.EncodeToString(cfg.Secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := Credentials{Mode: AuthHTTPSignature, KeyID: cfg.KeyID, Secret: secret, PortfolioID: cfg.OrganizationID}
+	mid := srv.Members()[0]
+	ids := map[SearchTimeForm][]string{}
+	for _, form := range []SearchTimeForm{SearchTimeEpoch, SearchTimeDateMath, SearchTimeISO} {
+		c, err := NewClient(hs.URL, creds, WithClock(now), WithSearchTimeForm(form), WithRetryPolicy(fastRetry))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s, err := range c.Merchant(mid).SearchTransactions(context.Background(), bd.AddDate(0, 0, -3), bd.AddDate(0, 0, 1)) {
+			if err != nil {
+				t.Fatalf("%s: %v", form, err)
+			}
+			ids[form] = append(ids[form], s.ID)
+		}
+	}
+	if len(ids[SearchTimeEpoch]) == 0 {
+		t.Fatal("no transaction in the window")
+	}
+	for _, form := range []SearchTimeForm{SearchTimeDateMath, SearchTimeISO} {
+		if !slices.Equal(ids[form], ids[SearchTimeEpoch]) {
+			t.Errorf("%s found %d transactions, epoch %d", form, len(ids[form]), len(ids[SearchTimeEpoch]))
+		}
 	}
 }
