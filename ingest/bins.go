@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -26,11 +27,32 @@ type BINOptions struct {
 	Now         time.Time     // the run's start: looked_up_at
 	RefreshAge  time.Duration // look a cached BIN up again once it is older than this
 	Concurrency int           // lookups at once
+	// Timeout bounds each BIN's lookups (prefix, tokens, transaction
+	// details) as a member's time-out bounds its pulls; 0: none. Each
+	// request also has its own per-attempt time-out (platform).
+	Timeout time.Duration
+	// DetailBudget is how many transaction details (GET
+	// /tss/v2/transactions/{id}) the stage may read in a run to find an
+	// instrument identifier for a MULTIPLE BIN whose transactions carry no
+	// customer token; 0 is DefaultBINDetailBudget, negative none.
+	DetailBudget int
 }
+
+// DefaultBINDetailBudget is the transaction details a run's BIN stage reads
+// at most. A detail is one request per transaction and may take minutes
+// (the Transaction Search guide: "may exceed 2 minutes"); a few per BIN are
+// enough, as any token of a card resolves its BIN.
+const DefaultBINDetailBudget = 20
 
 // EnrichBINs looks up each distinct BIN once (enrichBINs).
 func EnrichBINs(ctx context.Context, s *store.Store, opts BINOptions) (looked int, failures []error, err error) {
 	r := &binLookups{store: s, opts: opts, runID: opts.RunID, window: opts.Window, now: opts.Now}
+	switch {
+	case opts.DetailBudget == 0:
+		r.details.Store(DefaultBINDetailBudget)
+	case opts.DetailBudget > 0:
+		r.details.Store(int64(opts.DetailBudget))
+	}
 	return r.enrichBINs(ctx)
 }
 
@@ -41,12 +63,15 @@ type binLookups struct {
 	runID  string
 	window store.Window
 	now    time.Time
+
+	details atomic.Int64 // transaction details left to read
 }
 
 // Statements of queries/ingest.sql.
 var (
-	binsToLookUp = queries.Must("ingest.sql", "BINsToLookUp")
-	tokensForBIN = queries.Must("ingest.sql", "TokensForBIN")
+	binsToLookUp       = queries.Must("ingest.sql", "BINsToLookUp")
+	tokensForBIN       = queries.Must("ingest.sql", "TokensForBIN")
+	transactionsForBIN = queries.Must("ingest.sql", "TransactionsForBIN")
 )
 
 // binOutcome is one BIN's lookup, ready to store.
@@ -87,6 +112,13 @@ func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []err
 		if err != nil {
 			return 0, nil, err
 		}
+		if !hasCustomer(refs) {
+			txns, err := r.binTransactions(ctx, t.bin)
+			if err != nil {
+				return 0, nil, err
+			}
+			refs = append(refs, txns...)
+		}
 		tokens[t.bin] = refs
 	}
 
@@ -96,6 +128,12 @@ func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []err
 	g.SetLimit(max(r.opts.Concurrency, 1))
 	for i, t := range work {
 		g.Go(func() error {
+			ctx := ctx
+			if r.opts.Timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, r.opts.Timeout)
+				defer cancel()
+			}
 			o, err := r.lookupBIN(ctx, t.bin, t.merchantID, tokens[t.bin])
 			if err != nil {
 				mu.Lock()
@@ -134,7 +172,52 @@ func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []err
 	return looked, failures, nil
 }
 
-type tokenRef struct{ merchantID, customerID, instrumentID string }
+// tokenRef is a token a transaction on the BIN carried (customerID, from
+// the summary's paymentInformation.customer.customerId, or instrumentID), or
+// failing both the transaction (transactionID) whose detail may name one.
+type tokenRef struct{ merchantID, customerID, instrumentID, transactionID string }
+
+func hasCustomer(refs []tokenRef) bool {
+	for _, r := range refs {
+		if r.customerID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// binTransactions are transactions on the BIN that carried no token.
+func (r *binLookups) binTransactions(ctx context.Context, bin string) ([]tokenRef, error) {
+	rows, err := r.store.Conn().QueryContext(ctx, transactionsForBIN, bin)
+	if err != nil {
+		return nil, fmt.Errorf("transactions on BIN %s: %w", bin, err)
+	}
+	defer rows.Close()
+	var refs []tokenRef
+	for rows.Next() {
+		var ref tokenRef
+		if err := rows.Scan(&ref.merchantID, &ref.transactionID); err != nil {
+			return nil, fmt.Errorf("transactions on BIN %s: %w", bin, err)
+		}
+		refs = append(refs, ref)
+	}
+	return refs, rows.Err()
+}
+
+// detailToken reads the transaction's detail for a token, within the run's
+// budget: its customer (customer.customerId or .id), else its instrument
+// identifier. ok is false when the budget is spent.
+func (r *binLookups) detailToken(ctx context.Context, t tokenRef) (tokenRef, bool, error) {
+	if r.details.Add(-1) < 0 {
+		return t, false, nil
+	}
+	d, err := r.opts.Client.Merchant(t.merchantID).TransactionDetail(ctx, t.transactionID)
+	if err != nil {
+		return t, true, err
+	}
+	t.customerID, t.instrumentID = d.CustomerID, d.InstrumentIdentifierID
+	return t, true, nil
+}
 
 func (r *binLookups) binTokens(ctx context.Context, bin string) ([]tokenRef, error) {
 	rows, err := r.store.Conn().QueryContext(ctx, tokensForBIN, bin)
@@ -162,7 +245,10 @@ func (r *binLookups) binTokens(ctx context.Context, bin string) ([]tokenRef, err
 }
 
 // lookupBIN looks the prefix up; a MULTIPLE answer is retried with each
-// token until one resolves. A token the platform refuses (a customer
+// token until one resolves. A transaction that carried no token (its
+// summary had no customer.customerId, and summaries never carry the
+// instrument identifier) is read in detail for one, within the run's
+// budget of details. A token the platform refuses (a customer
 // deleted since, a member whose credential lost the service) does not stop
 // the next one; the lookup fails with the first refusal only when no token
 // resolves. A full card number is never sent: the prefix is six digits and
@@ -178,6 +264,25 @@ func (r *binLookups) lookupBIN(ctx context.Context, bin, merchantID string, toke
 	}
 	var refused error
 	for _, t := range tokens {
+		if t.transactionID != "" {
+			var spent bool
+			t, spent, err = r.detailToken(ctx, t)
+			if !spent {
+				break
+			}
+			if err != nil {
+				if refused == nil {
+					refused = fmt.Errorf("reading a transaction of %s for its token: %w", t.merchantID, err)
+				}
+				if ctx.Err() != nil {
+					break
+				}
+				continue
+			}
+			if t.customerID == "" && t.instrumentID == "" {
+				continue
+			}
+		}
 		q := platform.BINQuery{CustomerID: t.customerID}
 		if q.CustomerID == "" {
 			q.InstrumentIdentifierID = t.instrumentID

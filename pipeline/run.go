@@ -377,6 +377,8 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		Now:         r.now,
 		RefreshAge:  r.opts.BINRefreshAge,
 		Concurrency: r.opts.Concurrency,
+		// Each BIN's lookups are bounded as a member's pulls are.
+		Timeout: r.opts.MemberTimeout,
 	})
 	if err != nil {
 		return fail(err)

@@ -28,24 +28,53 @@ const maxErrorBody = 1 << 20
 // growing the heap: a run has up to --concurrency members in flight, each
 // with up to 4 payment lists or one transaction search at a time, so these
 // limits are what bounds a hostile or broken platform's share of memory.
+//
+// It also carries the family's time-out: how long one attempt may take, from
+// sending the request to the last byte of the answer. A retry starts a new
+// attempt with a new time-out; the caller's context (a member's time-out,
+// the run's) bounds the whole.
 type bodyLimit struct {
-	bytes int64
-	of    string // what the limit is for, for the error: "a page of 100 plans"
+	bytes   int64
+	of      string        // what the limit is for, for the error: "a page of 100 plans"
+	timeout time.Duration // per attempt; 0 is defaultTimeout
 }
+
+// Time-outs per endpoint family, each above the platform's worst case as its
+// vendor source gives it, so that a slow night is waited out rather than cut
+// and retried (which would add load when the platform is already slow):
+//
+//   - Transaction details: 3 min. The Transaction Search guide ("Transaction
+//     Details API", Important note) says a details request "may exceed 2
+//     minutes" in exceptional periods.
+//   - Transaction Search: 3 min. The guide gives no figure for searches; a
+//     search reads the same store as details and pages of 2500 records are
+//     larger than one detail, so the details' worst case is the floor
+//     (unverified).
+//   - Recurring billing, BIN lookup, group management: 60 s. No vendor source
+//     gives a worst case; these are single-record reads or pages of at most
+//     100 records (unverified).
+//
+// The figures are the defaults; WithTimeouts replaces them.
+const (
+	detailTimeout  = 3 * time.Minute
+	searchTimeout  = 3 * time.Minute
+	defaultTimeout = 60 * time.Second
+)
 
 // The limits, by endpoint. Sizes measured on the sandbox: a subscription is
 // ~1 KB, a payment ~0.3 KB, a transaction summary ~1 KB, so a page of 100
 // recurring billing records is ~0.1 MB and one of 2000 summaries ~2 MB.
 var (
-	rbsPageLimit    = bodyLimit{4 << 20, "a page of 100 plans, subscriptions or payments"}
-	searchPageLimit = bodyLimit{16 << 20, "a page of 2000 transaction summaries"}
-	binLimit        = bodyLimit{1 << 20, "one BIN lookup result"}
+	rbsPageLimit    = bodyLimit{bytes: 4 << 20, of: "a page of 100 plans, subscriptions or payments", timeout: defaultTimeout}
+	searchPageLimit = bodyLimit{bytes: 20 << 20, of: "a page of 2500 transaction summaries", timeout: searchTimeout}
+	detailLimit     = bodyLimit{bytes: 1 << 20, of: "one transaction detail", timeout: detailTimeout}
+	binLimit        = bodyLimit{bytes: 1 << 20, of: "one BIN lookup result", timeout: defaultTimeout}
 	// A page of 100 groups of up to 10,000 MIDs each (the platform's
 	// limit) is up to ~35 MB; the listing is one request at a time, before
 	// the fan-out starts.
-	groupsPageLimit = bodyLimit{64 << 20, "a page of 100 groups of up to 10,000 members"}
+	groupsPageLimit = bodyLimit{bytes: 64 << 20, of: "a page of 100 groups of up to 10,000 members", timeout: defaultTimeout}
 	// do calls endpoints this package does not model (its tests).
-	doLimit = bodyLimit{16 << 20, "a response of an endpoint called through do"}
+	doLimit = bodyLimit{bytes: 16 << 20, of: "a response of an endpoint called through do", timeout: defaultTimeout}
 )
 
 // DefaultUserAgent is sent when no WithUserAgent option is given.
@@ -65,6 +94,35 @@ type Client struct {
 	retry     RetryPolicy
 	now       func() time.Time
 	userAgent string
+
+	searchTimeForm SearchTimeForm
+	timeouts       Timeouts
+}
+
+// Timeouts are the per-attempt time-outs of the endpoint families (see
+// detailTimeout); a zero field keeps its default.
+type Timeouts struct {
+	Details, Search, Other time.Duration
+}
+
+// WithTimeouts replaces the per-attempt time-outs of the endpoint families.
+func WithTimeouts(t Timeouts) Option {
+	return func(c *Client) { c.timeouts = t }
+}
+
+// attemptTimeout is how long one attempt against limit's family may take.
+func (c *Client) attemptTimeout(limit bodyLimit) time.Duration {
+	switch {
+	case limit == detailLimit && c.timeouts.Details > 0:
+		return c.timeouts.Details
+	case limit == searchPageLimit && c.timeouts.Search > 0:
+		return c.timeouts.Search
+	case limit != detailLimit && limit != searchPageLimit && c.timeouts.Other > 0:
+		return c.timeouts.Other
+	case limit.timeout > 0:
+		return limit.timeout
+	}
+	return defaultTimeout
 }
 
 // Option configures a Client in NewClient.
@@ -161,7 +219,8 @@ func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, erro
 	if c.userHC != nil {
 		hc = *c.userHC
 	} else {
-		hc = http.Client{Transport: defaultTransport(c.conns), Timeout: 5 * time.Minute}
+		// No overall Timeout: each attempt has its family's (send).
+		hc = http.Client{Transport: defaultTransport(c.conns)}
 	}
 	base := hc.Transport
 	if base == nil {
@@ -179,8 +238,10 @@ func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, erro
 func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // defaultTransport is http.DefaultTransport's settings with a connection pool
-// sized for fan-out (conns in flight; 64 when not given) and a bound on how
-// long a response may take to start.
+// sized for fan-out (conns in flight; 64 when not given). How long a
+// response may take is each attempt's deadline (send), by endpoint family:
+// no ResponseHeaderTimeout here, which would cut the slowest family (details,
+// documented to exceed 2 minutes) short.
 func defaultTransport(conns int) *http.Transport {
 	if conns <= 0 {
 		conns = 64
@@ -190,7 +251,6 @@ func defaultTransport(conns int) *http.Transport {
 	t.MaxIdleConnsPerHost = conns
 	t.IdleConnTimeout = 90 * time.Second
 	t.TLSHandshakeTimeout = 10 * time.Second
-	t.ResponseHeaderTimeout = 2 * time.Minute
 	t.ExpectContinueTimeout = time.Second
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return t
@@ -281,8 +341,11 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 		if body != nil {
 			rd = bytes.NewReader(body)
 		}
-		req, err := http.NewRequestWithContext(ctx, method, full, rd)
+		timeout := c.attemptTimeout(limit)
+		actx, cancel := context.WithTimeoutCause(ctx, timeout, errAttemptTimeout)
+		req, err := http.NewRequestWithContext(actx, method, full, rd)
 		if err != nil {
+			cancel()
 			return nil, fmt.Errorf("%s: build request: %w", what, err)
 		}
 		req.Header.Set(merchantHeader, m.id)
@@ -299,10 +362,17 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 
 		var retryAfter time.Duration
 		resp, err := c.hc.Do(req)
+		// timedOut: this attempt's deadline passed, the caller's did not.
+		timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptTimeout) }
 		switch {
 		case err != nil:
+			cancel()
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, fmt.Errorf("%s: %w", what, cerr)
+			}
+			if timedOut() {
+				lastErr = fmt.Errorf("%s: %w: no answer within %v, the time-out of %s", what, ErrTimeout, timeout, limit.of)
+				break
 			}
 			if !retryableTransportError(err) {
 				return nil, fmt.Errorf("%s: %w", what, err)
@@ -311,6 +381,7 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 
 		case resp.StatusCode >= 300 && resp.StatusCode < 400:
 			resp.Body.Close()
+			cancel()
 			return nil, newRedirectError(method, p, resp)
 
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
@@ -320,6 +391,7 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 				b, rerr = readBodySized(resp.Body, limit.bytes, resp.ContentLength)
 			}
 			resp.Body.Close()
+			cancel()
 			switch {
 			case errors.Is(rerr, errBodyTooLarge):
 				return nil, fmt.Errorf("%s: %w: response body exceeds %d MiB, the limit for %s",
@@ -327,6 +399,10 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			case rerr != nil:
 				if cerr := ctx.Err(); cerr != nil {
 					return nil, fmt.Errorf("%s: %w", what, cerr)
+				}
+				if timedOut() {
+					lastErr = fmt.Errorf("%s: %w: the answer did not end within %v, the time-out of %s", what, ErrTimeout, timeout, limit.of)
+					break
 				}
 				lastErr = fmt.Errorf("%s: %w: read response body: %w", what, ErrInvalidData, rerr)
 			case wantJSON && resp.StatusCode != http.StatusNoContent && !complete(b):
@@ -338,6 +414,7 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 		default:
 			b, _ := readBody(resp.Body, maxErrorBody) // a partial error body still says something
 			resp.Body.Close()
+			cancel()
 			apiErr := newAPIError(method, p, resp, b, time.Now())
 			if !apiErr.Temporary() {
 				return nil, apiErr
@@ -362,6 +439,14 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 }
 
 var errBodyTooLarge = errors.New("body too large")
+
+// errAttemptTimeout is the cause of an attempt's context when its family's
+// time-out passed (as opposed to the caller's deadline).
+var errAttemptTimeout = errors.New("attempt time-out")
+
+// ErrTimeout is wrapped by the error of an attempt that took longer than its
+// endpoint family's time-out (retried like any transport error).
+var ErrTimeout = errors.New("the platform did not answer in time")
 
 // readBody reads at most limit bytes of r; more gives errBodyTooLarge.
 func readBody(r io.Reader, limit int64) ([]byte, error) {

@@ -304,11 +304,11 @@ func searchServer(t *testing.T, ids []int, total int, bodies *[]string) http.Han
 		}
 		var recs []string
 		for i := req.Offset; i < min(req.Offset+req.Limit, len(ids)); i++ {
-			recs = append(recs, fmt.Sprintf(`{"id":"%022d","submitTimeUtc":"2026-11-20T10:00:00Z","merchantId":"child1",
-				"applicationInformation":{"status":"AUTHORIZED","reasonCode":"100","rCode":1,"rFlag":"SOK",
+			recs = append(recs, fmt.Sprintf(`{"id":"%022d","submitTimeUtc":"2026-11-20T10:00:00Z","merchantId":"child1","status":"AUTHORIZED",
+				"applicationInformation":{"reasonCode":"100","rCode":1,"rFlag":"SOK",
 				  "applications":[{"name":"ics_auth","reasonCode":"100","rCode":"1","rFlag":"SOK","reconciliationId":"R1","rMessage":"ok"}]},
 				"orderInformation":{"amountDetails":{"totalAmount":"12.34","currency":"USD"}},
-				"paymentInformation":{"card":{"prefix":"411111","suffix":"1111","type":"001"},"customer":{"id":"CUS"},"instrumentIdentifier":{"id":"II"}},
+				"paymentInformation":{"card":{"prefix":"411111","suffix":"1111","type":"001"},"customer":{"customerId":"CUS"}},
 				"processingInformation":{"paymentSolution":"015","commerceIndicator":"internet","businessApplicationId":"AA"},
 				"clientReferenceInformation":{"code":"ORD-%d"}}`, ids[i], ids[i]))
 		}
@@ -320,13 +320,16 @@ func searchServer(t *testing.T, ids []int, total int, bodies *[]string) http.Han
 	}
 }
 
+// The summaries are in the SDK's shape
+// (TssV2TransactionsPost201ResponseEmbeddedTransactionSummaries): status at
+// the top level, customer.customerId, no instrument identifier.
 func TestSearchTransactionsDedupAndShortfall(t *testing.T) {
-	// 4001 positions; position 2000 repeats id 2000 (the last of page 1).
+	// 5001 positions; position 2500 repeats id 2500 (the last of page 1).
 	var ids []int
-	for i := 1; i <= 2000; i++ {
+	for i := 1; i <= 2500; i++ {
 		ids = append(ids, i)
 	}
-	for i := 2000; i <= 4000; i++ {
+	for i := 2500; i <= 5000; i++ {
 		ids = append(ids, i)
 	}
 	var bodies []string
@@ -349,15 +352,17 @@ func TestSearchTransactionsDedupAndShortfall(t *testing.T) {
 	if len(bodies) != 3 {
 		t.Fatalf("%d requests, want 3", len(bodies))
 	}
-	wantBody := `{"save":false,"name":"reconcile","timezone":"UTC","query":"submitTimeUtc:[2026-11-20T00:00:00Z TO 2026-11-21T00:00:00Z}","offset":0,"limit":2000,"sort":"id:asc,submitTimeUtc:asc"}`
+	// GMT (the guide's list has no UTC), the range in epoch milliseconds,
+	// pages of 2500 (CreateSearchRequest's maximum).
+	wantBody := `{"save":false,"name":"reconcile","timezone":"GMT","query":"submitTimeUtc:[1795132800000 TO 1795219200000}","offset":0,"limit":2500,"sort":"id:asc,submitTimeUtc:asc"}`
 	if bodies[0] != wantBody {
 		t.Errorf("request body\n%s\nwant\n%s", bodies[0], wantBody)
 	}
-	if !strings.Contains(bodies[1], `"offset":2000,`) || !strings.Contains(bodies[2], `"offset":4000,`) {
+	if !strings.Contains(bodies[1], `"offset":2500,`) || !strings.Contains(bodies[2], `"offset":5000,`) {
 		t.Errorf("offsets in %s / %s", bodies[1], bodies[2])
 	}
-	if len(seen) != 4000 {
-		t.Errorf("%d distinct ids, want 4000", len(seen))
+	if len(seen) != 5000 {
+		t.Errorf("%d distinct ids, want 5000", len(seen))
 	}
 	for id, n := range seen {
 		if n != 1 {
@@ -365,15 +370,15 @@ func TestSearchTransactionsDedupAndShortfall(t *testing.T) {
 		}
 	}
 	if len(errs) != 1 || !errors.Is(errs[0], ErrShortfall) ||
-		!strings.Contains(errs[0].Error(), "4000") || !strings.Contains(errs[0].Error(), "4001") {
-		t.Errorf("errors %v, want one ErrShortfall naming 4000 and 4001", errs)
+		!strings.Contains(errs[0].Error(), "5000") || !strings.Contains(errs[0].Error(), "5001") {
+		t.Errorf("errors %v, want one ErrShortfall naming 5000 and 5001", errs)
 	}
 	first.Raw = nil
 	want := TransactionSummary{ID: fmt.Sprintf("%022d", 1), SubmitTimeUTC: "2026-11-20T10:00:00Z", MerchantID: "child1",
 		Status: "AUTHORIZED", ReasonCode: "100", RCode: "1", RFlag: "SOK",
 		Applications: []Application{{Name: "ics_auth", ReasonCode: "100", RCode: "1", RFlag: "SOK", ReconciliationID: "R1", RMessage: "ok"}},
 		TotalAmount:  "12.34", Currency: "USD", CardPrefix: "411111", CardSuffix: "1111", CardType: "001",
-		CustomerID: "CUS", InstrumentIdentifierID: "II", PaymentSolution: "015", CommerceIndicator: "internet",
+		CustomerID: "CUS", PaymentSolution: "015", CommerceIndicator: "internet",
 		BusinessApplicationID: "AA", ClientReference: "ORD-1"}
 	if fmt.Sprintf("%+v", first) != fmt.Sprintf("%+v", want) {
 		t.Errorf("summary\n%+v\nwant\n%+v", first, want)
@@ -382,7 +387,7 @@ func TestSearchTransactionsDedupAndShortfall(t *testing.T) {
 
 func TestSearchTransactionsComplete(t *testing.T) {
 	var ids []int
-	for i := 1; i <= 2500; i++ {
+	for i := 1; i <= 3000; i++ {
 		ids = append(ids, i)
 	}
 	var bodies []string
@@ -395,7 +400,7 @@ func TestSearchTransactionsComplete(t *testing.T) {
 		}
 		n++
 	}
-	if n != 2500 || len(bodies) != 2 {
+	if n != 3000 || len(bodies) != 2 {
 		t.Errorf("%d summaries in %d requests", n, len(bodies))
 	}
 }

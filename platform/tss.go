@@ -5,11 +5,92 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"strconv"
+	"strings"
 	"time"
 )
 
-// tssPageSize is the largest page Transaction Search allows.
-const tssPageSize = 2000
+// tssPageSize is the largest page Transaction Search allows: "The default
+// is 20, the maximum is 2500" (SDK src/model/CreateSearchRequest.js, limit).
+const tssPageSize = 2500
+
+// searchTimezone is the search's time zone. The value must be one of the
+// Transaction Search guide's "Supported Time Zones" (API column), which lists
+// GMT and not UTC. It does not move the window: the window is written in
+// epoch milliseconds (or date math on the platform's UTC clock).
+const searchTimezone = "GMT"
+
+// SearchTimeForm is how the submitTimeUtc range of a Transaction Search is
+// written. The guide ("Filtering Using the submitTimeUtc Field") documents
+// epoch milliseconds (submitTimeUtc:[1556712000000 TO 1556757600000]) and
+// date math ([NOW/DAY-1DAY TO NOW/DAY}); ISO timestamps appear in it only as
+// a single value, never as range ends.
+type SearchTimeForm string
+
+const (
+	// SearchTimeEpoch writes [<from ms> TO <to ms>}: documented, and
+	// absolute (the default).
+	SearchTimeEpoch SearchTimeForm = "epoch"
+	// SearchTimeISO writes [2026-11-17T00:00:00Z TO 2026-11-21T00:00:00Z}:
+	// the form sent before; undocumented as range ends (unverified).
+	SearchTimeISO SearchTimeForm = "iso"
+	// SearchTimeDateMath writes [NOW/DAY-4DAYS TO NOW/DAY} (whole UTC days)
+	// or [NOW/MINUTE-…MINUTES TO …}: documented, but relative to the
+	// platform's clock when it reads the query, so a search sent across a
+	// midnight (or minute) on the platform's clock shifts the window.
+	SearchTimeDateMath SearchTimeForm = "datemath"
+)
+
+// ParseSearchTimeForm reads epoch, iso or datemath (case-insensitive).
+func ParseSearchTimeForm(s string) (SearchTimeForm, error) {
+	switch f := SearchTimeForm(strings.ToLower(strings.TrimSpace(s))); f {
+	case SearchTimeEpoch, SearchTimeISO, SearchTimeDateMath:
+		return f, nil
+	case "":
+		return SearchTimeEpoch, nil
+	}
+	return "", fmt.Errorf("search time form %q: want epoch, iso or datemath", s)
+}
+
+// WithSearchTimeForm sets how Transaction Search windows are written (epoch
+// milliseconds when not given).
+func WithSearchTimeForm(f SearchTimeForm) Option {
+	return func(c *Client) { c.searchTimeForm = f }
+}
+
+// searchRange writes the submitTimeUtc range [from, to) in form f; now is the
+// client's clock, for date math.
+func searchRange(f SearchTimeForm, from, to, now time.Time) string {
+	from, to, now = from.UTC(), to.UTC(), now.UTC()
+	switch f {
+	case SearchTimeISO:
+		return "submitTimeUtc:[" + from.Format(searchTimeLayout) + " TO " + to.Format(searchTimeLayout) + "}"
+	case SearchTimeDateMath:
+		day := func(t time.Time) bool { return t.Equal(t.Truncate(24 * time.Hour)) }
+		if day(from) && day(to) {
+			today := now.Truncate(24 * time.Hour)
+			return "submitTimeUtc:[" + dateMath("DAY", int(today.Sub(from)/(24*time.Hour))) + " TO " +
+				dateMath("DAY", int(today.Sub(to)/(24*time.Hour))) + "}"
+		}
+		// Ends not on a minute are rounded down to theirs.
+		min := now.Truncate(time.Minute)
+		return "submitTimeUtc:[" + dateMath("MINUTE", int(min.Sub(from.Truncate(time.Minute))/time.Minute)) + " TO " +
+			dateMath("MINUTE", int(min.Sub(to.Truncate(time.Minute))/time.Minute)) + "}"
+	default:
+		return "submitTimeUtc:[" + strconv.FormatInt(from.UnixMilli(), 10) + " TO " + strconv.FormatInt(to.UnixMilli(), 10) + "}"
+	}
+}
+
+// dateMath is NOW/<unit> shifted back by ago units (forward when negative).
+func dateMath(unit string, ago int) string {
+	switch {
+	case ago > 0:
+		return fmt.Sprintf("NOW/%s-%d%sS", unit, ago, unit)
+	case ago < 0:
+		return fmt.Sprintf("NOW/%s+%d%sS", unit, -ago, unit)
+	}
+	return "NOW/" + unit
+}
 
 // TransactionSummary is one record of a Transaction Search
 // (_embedded.transactionSummaries[]), flattened.
@@ -17,9 +98,9 @@ type TransactionSummary struct {
 	ID            string
 	SubmitTimeUTC string // submitTimeUtc; a transaction detail's submitTimeUTC
 	MerchantID    string
+	Status        string // status, at the summary's top level: AUTHORIZED, DECLINED, PENDING, TRANSMITTED, ...
 
 	// applicationInformation
-	Status       string // AUTHORIZED, DECLINED, PENDING, TRANSMITTED, ...
 	ReasonCode   string
 	RCode        string // 1 success, 0 decline, -1 error
 	RFlag        string
@@ -32,7 +113,13 @@ type TransactionSummary struct {
 	CardSuffix string // last 4 digits
 	CardType   string // 3-digit card type code
 
-	CustomerID             string
+	// CustomerID is paymentInformation.customer.customerId in a summary
+	// (SDK Ptsv2refreshpaymentstatusidPaymentInformationCustomer); a
+	// transaction detail has customer.customerId and customer.id (SDK
+	// TssV2TransactionsGet200ResponsePaymentInformationCustomer).
+	CustomerID string
+	// InstrumentIdentifierID is in transaction details only
+	// (paymentInformation.instrumentIdentifier.id); summaries never have it.
 	InstrumentIdentifierID string
 
 	PaymentSolution       string
@@ -68,7 +155,11 @@ type summaryWire struct {
 	SubmitTimeUTC          flexString `json:"submitTimeUtc"`
 	DetailSubmitTimeUTC    flexString `json:"submitTimeUTC"` // so spelled by GET /tss/v2/transactions/{id}
 	MerchantID             flexString `json:"merchantId"`
+	Status                 flexString `json:"status"`
 	ApplicationInformation struct {
+		// status is in a detail's applicationInformation (SDK
+		// TssV2TransactionsGet200ResponseApplicationInformation), not in a
+		// summary's: read when the top-level one is absent.
 		Status       flexString        `json:"status"`
 		ReasonCode   flexString        `json:"reasonCode"`
 		RCode        flexString        `json:"rCode"`
@@ -88,7 +179,8 @@ type summaryWire struct {
 			Type   flexString `json:"type"`
 		} `json:"card"`
 		Customer struct {
-			ID flexString `json:"id"`
+			CustomerID flexString `json:"customerId"`
+			ID         flexString `json:"id"` // a detail's only
 		} `json:"customer"`
 		InstrumentIdentifier struct {
 			ID flexString `json:"id"`
@@ -114,7 +206,7 @@ func decodeSummary(raw json.RawMessage) (TransactionSummary, error) {
 		ID:                     string(w.ID),
 		SubmitTimeUTC:          string(firstNonEmpty(w.SubmitTimeUTC, w.DetailSubmitTimeUTC)),
 		MerchantID:             string(w.MerchantID),
-		Status:                 string(ai.Status),
+		Status:                 string(firstNonEmpty(w.Status, ai.Status)),
 		ReasonCode:             string(ai.ReasonCode),
 		RCode:                  string(ai.RCode),
 		RFlag:                  string(ai.RFlag),
@@ -123,7 +215,7 @@ func decodeSummary(raw json.RawMessage) (TransactionSummary, error) {
 		CardPrefix:             string(pi.Card.Prefix),
 		CardSuffix:             string(pi.Card.Suffix),
 		CardType:               string(pi.Card.Type),
-		CustomerID:             string(pi.Customer.ID),
+		CustomerID:             string(firstNonEmpty(pi.Customer.CustomerID, pi.Customer.ID)),
 		InstrumentIdentifierID: string(pi.InstrumentIdentifier.ID),
 		PaymentSolution:        string(w.ProcessingInformation.PaymentSolution),
 		CommerceIndicator:      string(w.ProcessingInformation.CommerceIndicator),
@@ -170,8 +262,9 @@ type searchPage struct {
 const searchTimeLayout = "2006-01-02T15:04:05Z"
 
 // SearchTransactions yields every transaction of the merchant submitted in
-// [from, to) (UTC, whole seconds), through Transaction Search in pages of
-// 2000 sorted on id.
+// [from, to) (UTC, whole milliseconds), through Transaction Search in pages
+// of 2500 sorted on id, in time zone GMT, the range written in the client's
+// SearchTimeForm (epoch milliseconds by default).
 //
 // Offsets over live data drift, so the records are de-duplicated by id (an id
 // is yielded once), and after the last page the number of distinct ids is
@@ -182,14 +275,18 @@ func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) i
 	return func(yield func(TransactionSummary, error) bool) {
 		f, t := from.UTC().Format(searchTimeLayout), to.UTC().Format(searchTimeLayout)
 		what := fmt.Sprintf("search transactions of merchant %s submitted in [%s, %s)", m.id, f, t)
+		form := m.c.searchTimeForm
+		if form == "" {
+			form = SearchTimeEpoch
+		}
 		if !to.After(from) {
 			yield(TransactionSummary{}, fmt.Errorf("%s: the window is empty", what))
 			return
 		}
 		req := searchRequest{
 			Name:     "reconcile",
-			Timezone: "UTC",
-			Query:    "submitTimeUtc:[" + f + " TO " + t + "}",
+			Timezone: searchTimezone,
+			Query:    searchRange(form, from, to, m.c.now()),
 			Limit:    tssPageSize,
 			Sort:     "id:asc,submitTimeUtc:asc",
 		}
@@ -234,4 +331,28 @@ func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) i
 			yield(TransactionSummary{}, fmt.Errorf("%s: %w", what, err))
 		}
 	}
+}
+
+// TransactionDetail reads GET /tss/v2/transactions/{id} (SDK
+// TransactionDetailsApi.getTransaction, model TssV2TransactionsGet200Response):
+// the one place the instrument identifier of a transaction shows
+// (paymentInformation.instrumentIdentifier.id). The guide warns that it "may
+// exceed 2 minutes" in exceptional periods: it has its own time-out
+// (detailLimit). The answer is decoded as a summary: the fields it shares
+// with one, under the detail's names where they differ (submitTimeUTC,
+// applicationInformation.status, customer.id).
+func (m *Merchant) TransactionDetail(ctx context.Context, id string) (TransactionSummary, error) {
+	what := fmt.Sprintf("read transaction %s of merchant %s", id, m.id)
+	if id == "" || strings.ContainsAny(id, "/?#%") {
+		return TransactionSummary{}, fmt.Errorf("%s: not a transaction id", what)
+	}
+	resp, err := m.send(ctx, "GET", "/tss/v2/transactions/"+id, nil, true, detailLimit)
+	if err != nil {
+		return TransactionSummary{}, fmt.Errorf("%s: %w", what, err)
+	}
+	s, err := decodeSummary(resp)
+	if err != nil {
+		return TransactionSummary{}, fmt.Errorf("%s: %w", what, err)
+	}
+	return s, nil
 }

@@ -118,3 +118,14 @@ WHERE c.table_catalog = current_database() AND c.table_schema = 'main' AND t.tab
                        'acknowledgements', 'acknowledgement_audit')
   AND c.column_name NOT IN ('file', 'path', 'sha256', 'file_sha256')
 ORDER BY c.table_name, c.ordinal_position
+
+-- name: TransactionsForBIN
+-- Up to three transactions on BIN ? whose summary carried no token, with
+-- their member: their details (GET /tss/v2/transactions/{id}) may name an
+-- instrument identifier, which summaries never carry. None stored masked.
+SELECT merchant_id, transaction_id
+FROM transactions
+WHERE card_bin = ? AND customer_id IS NULL AND instrument_identifier_id IS NULL
+  AND merchant_id NOT LIKE '%XXX%' AND transaction_id NOT LIKE '%XXX%'
+ORDER BY merchant_id, transaction_id
+LIMIT 3

@@ -148,7 +148,7 @@ func TestContractBuyNowPayLater(t *testing.T) {
 	})
 	t.Run("buy-now-pay-later payments are in Transaction Search", func(t *testing.T) {
 		found := searchIDs(t, c, mid, s)
-		if sum, ok := found[pendingID]; !ok || sum.ApplicationInformation.Status != "AUTHORIZED" || sum.PaymentInformation.Card.Prefix != "" {
+		if sum, ok := found[pendingID]; !ok || sum.Status != "AUTHORIZED" || sum.PaymentInformation.Card.Prefix != "" {
 			t.Fatalf("search: %+v", found[pendingID])
 		}
 	})

@@ -124,19 +124,23 @@ type tPaymentList struct {
 	CyclesCompletedCount map[string]int
 }
 
+// tSummary is a transaction summary by the SDK's names
+// (TssV2TransactionsPost201ResponseEmbeddedTransactionSummaries): status at
+// the top level, customer.customerId, no instrument identifier.
 type tSummary struct {
 	ID                     string
 	SubmitTimeUtc          string
+	Status                 string
 	ApplicationInformation struct {
-		Status, ReasonCode string
-		Applications       []struct{ Name, RCode string }
+		ReasonCode   string
+		Applications []struct{ Name, RCode string }
 	}
 	OrderInformation struct {
 		AmountDetails struct{ TotalAmount, Currency string }
 	}
 	PaymentInformation struct {
 		Card                 struct{ Prefix, Suffix, Type string }
-		Customer             *struct{ ID string }
+		Customer             *struct{ CustomerID string }
 		InstrumentIdentifier *struct{ ID string }
 	}
 }
@@ -192,7 +196,7 @@ func (c *tclient) searchAll(mid string, from, to time.Time, limit int) []tSummar
 	for off := 0; ; {
 		var page tSearch
 		c.call("POST", "/tss/v2/searches", mid, map[string]any{
-			"save": false, "name": "test", "timezone": "UTC",
+			"save": false, "name": "test", "timezone": "GMT",
 			"query":  fmt.Sprintf("submitTimeUtc:[%s TO %s}", from.Format(time.RFC3339), to.Format(time.RFC3339)),
 			"offset": off, "limit": limit, "sort": "id:asc,submitTimeUtc:asc"}, 201, &page)
 		if total >= 0 && page.TotalCount != total {

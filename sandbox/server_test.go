@@ -361,9 +361,9 @@ func TestTransactionSearchPaging(t *testing.T) {
 		}
 	}
 	var eb testErrorBody
-	c.call("POST", "/tss/v2/searches", mid, map[string]any{"query": "submitTimeUtc:[NOW/DAY-1DAY TO NOW/DAY}", "limit": 2001}, 400, &eb)
+	c.call("POST", "/tss/v2/searches", mid, map[string]any{"query": "submitTimeUtc:[NOW/DAY-1DAY TO NOW/DAY}", "limit": 2501}, 400, &eb)
 	if eb.Reason != "VALIDATION_ERROR" || len(eb.Details) == 0 || eb.Details[0].Field != "limit" {
-		t.Fatalf("limit 2001: %+v", eb)
+		t.Fatalf("limit 2501: %+v", eb)
 	}
 	// Date math is relative to the data clock: NOW/DAY-1DAY is the business day.
 	var dm tSearch

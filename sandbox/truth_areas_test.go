@@ -387,8 +387,8 @@ func TestJournalAgreesWithTheAPI(t *testing.T) {
 		if v := jstr(dig(l.Request, "processingInformation", "commerceIndicator")); v != "" && !strings.EqualFold(v, d.ProcessingInformation.CommerceIndicator) {
 			t.Errorf("%s %s: commerce indicator %q, journal %q", l.Path, id, d.ProcessingInformation.CommerceIndicator, v)
 		}
-		if st := jstr(dig(l.Response, "status")); st == "DECLINED" && d.ApplicationInformation.Status != "DECLINED" {
-			t.Errorf("%s %s: declined in the journal, %s in the search", l.Path, id, d.ApplicationInformation.Status)
+		if st := jstr(dig(l.Response, "status")); st == "DECLINED" && d.Status != "DECLINED" {
+			t.Errorf("%s %s: declined in the journal, %s in the search", l.Path, id, d.Status)
 		}
 		self := jstr(dig(l.Response, "_links", "self", "href"))
 		var again map[string]any

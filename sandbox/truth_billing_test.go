@@ -259,7 +259,7 @@ func TestBillingMatchThroughHTTP(t *testing.T) {
 				if x, ok := txns[p.TransactionID]; !ok {
 					add(LegTransaction, absent)
 				} else if cents(t, x.OrderInformation.AmountDetails.TotalAmount) != charged || x.OrderInformation.AmountDetails.Currency != p.Currency ||
-					(x.ApplicationInformation.Status == "DECLINED") != (p.Status == payFailed) {
+					(x.Status == "DECLINED") != (p.Status == payFailed) {
 					add(LegTransaction, ClassMismatch)
 				}
 				billed := cents(t, p.BillingAmount) + cents(t, p.SetupFee)

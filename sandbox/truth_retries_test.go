@@ -30,7 +30,7 @@ func retriesThroughHTTP(t *testing.T, c *tclient, mid string, w0, w1 time.Time, 
 			b = c.brand(cardLookup(prefix))
 			for _, s := range searched {
 				if b == "" && s.PaymentInformation.Card.Prefix == prefix && s.PaymentInformation.Customer != nil {
-					b = c.brand(tokenLookup("customer", s.PaymentInformation.Customer.ID))
+					b = c.brand(tokenLookup("customer", s.PaymentInformation.Customer.CustomerID))
 				}
 			}
 			brands[prefix] = b

@@ -278,7 +278,7 @@ func TestGroundTruthThroughHTTP(t *testing.T) {
 			resolved := false
 			for _, s := range list {
 				if s.PaymentInformation.Customer != nil &&
-					strings.HasPrefix(c.binLookup(tokenLookup("customer", s.PaymentInformation.Customer.ID)), "COMPLETED") {
+					strings.HasPrefix(c.binLookup(tokenLookup("customer", s.PaymentInformation.Customer.CustomerID)), "COMPLETED") {
 					resolved = true
 				}
 			}

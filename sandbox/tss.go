@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	_ "time/tzdata" // searchTimezoneListed reads IANA names on any host
 )
 
 // ---- transaction records ----
@@ -23,8 +24,12 @@ type appJSON struct {
 	RMessage         string `json:"rMessage"`
 }
 
+// appInfo is applicationInformation. Its status is a detail's only (SDK
+// TssV2TransactionsGet200ResponseApplicationInformation); a summary carries
+// status at its top level (SDK
+// TssV2TransactionsPost201ResponseEmbeddedApplicationInformation has none).
 type appInfo struct {
-	Status       string    `json:"status"`
+	Status       string    `json:"status,omitempty"`
 	ReasonCode   string    `json:"reasonCode"`
 	RCode        string    `json:"rCode"`
 	RFlag        string    `json:"rFlag"`
@@ -37,11 +42,22 @@ type cardSummary struct {
 	Type   string `json:"type"`
 }
 
+// txnPaymentInfo is paymentInformation. In a summary (SDK
+// TssV2TransactionsPost201ResponseEmbeddedPaymentInformation) the customer
+// is {customerId} (SDK Ptsv2refreshpaymentstatusidPaymentInformationCustomer)
+// and there is no instrument identifier; a detail (SDK
+// TssV2TransactionsGet200ResponsePaymentInformation) has customer
+// {customerId, id}, instrumentIdentifier {id} and paymentInstrument {id}.
 type txnPaymentInfo struct {
 	Card                 *cardSummary `json:"card,omitempty"` // absent on buy-now-pay-later payments
-	Customer             *idRef       `json:"customer,omitempty"`
+	Customer             *txnCustomer `json:"customer,omitempty"`
 	InstrumentIdentifier *idRef       `json:"instrumentIdentifier,omitempty"`
 	PaymentInstrument    *idRef       `json:"paymentInstrument,omitempty"`
+}
+
+type txnCustomer struct {
+	CustomerID string `json:"customerId,omitempty"`
+	ID         string `json:"id,omitempty"`
 }
 
 type txnProcessing struct {
@@ -68,6 +84,7 @@ type summaryJSON struct {
 	ID                         string          `json:"id"`
 	SubmitTimeUtc              string          `json:"submitTimeUtc,omitempty"` // empty in a detail, which spells it submitTimeUTC
 	MerchantID                 string          `json:"merchantId"`
+	Status                     string          `json:"status"`
 	ApplicationInformation     appInfo         `json:"applicationInformation"`
 	OrderInformation           txnOrder        `json:"orderInformation"`
 	PaymentInformation         txnPaymentInfo  `json:"paymentInformation"`
@@ -83,7 +100,6 @@ type detailJSON struct {
 	SubmitTimeUTC               string         `json:"submitTimeUTC"`
 	RootID                      string         `json:"rootId"`
 	ReconciliationID            string         `json:"reconciliationId"`
-	Status                      string         `json:"status"`
 	RecurringPaymentInformation map[string]any `json:"recurringPaymentInformation,omitempty"`
 	TokenInformation            map[string]any `json:"tokenInformation,omitempty"`
 	InstallmentInformation      map[string]any `json:"installmentInformation,omitempty"`
@@ -145,12 +161,11 @@ func (t *transaction) summary(mid string) summaryJSON {
 	if t.card != nil {
 		pi.Card = &cardSummary{Prefix: t.card.prefix(), Suffix: t.card.suffix(), Type: t.card.cardType()}
 		if t.card.customerID != "" {
-			pi.Customer = &idRef{ID: t.card.customerID}
-			pi.InstrumentIdentifier = &idRef{ID: t.card.instrumentID}
+			pi.Customer = &txnCustomer{CustomerID: t.card.customerID}
 		}
 	}
-	return summaryJSON{ID: t.id, SubmitTimeUtc: ts(t.time), MerchantID: mid,
-		ApplicationInformation:     appInfo{Status: status, ReasonCode: reason, RCode: rcode, RFlag: flag, Applications: apps},
+	return summaryJSON{ID: t.id, SubmitTimeUtc: ts(t.time), MerchantID: mid, Status: status,
+		ApplicationInformation:     appInfo{ReasonCode: reason, RCode: rcode, RFlag: flag, Applications: apps},
 		OrderInformation:           txnOrder{AmountDetails: txnAmount{TotalAmount: money(t.amount), Currency: t.currency}},
 		PaymentInformation:         pi,
 		ProcessingInformation:      txnProcessing{CommerceIndicator: ci, PaymentSolution: solution},
@@ -162,9 +177,17 @@ func (t *transaction) summary(mid string) summaryJSON {
 func (t *transaction) detail(mid string) detailJSON {
 	sum := t.summary(mid)
 	sum.Links = map[string]link{"self": {Href: "/tss/v2/transactions/" + t.id, Method: http.MethodGet}}
-	d := detailJSON{SubmitTimeUTC: sum.SubmitTimeUtc, RootID: t.rootID, ReconciliationID: t.reconciliationID, Status: sum.ApplicationInformation.Status,
+	d := detailJSON{SubmitTimeUTC: sum.SubmitTimeUtc, RootID: t.rootID, ReconciliationID: t.reconciliationID,
 		ProcessorInformation: map[string]any{"networkTransactionId": t.networkTxnID, "transactionId": t.networkTxnID}}
 	sum.SubmitTimeUtc = ""
+	sum.ApplicationInformation.Status = sum.Status
+	if c := t.card; c != nil && c.customerID != "" {
+		sum.PaymentInformation.Customer = &txnCustomer{CustomerID: c.customerID, ID: c.customerID}
+		sum.PaymentInformation.InstrumentIdentifier = &idRef{ID: c.instrumentID}
+		if c.paymentInstrumentID != "" {
+			sum.PaymentInformation.PaymentInstrument = &idRef{ID: c.paymentInstrumentID}
+		}
+	}
 	d.summaryJSON = sum
 	if t.approvalCode != "" {
 		d.ProcessorInformation["approvalCode"] = t.approvalCode
@@ -238,7 +261,9 @@ type searchRequest struct {
 	Sort     string  `json:"sort"`
 }
 
-const maxSearchLimit = 2000
+// maxSearchLimit: "The default is 20, the maximum is 2500" (SDK
+// src/model/CreateSearchRequest.js, limit).
+const maxSearchLimit = 2500
 
 // search answers POST /tss/v2/searches (201, as the platform's other
 // creates). Every search is kept (searchStore) so that its self link,
@@ -276,6 +301,9 @@ func (s *Server) runSearch(x *exchange, id string, req searchRequest, code int) 
 	}
 	if offset < 0 {
 		details = append(details, errorDetail{Field: "offset", Reason: "must not be negative"})
+	}
+	if !searchTimezoneListed(req.Timezone) {
+		details = append(details, errorDetail{Field: "timezone", Reason: fmt.Sprintf("%q is not a supported time zone", req.Timezone)})
 	}
 	q, err := parseQuery(req.Query, s.Clock())
 	if err != nil {
@@ -462,7 +490,13 @@ func parseQuery(s string, now time.Time) (query, error) {
 			}
 			lo, hi, ok := strings.Cut(s[1:end], " TO ")
 			if !ok {
-				return nil, fmt.Errorf("range %q lacks TO", s[:end+1])
+				// A single value in brackets, as the guide writes an
+				// ISO time: submitTimeUtc:[2022-05-11T03:21:03Z].
+				if s[0] != '[' || s[end] != ']' || strings.TrimSpace(s[1:end]) == "" {
+					return nil, fmt.Errorf("range %q lacks TO", s[:end+1])
+				}
+				t.value, s = strings.TrimSpace(s[1:end]), s[end+1:]
+				break
 			}
 			t.isRange, t.loIncl, t.hiIncl = true, s[0] == '[', s[end] == ']'
 			t.lo, t.hi = strings.TrimSpace(lo), strings.TrimSpace(hi)
@@ -504,19 +538,34 @@ func parseQuery(s string, now time.Time) (query, error) {
 	return append(q, conj), nil
 }
 
-// parseTimeValue reads an RFC 3339 time, * (open, zero time) or date math.
+// parseTimeValue reads a submitTimeUtc value in a form the Transaction
+// Search guide ("Filtering Using the submitTimeUtc Field") documents: UNIX
+// epoch milliseconds (submitTimeUtc:[1556712000000 TO 1556757600000]) or
+// date math (NOW/DAY-1DAY); an ISO 8601 time in UTC (the guide's
+// submitTimeUtc:[2022-05-11T03:21:03Z], unverified as a range end); or *
+// (an open end, zero time). Anything else (a bare date, a time with an
+// offset, seconds since the epoch) is refused.
 func parseTimeValue(v string, now time.Time) (time.Time, error) {
 	if v == "*" || v == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return t.UTC(), nil
+	if allDigitsString(v) {
+		if len(v) < 12 || len(v) > 13 {
+			return time.Time{}, fmt.Errorf("cannot read time %q: epoch time is in milliseconds (13 digits)", v)
+		}
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("cannot read time %q", v)
+		}
+		return time.UnixMilli(ms).UTC(), nil
 	}
-	if t, err := time.Parse("2006-01-02", v); err == nil {
-		return t, nil
+	if strings.HasSuffix(v, "Z") {
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			return t.UTC(), nil
+		}
 	}
 	if !strings.HasPrefix(v, "NOW") {
-		return time.Time{}, fmt.Errorf("cannot read time %q", v)
+		return time.Time{}, fmt.Errorf("cannot read time %q: want epoch milliseconds, date math (NOW/DAY-1DAY) or yyyy-MM-ddTHH:mm:ssZ", v)
 	}
 	t, rest := now, v[3:]
 	for rest != "" {
@@ -558,6 +607,15 @@ func parseTimeValue(v string, now time.Time) (time.Time, error) {
 		}
 	}
 	return t, nil
+}
+
+func allDigitsString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func truncateTo(t time.Time, unit string) time.Time {
@@ -645,4 +703,35 @@ func (tm *term) match(t *transaction, mid string) bool {
 		return false
 	}
 	return true
+}
+
+// Time zones of a search. The Transaction Search guide's "Supported Time
+// Zones" (API column) lists the values a request may set; it is sorted by
+// name, has GMT, and has no UTC. listedTimezones are its entries as far as
+// they were read (through America/Mexico_City); a name sorting after that is
+// accepted when it is an IANA name (the list's form), except UTC and its
+// aliases, which the list lacks. Anything else answers 400.
+var listedTimezones = map[string]bool{
+	"GMT": true, "Africa/Cairo": true, "Africa/Johannesburg": true, "Africa/Tripoli": true, "Africa/Tunis": true,
+	"America/Anchorage": true, "America/Bogota": true, "America/Buenos_Aires": true, "America/Chicago": true,
+	"America/Denver": true, "America/Edmonton": true, "America/Godthab": true, "America/Halifax": true,
+	"America/Indianapolis": true, "America/La_Paz": true, "America/Los_Angeles": true, "America/Mexico_City": true,
+}
+
+const lastListedTimezoneRead = "America/Mexico_City"
+
+var utcAliases = map[string]bool{"UTC": true, "Etc/UTC": true, "UCT": true, "Etc/UCT": true, "Zulu": true,
+	"Etc/Zulu": true, "Universal": true, "Etc/Universal": true}
+
+// searchTimezoneListed reports whether a search may name tz ("" leaves the
+// platform's default: CreateSearchRequest has no required field).
+func searchTimezoneListed(tz string) bool {
+	switch {
+	case tz == "" || listedTimezones[tz]:
+		return true
+	case utcAliases[tz] || tz <= lastListedTimezoneRead || !strings.Contains(tz, "/"):
+		return false
+	}
+	_, err := time.LoadLocation(tz)
+	return err == nil
 }

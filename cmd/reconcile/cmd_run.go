@@ -51,6 +51,7 @@ type runOptions struct {
 	groups         string
 	shard          string
 	memberTimeout  time.Duration
+	searchTimeForm string
 	force          bool
 	fullRefresh    bool
 	memoryLimit    string
@@ -117,6 +118,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.groups, "groups", "", "only these group IDs (comma separated)")
 	fs.StringVar(&o.shard, "shard", "0/1", "i/n: this process takes members whose hash mod n = i")
 	fs.DurationVar(&o.memberTimeout, "member-timeout", 15*time.Minute, "time limit for one member's pull")
+	fs.StringVar(&o.searchTimeForm, "search-time-form", "epoch", "how Transaction Search windows are written: epoch (milliseconds), datemath (NOW/DAY-nDAYS) or iso (timestamps, undocumented)")
 	fs.BoolVar(&o.force, "force", false, "pull again the members an earlier attempt of the same date completed (default: resume)")
 	fs.BoolVar(&o.fullRefresh, "full-refresh", false, "pull every subscription's payment list, not only those that may have changed")
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when the organization's groups have no member at all (default: such a run fails)")
@@ -243,6 +245,10 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 			return fmt.Errorf("--memory-limit: %w", err)
 		}
 	}
+	searchTimeForm, err := platform.ParseSearchTimeForm(o.searchTimeForm)
+	if err != nil {
+		return fmt.Errorf("--search-time-form: %w", err)
+	}
 	if o.bnplSessionAge <= 0 || o.binRefreshAge <= 0 {
 		return fmt.Errorf("--bnpl-session-age and --bin-refresh-age must be positive")
 	}
@@ -301,6 +307,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		platform.WithRateLimiter(pipeline.Limiter(o.rate, o.concurrency)),
 		platform.WithConnections(o.concurrency*paymentListsPerMember),
 		platform.WithUserAgent("reconcile/"+buildVersion()),
+		platform.WithSearchTimeForm(searchTimeForm),
 		platform.WithHTTPClient(e.httpClient))
 	if err != nil {
 		return err

@@ -260,6 +260,7 @@ func TestBadInputRefused(t *testing.T) {
 		"lookback of millennia":       {[]string{"--lookback", "1000000"}, "--lookback 1000000: want at most"},
 		"concurrency huge":            {[]string{"--concurrency", "1000000000"}, "--concurrency 1000000000: want 1 to 256"},
 		"member timeout":              {[]string{"--member-timeout", "-1s"}, "--member-timeout -1s"},
+		"search time form":            {[]string{"--search-time-form", "unix"}, `--search-time-form: search time form "unix": want epoch, iso or datemath`},
 		"retry limit over a year":     {[]string{"--retry-limits", limits}, `window "720d": give one from 1s to 366d`},
 	}
 	for name, tc := range cases {

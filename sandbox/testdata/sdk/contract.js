@@ -326,18 +326,37 @@ async function walk(mode, n) {
   }), cb), { status: 'COMPLETED', 'payoutInformation.pushFunds.moneyTransferFastFundsDomestic': 'Y',
     'payoutInformation.pushFunds.moneyTransferFastFundsCrossBorder': 'N' });
 
-  // Transaction Search and transaction detail.
+  // Transaction Search and transaction detail, by the SDK's models
+  // (CreateSearchRequest; TssV2TransactionsPost201ResponseEmbeddedTransactionSummaries:
+  // status at the top level, paymentInformation.customer.customerId;
+  // TssV2TransactionsGet200Response). The time zone is one of the guide's
+  // "Supported Time Zones" (GMT; UTC is not listed), the submitTimeUtc range
+  // in the guide's two forms: date math and epoch milliseconds.
   const found = await run(mode, 'createSearch', cs.TssV2TransactionsPost201Response, (cb) => search.createSearch(M(cs.CreateSearchRequest, {
-    save: false, name: `sdk ${mode}`, timezone: 'UTC', query: `clientReferenceInformation.code:${ref}-S`, offset: 0, limit: 100, sort: 'id:asc',
+    save: false, name: `sdk ${mode}`, timezone: 'GMT', query: `clientReferenceInformation.code:${ref}-S AND submitTimeUtc:[NOW/DAY-7DAYS TO NOW/DAY+1DAY}`,
+    offset: 0, limit: 2500, sort: 'id:asc',
   }), cb), { searchId: true, totalCount: 1, '_embedded.transactionSummaries.0.id': sale.id,
-    '_embedded.transactionSummaries.0.submitTimeUtc': true, '_embedded.transactionSummaries.0.applicationInformation.applications.0.name': true,
+    '_embedded.transactionSummaries.0.submitTimeUtc': true, '_embedded.transactionSummaries.0.status': true,
+    '_embedded.transactionSummaries.0.applicationInformation.applications.0.name': true,
     '_embedded.transactionSummaries.0.orderInformation.amountDetails.totalAmount': '50.00' });
   await run(mode, 'getSearch', cs.TssV2TransactionsPost201Response, (cb) => search.getSearch(found.searchId, cb),
     { searchId: found.searchId, totalCount: 1 });
   await run(mode, 'getTransaction', cs.TssV2TransactionsGet200Response, (cb) => detail.getTransaction(sale.id, cb), {
-    id: sale.id, submitTimeUTC: true, rootId: true, reconciliationId: true, merchantId: mid,
+    id: sale.id, submitTimeUTC: true, rootId: true, reconciliationId: true, merchantId: mid, status: true,
     'applicationInformation.applications.0.name': true, 'orderInformation.amountDetails.totalAmount': '50.00',
     'paymentInformation.card.prefix': '555544', 'paymentInformation.card.suffix': '1102',
+  });
+  // A tokenized transaction: its summary names the customer token
+  // (customer.customerId), its detail the customer and the instrument
+  // identifier, which summaries never carry.
+  await run(mode, 'createSearch(customer token, epoch ms)', cs.TssV2TransactionsPost201Response, (cb) => search.createSearch(M(cs.CreateSearchRequest, {
+    save: false, name: `sdk ${mode} token`, timezone: 'GMT',
+    query: `clientReferenceInformation.code:${ref}-CIT AND submitTimeUtc:[1000000000000 TO 4102444800000}`, offset: 0, limit: 2500, sort: 'id:asc',
+  }), cb), { totalCount: 1, '_embedded.transactionSummaries.0.id': cit.id, '_embedded.transactionSummaries.0.status': 'AUTHORIZED',
+    '_embedded.transactionSummaries.0.paymentInformation.customer.customerId': customer });
+  await run(mode, 'getTransaction(customer token)', cs.TssV2TransactionsGet200Response, (cb) => detail.getTransaction(cit.id, cb), {
+    id: cit.id, status: 'AUTHORIZED', 'paymentInformation.customer.id': customer, 'paymentInformation.customer.customerId': customer,
+    'paymentInformation.instrumentIdentifier.id': true,
   });
 }
 
