@@ -95,8 +95,8 @@ var answers = []answer{
 	{
 		request: "GET /groups",
 		noModel: "the vendor's SDK has no group management operation or model (no src/api file serves a groups " +
-			"path); the fields are those of the interface spec (/work/shared/spec/platform-interface.md, " +
-			"docs/wire.md), unverified against the vendor",
+			"path, which the test checks); the fields are those of the platform interface spec as docs/wire.md " +
+			"gives them, unverified against the vendor",
 		wire:    groupPage{},
 		records: map[string]any{"_embedded.groups[]": groupWire{}},
 	},
@@ -295,7 +295,8 @@ func TestFieldsExistInSDK(t *testing.T) {
 	}
 	got, err := os.ReadFile(fieldsDoc)
 	if err != nil || string(got) != doc.String() {
-		t.Errorf("%s is not the table of the fields read (%v): run go test ./platform -run TestFieldsExistInSDK -update", fieldsDoc, err)
+		t.Errorf("%s is not the table of the fields read (%v; %s): run go test ./platform -run TestFieldsExistInSDK -update",
+			fieldsDoc, err, firstDifference(string(got), doc.String()))
 	}
 }
 
@@ -816,6 +817,25 @@ func writeDocTail(b *strings.Builder) {
 	for _, n := range names {
 		fmt.Fprintf(b, "- `%s`: %s.\n", n, notAnswers[n])
 	}
+}
+
+// firstDifference describes the first line where the file, got, differs
+// from what the test would write, want.
+func firstDifference(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d is %q, want %q", i+1, gl, wl)
+		}
+	}
+	return "no difference"
 }
 
 func upperFirst(s string) string {
