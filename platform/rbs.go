@@ -94,15 +94,32 @@ type amountDetailsWire struct {
 	SetupFee      flexString `json:"setupFee"`
 }
 
+type billingPeriodWire struct {
+	Length flexString `json:"length"`
+	Unit   flexString `json:"unit"`
+}
+
+// planInformationWire is a plan's planInformation (the SDK's
+// GetAllPlansResponsePlanInformation): a plan has no current cycle.
 type planInformationWire struct {
-	Code          flexString `json:"code"`
-	Status        flexString `json:"status"`
-	Name          flexString `json:"name"`
-	Description   flexString `json:"description"`
-	BillingPeriod struct {
-		Length flexString `json:"length"`
-		Unit   flexString `json:"unit"`
-	} `json:"billingPeriod"`
+	Code          flexString        `json:"code"`
+	Status        flexString        `json:"status"`
+	Name          flexString        `json:"name"`
+	Description   flexString        `json:"description"`
+	BillingPeriod billingPeriodWire `json:"billingPeriod"`
+	BillingCycles struct {
+		Total flexString `json:"total"`
+	} `json:"billingCycles"`
+}
+
+// subscriptionPlanWire is a subscription's planInformation (the SDK's
+// GetAllSubscriptionsResponsePlanInformation), which has no plan status or
+// description, and counts the current cycle. Only what decodeSubscription
+// uses is read, so that the field guard (sdkfields_test.go) checks what
+// is read.
+type subscriptionPlanWire struct {
+	Code          flexString        `json:"code"`
+	BillingPeriod billingPeriodWire `json:"billingPeriod"`
 	BillingCycles struct {
 		Total   flexString `json:"total"`
 		Current flexString `json:"current"`
@@ -144,7 +161,7 @@ type subscriptionWire struct {
 	ClientReferenceInformation struct {
 		Code flexString `json:"code"`
 	} `json:"clientReferenceInformation"`
-	PlanInformation         planInformationWire `json:"planInformation"`
+	PlanInformation         subscriptionPlanWire `json:"planInformation"`
 	SubscriptionInformation struct {
 		Code      flexString `json:"code"`
 		PlanID    flexString `json:"planId"`

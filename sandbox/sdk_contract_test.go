@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -25,6 +23,7 @@ import (
 
 	"software.sslmate.com/src/go-pkcs12"
 
+	"github.com/reconcile/reconcile/internal/sdkdir"
 	"github.com/reconcile/reconcile/internal/testcert"
 )
 
@@ -143,45 +142,12 @@ func TestSDKContract(t *testing.T) {
 
 // sdkTools finds node and npm, or skips the test saying how to install
 // them (and fails when RECONCILE_REQUIRE_SDK_TEST is set, as CI sets it).
-func sdkTools(t *testing.T) (node, npm string) {
-	t.Helper()
-	node, errNode := exec.LookPath("node")
-	npm, errNPM := exec.LookPath("npm")
-	if errNode != nil || errNPM != nil {
-		msg := "the SDK contract test needs Node.js and npm: apt-get install nodejs npm"
-		if os.Getenv("RECONCILE_REQUIRE_SDK_TEST") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return node, npm
-}
+func sdkTools(t *testing.T) (node, npm string) { return sdkdir.Tools(t) }
 
 // npmCI installs the pinned SDK with npm ci when node_modules is missing
-// or was installed from another package-lock.json.
-func npmCI(t *testing.T, npm string) {
-	t.Helper()
-	lock, err := os.ReadFile(filepath.Join(sdkDir, "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(lock)
-	want := hex.EncodeToString(sum[:])
-	stamp := filepath.Join(sdkDir, "node_modules", ".reconcile-lock-sha256")
-	if got, err := os.ReadFile(stamp); err == nil && string(got) == want {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = sdkDir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v\n%s", sdkDir, err, b)
-	}
-	if err := os.WriteFile(stamp, []byte(want), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// or was installed from another package-lock.json; the field guard of
+// package platform shares the installation (internal/sdkdir).
+func npmCI(t *testing.T, npm string) { sdkdir.Install(t, npm, sdkDir) }
 
 // sdkCall is one request the SDK sent and the sandbox's answer, in the
 // shape of a merchant's journal line (docs/journal.md), which is what a real
