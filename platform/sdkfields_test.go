@@ -87,6 +87,11 @@ var answers = []answer{
 		records: map[string]any{"_embedded.transactionSummaries[]": summaryWire{}},
 	},
 	{
+		request: "GET /tss/v2/transactions/{id}",
+		op:      "TransactionDetailsApi.getTransaction",
+		wire:    detailWire{},
+	},
+	{
 		// A 404 whose body says NO MATCH is decoded the same way (LookupBIN).
 		request: "POST /bin/v1/binlookup",
 		op:      "BinLookupApi.getAccountInfo",
@@ -121,15 +126,6 @@ type tolerance struct {
 // tolerances: every entry is checked to be needed (the path is read and
 // is not in the SDK's model), and its insteadOf and source to hold.
 var tolerances = []tolerance{
-	{
-		// Transaction details spell it submitTimeUTC; a record of that
-		// shape (a stored detail, DecodeTransaction) reads the same way.
-		request:   "POST /tss/v2/searches",
-		path:      "_embedded.transactionSummaries[].submitTimeUTC",
-		insteadOf: "_embedded.transactionSummaries[].submitTimeUtc",
-		source:    "TssV2TransactionsGet200Response:submitTimeUTC",
-		reason:    "the spelling of a transaction detail (GET /tss/v2/transactions/{id}), whose records the same decoder reads",
-	},
 	{
 		// The SDK spells it transactionID; the rest of the platform's
 		// answers say transactionId (e.g. a payment's

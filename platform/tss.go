@@ -153,13 +153,51 @@ type applicationWire struct {
 type summaryWire struct {
 	ID                     flexString `json:"id"`
 	SubmitTimeUTC          flexString `json:"submitTimeUtc"`
-	DetailSubmitTimeUTC    flexString `json:"submitTimeUTC"` // so spelled by GET /tss/v2/transactions/{id}
 	MerchantID             flexString `json:"merchantId"`
 	Status                 flexString `json:"status"`
 	ApplicationInformation struct {
-		// status is in a detail's applicationInformation (SDK
-		// TssV2TransactionsGet200ResponseApplicationInformation), not in a
-		// summary's: read when the top-level one is absent.
+		ReasonCode   flexString        `json:"reasonCode"`
+		RCode        flexString        `json:"rCode"`
+		RFlag        flexString        `json:"rFlag"`
+		Applications []applicationWire `json:"applications"`
+	} `json:"applicationInformation"`
+	OrderInformation struct {
+		AmountDetails struct {
+			TotalAmount flexString `json:"totalAmount"`
+			Currency    flexString `json:"currency"`
+		} `json:"amountDetails"`
+	} `json:"orderInformation"`
+	PaymentInformation struct {
+		Card struct {
+			Prefix flexString `json:"prefix"`
+			Suffix flexString `json:"suffix"`
+			Type   flexString `json:"type"`
+		} `json:"card"`
+		Customer struct {
+			CustomerID flexString `json:"customerId"`
+		} `json:"customer"`
+	} `json:"paymentInformation"`
+	ProcessingInformation struct {
+		PaymentSolution       flexString `json:"paymentSolution"`
+		CommerceIndicator     flexString `json:"commerceIndicator"`
+		BusinessApplicationID flexString `json:"businessApplicationId"`
+	} `json:"processingInformation"`
+	ClientReferenceInformation struct {
+		Code flexString `json:"code"`
+	} `json:"clientReferenceInformation"`
+}
+
+// detailWire is what the client reads of GET /tss/v2/transactions/{id}
+// (SDK TssV2TransactionsGet200Response): the fields it shares with a
+// summary, under the detail's own names where they differ (submitTimeUTC,
+// applicationInformation.status, customer.id beside customerId), and the
+// instrument identifier, which summaries do not carry.
+type detailWire struct {
+	ID                     flexString `json:"id"`
+	SubmitTimeUTC          flexString `json:"submitTimeUTC"`
+	MerchantID             flexString `json:"merchantId"`
+	Status                 flexString `json:"status"`
+	ApplicationInformation struct {
 		Status       flexString        `json:"status"`
 		ReasonCode   flexString        `json:"reasonCode"`
 		RCode        flexString        `json:"rCode"`
@@ -180,7 +218,7 @@ type summaryWire struct {
 		} `json:"card"`
 		Customer struct {
 			CustomerID flexString `json:"customerId"`
-			ID         flexString `json:"id"` // a detail's only
+			ID         flexString `json:"id"`
 		} `json:"customer"`
 		InstrumentIdentifier struct {
 			ID flexString `json:"id"`
@@ -203,8 +241,39 @@ func decodeSummary(raw json.RawMessage) (TransactionSummary, error) {
 	}
 	ai, pi := w.ApplicationInformation, w.PaymentInformation
 	s := TransactionSummary{
+		ID:                    string(w.ID),
+		SubmitTimeUTC:         string(w.SubmitTimeUTC),
+		MerchantID:            string(w.MerchantID),
+		Status:                string(w.Status),
+		ReasonCode:            string(ai.ReasonCode),
+		RCode:                 string(ai.RCode),
+		RFlag:                 string(ai.RFlag),
+		TotalAmount:           string(w.OrderInformation.AmountDetails.TotalAmount),
+		Currency:              string(w.OrderInformation.AmountDetails.Currency),
+		CardPrefix:            string(pi.Card.Prefix),
+		CardSuffix:            string(pi.Card.Suffix),
+		CardType:              string(pi.Card.Type),
+		CustomerID:            string(pi.Customer.CustomerID),
+		PaymentSolution:       string(w.ProcessingInformation.PaymentSolution),
+		CommerceIndicator:     string(w.ProcessingInformation.CommerceIndicator),
+		BusinessApplicationID: string(w.ProcessingInformation.BusinessApplicationID),
+		ClientReference:       string(w.ClientReferenceInformation.Code),
+		Applications:          applications(ai.Applications),
+		Raw:                   raw,
+	}
+	return s, nil
+}
+
+// decodeDetail reads a transaction detail into the summary's shape.
+func decodeDetail(raw json.RawMessage) (TransactionSummary, error) {
+	w, err := decodeRecord[detailWire]("transaction detail", raw)
+	if err != nil {
+		return TransactionSummary{}, err
+	}
+	ai, pi := w.ApplicationInformation, w.PaymentInformation
+	return TransactionSummary{
 		ID:                     string(w.ID),
-		SubmitTimeUTC:          string(firstNonEmpty(w.SubmitTimeUTC, w.DetailSubmitTimeUTC)),
+		SubmitTimeUTC:          string(w.SubmitTimeUTC),
 		MerchantID:             string(w.MerchantID),
 		Status:                 string(firstNonEmpty(w.Status, ai.Status)),
 		ReasonCode:             string(ai.ReasonCode),
@@ -221,22 +290,27 @@ func decodeSummary(raw json.RawMessage) (TransactionSummary, error) {
 		CommerceIndicator:      string(w.ProcessingInformation.CommerceIndicator),
 		BusinessApplicationID:  string(w.ProcessingInformation.BusinessApplicationID),
 		ClientReference:        string(w.ClientReferenceInformation.Code),
+		Applications:           applications(ai.Applications),
 		Raw:                    raw,
+	}, nil
+}
+
+func applications(ws []applicationWire) []Application {
+	if len(ws) == 0 {
+		return nil
 	}
-	if len(ai.Applications) > 0 {
-		s.Applications = make([]Application, len(ai.Applications))
-		for i, a := range ai.Applications {
-			s.Applications[i] = Application{
-				Name:             string(a.Name),
-				ReasonCode:       string(a.ReasonCode),
-				RCode:            string(a.RCode),
-				RFlag:            string(a.RFlag),
-				ReconciliationID: string(a.ReconciliationID),
-				RMessage:         string(a.RMessage),
-			}
+	out := make([]Application, len(ws))
+	for i, a := range ws {
+		out[i] = Application{
+			Name:             string(a.Name),
+			ReasonCode:       string(a.ReasonCode),
+			RCode:            string(a.RCode),
+			RFlag:            string(a.RFlag),
+			ReconciliationID: string(a.ReconciliationID),
+			RMessage:         string(a.RMessage),
 		}
 	}
-	return s, nil
+	return out
 }
 
 // searchRequest is the body of POST /tss/v2/searches; the field order is the
@@ -338,9 +412,7 @@ func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) i
 // the one place the instrument identifier of a transaction shows
 // (paymentInformation.instrumentIdentifier.id). The guide warns that it "may
 // exceed 2 minutes" in exceptional periods: it has its own time-out
-// (detailLimit). The answer is decoded as a summary: the fields it shares
-// with one, under the detail's names where they differ (submitTimeUTC,
-// applicationInformation.status, customer.id).
+// (detailLimit). The answer is read into the summary's shape (detailWire).
 func (m *Merchant) TransactionDetail(ctx context.Context, id string) (TransactionSummary, error) {
 	what := fmt.Sprintf("read transaction %s of merchant %s", id, m.id)
 	if id == "" || strings.ContainsAny(id, "/?#%") {
@@ -350,7 +422,7 @@ func (m *Merchant) TransactionDetail(ctx context.Context, id string) (Transactio
 	if err != nil {
 		return TransactionSummary{}, fmt.Errorf("%s: %w", what, err)
 	}
-	s, err := decodeSummary(resp)
+	s, err := decodeDetail(resp)
 	if err != nil {
 		return TransactionSummary{}, fmt.Errorf("%s: %w", what, err)
 	}

@@ -38,7 +38,7 @@ func TestSummariesAndDetailsFromTheSDKFixtures(t *testing.T) {
 	if tok.Status != "AUTHORIZED" || tok.CustomerID == "" || tok.InstrumentIdentifierID != "" {
 		t.Errorf("tokenized summary %+v", tok)
 	}
-	d, err := decodeSummary(readSDKFixture(t, "getTransaction-customer-token").Response)
+	d, err := decodeDetail(readSDKFixture(t, "getTransaction-customer-token").Response)
 	if err != nil {
 		t.Fatal(err)
 	}
