@@ -14,6 +14,8 @@ package safetext
 
 import (
 	"fmt"
+
+	"github.com/reconcile/reconcile/cardmask"
 	"strings"
 	"unicode/utf8"
 )
@@ -43,9 +45,12 @@ func Line(s string) string { return escapeControls(s, false) }
 // kept, every other control character escaped.
 func Text(s string) string { return escapeControls(s, true) }
 
-// Cut is Line(s) cut to at most n runes, an ellipsis marking the cut.
+// Cut is Line(s) cut to at most n runes, an ellipsis marking the cut. Card
+// numbers are masked before the cut (cardmask.MaskText): a cut that keeps
+// 15 digits of a 16-digit card number keeps all of it that matters (the
+// 16th is the Luhn check digit), and the masker no longer recognises it.
 func Cut(s string, n int) string {
-	s = Line(s)
+	s = Line(cardmask.MaskText(s))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

@@ -1,6 +1,9 @@
 package safetext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLineEscapesEveryLineBreak(t *testing.T) {
 	for in, want := range map[string]string{
@@ -40,5 +43,17 @@ func TestBidiControlsAreEscaped(t *testing.T) {
 	}
 	if got := Line("שלום עולם"); got != "שלום עולם" {
 		t.Errorf("right-to-left letters themselves must stay: %q", got)
+	}
+}
+
+// TestCutMasksBeforeItCuts: a cut that keeps 15 digits of a 16-digit card
+// number keeps the number (its 16th digit is only the Luhn check), which
+// the masker no longer recognises once cut; Cut masks first.
+func TestCutMasksBeforeItCuts(t *testing.T) {
+	for _, n := range []int{18, 19, 20, 21, 22, 40} {
+		got := Cut("card 4111111111111111 declined by issuer", n)
+		if strings.Contains(got, "1111111111") {
+			t.Errorf("Cut(…, %d) = %q keeps the card's digits", n, got)
+		}
 	}
 }
