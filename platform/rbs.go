@@ -407,6 +407,7 @@ func offsetList[T any](ctx context.Context, m *Merchant, what, noun string,
 			}
 			count.page(int(page.TotalCount))
 			recs := items(&page)
+			fresh := 0
 			for _, raw := range recs {
 				v, err := decode(raw)
 				if err != nil {
@@ -416,12 +417,18 @@ func offsetList[T any](ctx context.Context, m *Merchant, what, noun string,
 				if !count.first(id(v)) {
 					continue
 				}
+				fresh++
 				if !yield(v, nil) {
 					return
 				}
 			}
 			offset += len(recs)
-			if !continueOffsets(offset, len(recs), int(page.TotalCount), page.hasNext()) {
+			// A page of records all listed before ends the listing: a
+			// platform whose pages repeat with a next link each time would
+			// otherwise be paged until --member-timeout, taking thousands
+			// of requests from the whole run's budget. A list short of its
+			// totalCount for it still fails (shortfall, below).
+			if fresh == 0 || !continueOffsets(offset, len(recs), int(page.TotalCount), page.hasNext()) {
 				break
 			}
 		}

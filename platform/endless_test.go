@@ -1,0 +1,36 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"testing"
+)
+
+// TestListingStopsAtAPageWithNothingNew: a plan list whose pages repeat
+// the same plans, each with a next link and no totalCount, ends at the
+// first page that brings no plan not seen before: two requests, not paging
+// until the member's time-out.
+func TestListingStopsAtAPageWithNothingNew(t *testing.T) {
+	var requests atomic.Int64
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		n := requests.Add(1)
+		if n > 50 {
+			http.Error(w, "paged too long", http.StatusTeapot)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"_links":{"next":{"href":"/rbs/v1/plans?offset=%d&limit=100"}},"plans":[{"id":"p1"},{"id":"p2"}]}`, n*2)
+	})
+	var ids []string
+	for p, err := range c.Merchant("m1").Plans(context.Background()) {
+		if err != nil {
+			t.Fatalf("after %d requests: %v", requests.Load(), err)
+		}
+		ids = append(ids, p.ID)
+	}
+	if got := requests.Load(); got != 2 || len(ids) != 2 {
+		t.Errorf("%d requests, plans %v; want 2 requests (the second page brought nothing new) and p1, p2", got, ids)
+	}
+}
