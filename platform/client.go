@@ -322,6 +322,11 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 	if m.id == "" {
 		return nil, fmt.Errorf("%s: no merchant id", what)
 	}
+	if !validHeaderValue(m.id) {
+		// Go's transport refuses such a header on every attempt: an error
+		// now, not six attempts that cannot succeed.
+		return nil, fmt.Errorf("%s: %w: merchant id %q cannot be sent in the v-c-merchant-id header (control characters)", what, ErrInvalidData, m.id)
+	}
 	full, err := c.resolve(target)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -499,6 +504,18 @@ func retryableTransportError(err error) bool {
 		return false
 	}
 	return !errors.Is(err, context.Canceled)
+}
+
+// validHeaderValue reports whether v can be an HTTP header's value as Go's
+// transport sends one: no control character but the tab (RFC 9110,
+// field-value).
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // resolve turns a path relative to the base URL (with an optional query) into

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -32,5 +33,24 @@ func TestListingStopsAtAPageWithNothingNew(t *testing.T) {
 	}
 	if got := requests.Load(); got != 2 || len(ids) != 2 {
 		t.Errorf("%d requests, plans %v; want 2 requests (the second page brought nothing new) and p1, p2", got, ids)
+	}
+}
+
+// TestUnsendableMerchantIDIsNotRetried: a merchant ID that cannot be a
+// header's value (a line break in it) fails at once with the reason, and
+// the platform is never called: Go's transport would refuse every attempt.
+func TestUnsendableMerchantIDIsNotRetried(t *testing.T) {
+	var requests atomic.Int64
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { requests.Add(1) })
+	var stats Stats
+	ctx := WithStats(context.Background(), &stats)
+	for _, err := range c.Merchant("m1\r\nX-Evil: 1").Plans(ctx) {
+		if err == nil || !strings.Contains(err.Error(), "cannot be sent in the v-c-merchant-id header") {
+			t.Errorf("error %v; want the merchant id refused", err)
+		}
+		break
+	}
+	if requests.Load() != 0 || stats.Retries.Load() != 0 {
+		t.Errorf("%d requests reached the platform, %d retries; want none", requests.Load(), stats.Retries.Load())
 	}
 }
