@@ -31,6 +31,12 @@ type BINOptions struct {
 	// details) as a member's time-out bounds its pulls; 0: none. Each
 	// request also has its own per-attempt time-out (platform).
 	Timeout time.Duration
+	// StageTimeout bounds the stage as a whole: a BIN service that accepts
+	// and never answers held a run for hours after every member was done
+	// (each BIN waiting out its own Timeout, a few at a time). BINs not
+	// looked up by then are failures of this run, looked up by the next;
+	// 0: none.
+	StageTimeout time.Duration
 	// DetailBudget is how many transaction details (GET
 	// /tss/v2/transactions/{id}) the stage may read in a run to find an
 	// instrument identifier for a MULTIPLE BIN whose transactions carry no
@@ -126,9 +132,22 @@ func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []err
 	var mu sync.Mutex
 	var g errgroup.Group
 	g.SetLimit(max(r.opts.Concurrency, 1))
+	stage := ctx
+	if r.opts.StageTimeout > 0 {
+		var cancel context.CancelFunc
+		stage, cancel = context.WithTimeoutCause(ctx, r.opts.StageTimeout,
+			fmt.Errorf("the BIN stage's time limit (%s) was reached; the next run looks it up", r.opts.StageTimeout))
+		defer cancel()
+	}
 	for i, t := range work {
 		g.Go(func() error {
-			ctx := ctx
+			if stage.Err() != nil {
+				mu.Lock()
+				failures = append(failures, fmt.Errorf("look up BIN %s: not looked up: %w", t.bin, context.Cause(stage)))
+				mu.Unlock()
+				return nil
+			}
+			ctx := stage
 			if r.opts.Timeout > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, r.opts.Timeout)

@@ -377,8 +377,10 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		Now:         r.now,
 		RefreshAge:  r.opts.BINRefreshAge,
 		Concurrency: r.opts.Concurrency,
-		// Each BIN's lookups are bounded as a member's pulls are.
-		Timeout: r.opts.MemberTimeout,
+		// Each BIN's lookups are bounded as a member's pulls are, and so
+		// is the stage as a whole: every stage has a deadline.
+		Timeout:      r.opts.MemberTimeout,
+		StageTimeout: r.opts.MemberTimeout,
 	})
 	if err != nil {
 		return fail(err)
