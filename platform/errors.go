@@ -182,6 +182,11 @@ func IsStatus(err error, httpStatus int) bool {
 
 // errorBody is the platform's error body (spec "Errors", docs/wire.md).
 // Some services put reason and message under errorInformation instead.
+// Two more shapes carry the platform's words elsewhere, and are read so
+// that they reach the operator's error text rather than a bare "401
+// Unauthorized": a failed authentication, {"response":{"rmsg":"…"}}, and
+// some 404s (a resource or product not available),
+// {"errors":[{"type":"…","message":"…"}]} (docs/platform.md, Error bodies).
 type errorBody struct {
 	Status           flexString    `json:"status"`
 	Reason           flexString    `json:"reason"`
@@ -194,7 +199,19 @@ type errorBody struct {
 		Message flexString    `json:"message"`
 		Details []errorDetail `json:"details"`
 	} `json:"errorInformation"`
+	Response struct {
+		RMsg flexString `json:"rmsg"`
+	} `json:"response"`
+	Errors []struct {
+		Type    flexString `json:"type"`
+		Message flexString `json:"message"`
+	} `json:"errors"`
 }
+
+// maxErrorEntries bounds how many entries of an errors[] body go into the
+// message: the first say what went wrong, and a hostile body of thousands
+// must not make an error text of a megabyte.
+const maxErrorEntries = 5
 
 type errorDetail struct {
 	Field  flexString `json:"field"`
@@ -233,6 +250,12 @@ func newAPIError(method, path string, resp *http.Response, body []byte, now time
 		if len(details) == 0 {
 			details = eb.ErrorInformation.Details
 		}
+		if e.Message == "" {
+			e.Message = strings.TrimSpace(string(eb.Response.RMsg))
+		}
+		if e.Message == "" && e.Reason == "" {
+			e.Reason, e.Message = errorsEntries(eb)
+		}
 		for _, d := range details {
 			e.Details = append(e.Details, ErrorDetail{Field: string(d.Field), Reason: string(d.Reason)})
 		}
@@ -243,6 +266,30 @@ func newAPIError(method, path string, resp *http.Response, body []byte, now time
 	}
 	e.Message = firstBytes(trimmed, 200)
 	return e
+}
+
+// errorsEntries reads the not-available shape {"errors":[{type,message}]}:
+// the first entry's type as the reason, and the entries' messages joined
+// (each prefixed with its type when the types differ from the first).
+func errorsEntries(eb errorBody) (reason, message string) {
+	var msgs []string
+	for i, x := range eb.Errors {
+		if i == maxErrorEntries {
+			msgs = append(msgs, fmt.Sprintf("and %d more", len(eb.Errors)-i))
+			break
+		}
+		typ, msg := strings.TrimSpace(string(x.Type)), strings.TrimSpace(string(x.Message))
+		if reason == "" {
+			reason = typ
+		}
+		if typ != "" && typ != reason {
+			msg = strings.TrimSpace(typ + ": " + msg)
+		}
+		if msg != "" {
+			msgs = append(msgs, msg)
+		}
+	}
+	return reason, strings.Join(msgs, "; ")
 }
 
 // firstBytes returns at most n bytes of s, cut on a rune boundary and made
