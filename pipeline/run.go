@@ -81,9 +81,9 @@ type Options struct {
 	Merchants []string
 	// GroupsPath is the group list's path template (--groups-path,
 	// platform.GroupsAt); "" tries the platform's versioned forms.
-	GroupsPath string
-	Shard      groups.Shard
-	BINRefreshAge  time.Duration // default 30 days
+	GroupsPath    string
+	Shard         groups.Shard
+	BINRefreshAge time.Duration // default 30 days
 	// InterchangeRates is the rate table of the interchange-at-risk
 	// estimate; nil means checks.DefaultInterchangeRates
 	// (checks.LoadInterchangeRates reads --interchange-rates).
