@@ -20,7 +20,7 @@ type Group struct {
 	Members     []string // merchant (organization) IDs
 	// CreatedTime and LastUpdatedTime are metadata.createdTime and
 	// metadata.lastUpdatedTime (ISO 8601 UTC); for a group record shaped like
-	// GET /groups/{id} they are creationDateTime and updatedDateTime.
+	// GET /group-management/v1/groups/{id} they are creationDateTime and updatedDateTime.
 	CreatedTime     string
 	LastUpdatedTime string
 	Raw             json.RawMessage `json:"-"`
