@@ -142,6 +142,33 @@ func TestRunNamedMerchants(t *testing.T) {
 		})
 	}
 
+	// --shard splits the members named as it splits discovered ones: each
+	// in exactly one shard.
+	four := strings.Join(all[:4], ",")
+	owner := map[string]int{}
+	for i := range 2 {
+		db := filepath.Join(work, fmt.Sprintf("shard%d.duckdb", i))
+		code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, filepath.Join(work, fmt.Sprintf("outs%d", i)), "--merchants", four, "--shard", fmt.Sprintf("%d/2", i))...)
+		if code != exitOK {
+			t.Fatalf("--merchants with --shard %d/2 exited %d\n%s\n%s", i, code, so, se)
+		}
+		conn := openReadOnly(t, db)
+		rows, _ := conn.Query(`SELECT merchant_id FROM run_members WHERE run_id = '2026-11-20' AND status = 'ok'`)
+		for rows.Next() {
+			var mid string
+			rows.Scan(&mid)
+			if prev, dup := owner[mid]; dup {
+				t.Errorf("member %s in shards %d and %d", mid, prev, i)
+			}
+			owner[mid] = i
+		}
+		rows.Close()
+		conn.Close()
+	}
+	if len(owner) != 4 {
+		t.Errorf("the shards reconciled %v, want the 4 named", owner)
+	}
+
 	code, _, se := runCLI(t, sandboxEnv, f.runArgs(filepath.Join(work, "both.duckdb"), filepath.Join(work, "outb"), "--merchants", named[0], "--groups", "1001")...)
 	if code != exitFailed || !strings.Contains(se, "--merchants and --groups") {
 		t.Errorf("--merchants with --groups: exit %d\n%s", code, se)
