@@ -85,6 +85,26 @@ func Discover(ctx context.Context, l Lister, organizationID string, only []strin
 	return dir, nil
 }
 
+// Named is a directory of the members named directly (--merchants), for
+// a run without group management: each MID once, sorted, belonging to no
+// group. No group is made up for them: a group ID that looks real would be
+// taken for the platform's, so the tables' group columns stay empty and
+// the Summary's tables by group have none of these members
+// (docs/platform.md, Groups).
+func Named(organizationID string, mids []string) *Directory {
+	dir := &Directory{OrganizationID: organizationID}
+	seen := map[string]bool{}
+	for _, mid := range mids {
+		if mid == "" || seen[mid] {
+			continue
+		}
+		seen[mid] = true
+		dir.Members = append(dir.Members, Member{MerchantID: mid})
+	}
+	slices.SortFunc(dir.Members, func(a, b Member) int { return strings.Compare(a.MerchantID, b.MerchantID) })
+	return dir
+}
+
 // Shard is the part i of n of the members this process takes.
 type Shard struct{ Index, Count int }
 

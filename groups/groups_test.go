@@ -204,3 +204,19 @@ func TestShardOwnsByStoredID(t *testing.T) {
 		}
 	}
 }
+
+// TestNamed: members named directly (--merchants) are each taken once,
+// sorted, kept as written, and belong to no group: no group id is made up.
+func TestNamed(t *testing.T) {
+	d := Named("org", []string{"m2", "m1", "m2", "", "0042"})
+	var mids []string
+	for _, m := range d.Members {
+		mids = append(mids, m.MerchantID)
+		if len(m.GroupIDs) != 0 {
+			t.Errorf("member %s in groups %v", m.MerchantID, m.GroupIDs)
+		}
+	}
+	if d.OrganizationID != "org" || len(d.Groups) != 0 || strings.Join(mids, ",") != "0042,m1,m2" {
+		t.Errorf("directory %+v", d)
+	}
+}

@@ -45,6 +45,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"runtime/debug"
 	"strings"
@@ -73,8 +74,16 @@ type Options struct {
 	MemberTimeout  time.Duration // 0: none
 	PaymentLists   int           // payment lists in flight within one member; default 4
 	GroupIDs       []string
-	Shard          groups.Shard
-	BINRefreshAge  time.Duration // default 30 days
+	// Merchants, when not empty, are the members to reconcile, named
+	// directly (--merchants): no group is listed, no group management
+	// request is made, and the members belong to no group
+	// (groups.Named). GroupIDs must then be empty.
+	Merchants []string
+	// GroupsPath is the group list's path template (--groups-path,
+	// platform.GroupsAt); "" tries the platform's versioned forms.
+	GroupsPath    string
+	Shard         groups.Shard
+	BINRefreshAge time.Duration // default 30 days
 	// InterchangeRates is the rate table of the interchange-at-risk
 	// estimate; nil means checks.DefaultInterchangeRates
 	// (checks.LoadInterchangeRates reads --interchange-rates).
@@ -267,6 +276,29 @@ func Run(ctx context.Context, s *store.Store, opts Options) (*Result, error) {
 	return r.run(ctx)
 }
 
+// directory is the run's members: those named (Options.Merchants), with
+// no request at all, or those of the organization's groups.
+func (r *runner) directory(ctx context.Context) (*groups.Directory, error) {
+	if len(r.opts.Merchants) > 0 {
+		if len(r.opts.GroupIDs) > 0 {
+			return nil, errors.New("members named directly and groups asked for: give one or the other")
+		}
+		return groups.Named(r.opts.OrganizationID, r.opts.Merchants), nil
+	}
+	l := groupLister{m: r.opts.Client.Merchant(r.opts.OrganizationID), path: r.opts.GroupsPath}
+	return groups.Discover(ctx, l, r.opts.OrganizationID, r.opts.GroupIDs)
+}
+
+// groupLister lists groups at Options.GroupsPath.
+type groupLister struct {
+	m    *platform.Merchant
+	path string
+}
+
+func (l groupLister) Groups(ctx context.Context, organizationID string) iter.Seq2[platform.Group, error] {
+	return l.m.GroupsAt(ctx, organizationID, l.path)
+}
+
 func (r *runner) run(ctx context.Context) (*Result, error) {
 	res := &Result{RunID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, StartedAt: r.now}
 	r.res = res
@@ -293,7 +325,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 	r.progress.Started = r.now
 	r.report("discover")
-	dir, err := groups.Discover(ctx, r.opts.Client.Merchant(r.opts.OrganizationID), r.opts.OrganizationID, r.opts.GroupIDs)
+	dir, err := r.directory(ctx)
 	if err != nil {
 		return fail(err)
 	}

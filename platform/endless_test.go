@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -52,5 +53,26 @@ func TestUnsendableMerchantIDIsNotRetried(t *testing.T) {
 	}
 	if requests.Load() != 0 || stats.Retries.Load() != 0 {
 		t.Errorf("%d requests reached the platform, %d retries; want none", requests.Load(), stats.Retries.Load())
+	}
+}
+
+// TestErrorBodyNeverCutInsideANumber: a non-JSON error body is quoted up
+// to 200 bytes, but never cut inside a number: a card number across the
+// cut is left out whole, not kept to its 15th digit (which the masker
+// downstream would no longer recognise as a card).
+func TestErrorBodyNeverCutInsideANumber(t *testing.T) {
+	for pad := 180; pad <= 199; pad++ {
+		body := strings.Repeat("x", pad) + " 4111 1111 1111 1111 declined"
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, body)
+		})
+		_, err := c.Merchant("m1").LookupBIN(context.Background(), BINQuery{CardPrefix: "411111"})
+		if err == nil {
+			t.Fatal("want the 400's error")
+		}
+		if msg := err.Error(); strings.Contains(msg, "4111 1111 1111 111") && !strings.Contains(msg, "4111 1111 1111 1111") {
+			t.Errorf("pad %d: the quote keeps 15 digits of the card: %q", pad, msg)
+		}
 	}
 }

@@ -182,6 +182,11 @@ func IsStatus(err error, httpStatus int) bool {
 
 // errorBody is the platform's error body (spec "Errors", docs/wire.md).
 // Some services put reason and message under errorInformation instead.
+// Two more shapes carry the platform's words elsewhere, and are read so
+// that they reach the operator's error text rather than a bare "401
+// Unauthorized": a failed authentication, {"response":{"rmsg":"…"}}, and
+// some 404s (a resource or product not available),
+// {"errors":[{"type":"…","message":"…"}]} (docs/platform.md, Error bodies).
 type errorBody struct {
 	Status           flexString    `json:"status"`
 	Reason           flexString    `json:"reason"`
@@ -194,7 +199,19 @@ type errorBody struct {
 		Message flexString    `json:"message"`
 		Details []errorDetail `json:"details"`
 	} `json:"errorInformation"`
+	Response struct {
+		RMsg flexString `json:"rmsg"`
+	} `json:"response"`
+	Errors []struct {
+		Type    flexString `json:"type"`
+		Message flexString `json:"message"`
+	} `json:"errors"`
 }
+
+// maxErrorEntries bounds how many entries of an errors[] body go into the
+// message: the first say what went wrong, and a hostile body of thousands
+// must not make an error text of a megabyte.
+const maxErrorEntries = 5
 
 type errorDetail struct {
 	Field  flexString `json:"field"`
@@ -233,6 +250,12 @@ func newAPIError(method, path string, resp *http.Response, body []byte, now time
 		if len(details) == 0 {
 			details = eb.ErrorInformation.Details
 		}
+		if e.Message == "" {
+			e.Message = strings.TrimSpace(string(eb.Response.RMsg))
+		}
+		if e.Message == "" && e.Reason == "" {
+			e.Reason, e.Message = errorsEntries(eb)
+		}
 		for _, d := range details {
 			e.Details = append(e.Details, ErrorDetail{Field: string(d.Field), Reason: string(d.Reason)})
 		}
@@ -245,10 +268,43 @@ func newAPIError(method, path string, resp *http.Response, body []byte, now time
 	return e
 }
 
+// errorsEntries reads the not-available shape {"errors":[{type,message}]}:
+// the first entry's type as the reason, and the entries' messages joined
+// (each prefixed with its type when the types differ from the first).
+func errorsEntries(eb errorBody) (reason, message string) {
+	var msgs []string
+	for i, x := range eb.Errors {
+		if i == maxErrorEntries {
+			msgs = append(msgs, fmt.Sprintf("and %d more", len(eb.Errors)-i))
+			break
+		}
+		typ, msg := strings.TrimSpace(string(x.Type)), strings.TrimSpace(string(x.Message))
+		if reason == "" {
+			reason = typ
+		}
+		if typ != "" && typ != reason {
+			msg = strings.TrimSpace(typ + ": " + msg)
+		}
+		if msg != "" {
+			msgs = append(msgs, msg)
+		}
+	}
+	return reason, strings.Join(msgs, "; ")
+}
+
 // firstBytes returns at most n bytes of s, cut on a rune boundary and made
-// valid UTF-8 so an error message never carries broken text.
+// valid UTF-8 so an error message never carries broken text. It never cuts
+// inside a number: the text is masked downstream (this package cannot
+// mask), and a cut keeping 15 digits of a 16-digit card number keeps the
+// card where the masker no longer recognises it (its Luhn digit gone). A
+// run of digits and separators the cut would split is left out whole.
 func firstBytes(s string, n int) string {
 	if len(s) > n {
+		if numberByte(s[n]) {
+			for n > 0 && numberByte(s[n-1]) {
+				n--
+			}
+		}
 		s = s[:n]
 		for len(s) > 0 && !utf8.ValidString(s) {
 			r, size := utf8.DecodeLastRuneInString(s)
@@ -259,4 +315,10 @@ func firstBytes(s string, n int) string {
 		}
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// numberByte is a byte of a written number: a digit or a separator a card
+// number is grouped with (as cardmask reads them).
+func numberByte(c byte) bool {
+	return c >= '0' && c <= '9' || strings.IndexByte(" \t-+./_", c) >= 0
 }

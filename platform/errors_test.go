@@ -116,3 +116,49 @@ func TestAPIErrorHugeBody(t *testing.T) {
 		t.Fatalf("err = %v, body %d bytes", err, len(e.body))
 	}
 }
+
+// The platform answers a failed authentication with
+// {"response":{"rmsg":"…"}} (the vendor's authentication error shape): its
+// words reach the error text, not a bare "401 Unauthorized".
+func TestAPIErrorAuthenticationShape(t *testing.T) {
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusUnauthorized, `{"response":{"rmsg":"Authentication Failed: the key is not valid for merchant m1"}}`)
+	})
+	err := c.Merchant("m1").do(context.Background(), "GET", "/rbs/v1/plans", nil, nil)
+	var e *APIError
+	if !errors.As(err, &e) || e.HTTPStatus != 401 {
+		t.Fatalf("err = %v, want a 401 *APIError", err)
+	}
+	if e.Message != "Authentication Failed: the key is not valid for merchant m1" {
+		t.Errorf("message %q", e.Message)
+	}
+	if want := "GET /rbs/v1/plans: 401 Unauthorized: Authentication Failed: the key is not valid for merchant m1 (correlation id corr-test)"; e.Error() != want {
+		t.Errorf("Error() = %q, want %q", e.Error(), want)
+	}
+}
+
+// Some 404s come as {"errors":[{"type":"…","message":"…"}]} (the vendor's
+// not-available shape): the type becomes the reason, the messages the
+// message, at most maxErrorEntries of them.
+func TestAPIErrorNotAvailableShape(t *testing.T) {
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, `{"errors":[{"type":"notFound","message":"The requested resource does not exist"},
+			{"type":"notEnabled","message":"Group Management is not enabled"}]}`)
+	})
+	err := c.Merchant("m1").do(context.Background(), "GET", "/group-management/v1/groups?organizationId=o", nil, nil)
+	var e *APIError
+	if !errors.As(err, &e) || !IsStatus(err, 404) {
+		t.Fatalf("err = %v, want a 404 *APIError", err)
+	}
+	want := "GET /group-management/v1/groups: 404 notFound: The requested resource does not exist; notEnabled: Group Management is not enabled (correlation id corr-test)"
+	if e.Reason != "notFound" || e.Error() != want {
+		t.Errorf("reason %q, Error() =\n%s\nwant\n%s", e.Reason, e.Error(), want)
+	}
+
+	many := `{"errors":[` + strings.TrimSuffix(strings.Repeat(`{"type":"x","message":"m"},`, 1000), ",") + `]}`
+	c, _ = newTestClient(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusNotFound, many) })
+	err = c.Merchant("m1").do(context.Background(), "GET", "/x", nil, nil)
+	if !errors.As(err, &e) || e.Message != "m; m; m; m; m; and 995 more" {
+		t.Errorf("1000 entries: message %q", e.Message)
+	}
+}

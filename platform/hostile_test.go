@@ -95,6 +95,11 @@ func TestRedirectToSameHostRefused(t *testing.T) {
 // as a platform that loses pages would. page renders one page's JSON.
 func stopEarlyServer(t *testing.T, total, stopAt int, page func(offset, n, total int) string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/group-management/v1/groups" && !r.URL.Query().Has("offset") {
+			// The group list's first page names no paging: the platform
+			// links the pages after it.
+			r.URL.RawQuery += "&offset=0&limit=100"
+		}
 		offset, limit := offsetOf(t, r)
 		n := max(0, min(limit, total-offset))
 		if offset >= stopAt {
@@ -181,9 +186,9 @@ func TestListingsStopEarlyAreShortfalls(t *testing.T) {
 		},
 		"groups": {
 			page: func(offset, n, total int) string {
-				return fmt.Sprintf(`{"count":%d,"totalCount":%d,"_embedded":{"groups":[%s]},"_links":{"self":{"href":"/groups"}%s}}`,
+				return fmt.Sprintf(`{"count":%d,"totalCount":%d,"_embedded":{"groups":[%s]},"_links":{"self":{"href":"/group-management/v1/groups"}%s}}`,
 					n, total, records(offset, n, `{"id":"G%03d","members":["mid1"]}`),
-					next("/groups?organizationId=o&", offset, n, total))
+					next("/group-management/v1/groups?organizationId=o&", offset, n, total))
 			},
 			list: func(m *Merchant) (int, error) {
 				return count(func(yield func(struct{}, error) bool) {
@@ -266,7 +271,7 @@ func TestBodyLimitsPerEndpoint(t *testing.T) {
 			_, err := m.LookupBIN(context.Background(), BINQuery{CardPrefix: "411111"})
 			return err
 		}},
-		{"GET /groups", groupsPageLimit, func(m *Merchant) error { return firstErr(m.Groups(context.Background(), "o")) }},
+		{"GET /group-management/v1/groups", groupsPageLimit, func(m *Merchant) error { return firstErr(m.Groups(context.Background(), "o")) }},
 	}
 	for _, tc := range cases {
 		for _, chunked := range []bool{false, true} {

@@ -230,7 +230,8 @@ func TestAuthModesAgainstSandbox(t *testing.T) {
 }
 
 // A token the sandbox refuses is a 401, never retried: the client's error
-// names the status and the platform's reason.
+// names the status and the platform's words (the vendor's
+// {"response":{"rmsg":…}} body).
 func TestJWTRefusedNotRetried(t *testing.T) {
 	sb, err := sandbox.New(sandbox.Config{Seed: 5})
 	if err != nil {
@@ -250,8 +251,8 @@ func TestJWTRefusedNotRetried(t *testing.T) {
 	var st Stats
 	ctx := WithStats(context.Background(), &st)
 	_, err = c.Merchant(sb.Members()[0]).LookupBIN(ctx, BINQuery{CardPrefix: "411111"})
-	if !IsStatus(err, http.StatusUnauthorized) || !strings.Contains(err.Error(), "AUTHENTICATION_FAILED") {
-		t.Fatalf("err = %v, want 401 AUTHENTICATION_FAILED", err)
+	if !IsStatus(err, http.StatusUnauthorized) || !strings.Contains(err.Error(), "401 Unauthorized: JWT signature does not match") {
+		t.Fatalf("err = %v, want 401 saying the JWT signature does not match", err)
 	}
 	if st.Retries.Load() != 0 || st.Requests.Load() != 1 {
 		t.Errorf("%d requests, %d retries of a 401", st.Requests.Load(), st.Retries.Load())

@@ -225,29 +225,32 @@ func TestSubscriptionPaymentsMerged(t *testing.T) {
 	}
 }
 
+// TestGroupsFollowNext: the group list is read at the versioned path, the
+// organization as the query parameter and no paging of ours (no offset,
+// limit); further pages are the ones the platform links.
 func TestGroupsFollowNext(t *testing.T) {
 	var calls atomic.Int64
 	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		checkSignature(t, r, nil, testPortfolio)
-		if r.URL.Path != "/groups" || r.URL.Query().Get("organizationId") != "sbx org" {
+		if r.URL.Path != "/group-management/v1/groups" || r.URL.Query().Get("organizationId") != "sbx org" {
 			t.Errorf("unexpected %s", r.RequestURI)
 		}
-		switch r.URL.Query().Get("offset") {
-		case "0":
-			if r.URL.Query().Get("limit") != "100" {
-				t.Errorf("limit in %s", r.RequestURI)
+		switch r.URL.Query().Get("page") {
+		case "":
+			if r.URL.RawQuery != "organizationId=sbx+org" {
+				t.Errorf("first page %s: want the organization alone, no paging parameters", r.RequestURI)
 			}
-			writeJSON(w, 200, `{"organizationId":"sbx org","count":2,"totalCount":3,"_embedded":{"groups":[
+			writeJSON(w, 200, `{"organizationId":"sbx org","count":2,"_embedded":{"groups":[
 				{"id":"1001","name":"East","description":"east stores","members":["mid1","mid2"],
 				 "metadata":{"createdTime":"2026-01-01T00:00:00Z","lastUpdatedTime":"2026-02-01T00:00:00Z"},
 				 "_links":{"self":{"href":"/group-management/v1/groups/1001"}}},
 				{"id":1002,"name":"West","members":[]}]},
-				"_links":{"self":{"href":"/groups?organizationId=sbx+org&offset=0&limit=100"},
-				          "next":{"href":"/groups?organizationId=sbx+org&offset=2&limit=2"}}}`)
+				"_links":{"self":{"href":"/group-management/v1/groups?organizationId=sbx+org"},
+				          "next":{"href":"/group-management/v1/groups?organizationId=sbx+org&page=2"}}}`)
 		case "2":
-			writeJSON(w, 200, `{"organizationId":"sbx org","count":1,"totalCount":3,"_embedded":{"groups":[{"id":"1003","name":"North","members":["mid9"]}]},
-				"_links":{"self":{"href":"/groups?organizationId=sbx+org&offset=2&limit=2"}}}`)
+			writeJSON(w, 200, `{"organizationId":"sbx org","count":1,"_embedded":{"groups":[{"id":"1003","name":"North","members":["mid9"]}]},
+				"_links":{"self":{"href":"/group-management/v1/groups?organizationId=sbx+org&page=2"}}}`)
 		default:
 			t.Errorf("unexpected %s", r.RequestURI)
 		}
@@ -272,9 +275,97 @@ func TestGroupsFollowNext(t *testing.T) {
 	}
 }
 
+// TestGroupsNextLinkOnly: a page that links no next page is the last, even
+// when count is below any page size we might have guessed: no second
+// request, no offset of ours.
+func TestGroupsNextLinkOnly(t *testing.T) {
+	var targets []string
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		targets = append(targets, r.RequestURI)
+		writeJSON(w, 200, `{"organizationId":"o","count":1,"_embedded":{"groups":[{"id":"7","members":["m1"]}]},
+			"_links":{"self":{"href":"/group-management/v1/groups?organizationId=o"}}}`)
+	})
+	n := 0
+	for _, err := range c.Merchant("m").Groups(context.Background(), "o") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 1 || fmt.Sprint(targets) != "[/group-management/v1/groups?organizationId=o]" {
+		t.Errorf("%d groups from %v", n, targets)
+	}
+}
+
+// TestGroupsPathFormFallback: when the query form answers 404, the
+// organization is tried as a path segment, and that listing's next links
+// are followed.
+func TestGroupsPathFormFallback(t *testing.T) {
+	var targets []string
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		targets = append(targets, r.RequestURI)
+		switch r.RequestURI {
+		case "/group-management/v1/groups/sbx%20org":
+			writeJSON(w, 200, `{"count":1,"_embedded":{"groups":[{"id":"1","members":["m1"]}]},
+				"_links":{"next":{"href":"/group-management/v1/groups/sbx%20org?page=2"}}}`)
+		case "/group-management/v1/groups/sbx%20org?page=2":
+			writeJSON(w, 200, `{"count":1,"_embedded":{"groups":[{"id":"2","members":["m2"]}]}}`)
+		default:
+			writeJSON(w, 404, `{"errors":[{"type":"notFound","message":"The requested resource does not exist"}]}`)
+		}
+	})
+	var ids []string
+	for g, err := range c.Merchant("m").Groups(context.Background(), "sbx org") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, g.ID)
+	}
+	want := "[/group-management/v1/groups?organizationId=sbx+org /group-management/v1/groups/sbx%20org /group-management/v1/groups/sbx%20org?page=2]"
+	if fmt.Sprint(ids) != "[1 2]" || fmt.Sprint(targets) != want {
+		t.Errorf("groups %v from %v, want [1 2] from %s", ids, targets, want)
+	}
+}
+
+// TestGroupsAtGivenPath: a path given by the user (--groups-path) is the
+// only one called.
+func TestGroupsAtGivenPath(t *testing.T) {
+	var targets []string
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		targets = append(targets, r.RequestURI)
+		if r.URL.Path == "/gm/v2/orgs/o/groups" {
+			writeJSON(w, 200, `{"_embedded":{"groups":[{"id":"1","members":["m1"]}]}}`)
+			return
+		}
+		writeJSON(w, 404, `{"errors":[{"type":"notFound","message":"no"}]}`)
+	})
+	n := 0
+	for _, err := range c.Merchant("m").GroupsAt(context.Background(), "o", "/gm/v2/orgs/{organizationId}/groups") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 1 || fmt.Sprint(targets) != "[/gm/v2/orgs/o/groups]" {
+		t.Errorf("%d groups from %v", n, targets)
+	}
+	for _, bad := range []string{"", "groups?organizationId={organizationId}", "//h/{organizationId}", "/group-management/v1/groups"} {
+		if CheckGroupsPath(bad) == nil {
+			t.Errorf("CheckGroupsPath(%q) accepted", bad)
+		}
+	}
+	if err := CheckGroupsPath(DefaultGroupsPath); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestGroupsNextLoopIsError(t *testing.T) {
 	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, `{"_embedded":{"groups":[{"id":"1"}]},"_links":{"next":{"href":"/groups?organizationId=o&offset=0&limit=100"}}}`)
+		if r.URL.Query().Get("page") == "" {
+			writeJSON(w, 200, `{"_embedded":{"groups":[{"id":"1"}]},"_links":{"next":{"href":"/group-management/v1/groups?organizationId=o&page=2"}}}`)
+			return
+		}
+		writeJSON(w, 200, `{"_embedded":{"groups":[{"id":"2"}]},"_links":{"next":{"href":"/group-management/v1/groups?organizationId=o&page=2"}}}`)
 	})
 	var n int
 	var last error
@@ -282,8 +373,94 @@ func TestGroupsNextLoopIsError(t *testing.T) {
 		n++
 		last = err
 	}
-	if n != 2 || !errors.Is(last, ErrInvalidData) {
+	if n != 3 || !errors.Is(last, ErrInvalidData) {
 		t.Errorf("%d yields, last error %v", n, last)
+	}
+}
+
+// TestGroupsEndlessPagesBounded: next links that never end stop the
+// listing: a page bringing no group not seen before ends it, and a
+// platform bringing new groups forever fails it after maxGroupPages pages.
+func TestGroupsEndlessPagesBounded(t *testing.T) {
+	var calls atomic.Int64
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		writeJSON(w, 200, fmt.Sprintf(`{"_embedded":{"groups":[{"id":"1","members":["m1"]}]},
+			"_links":{"next":{"href":"/group-management/v1/groups?organizationId=o&page=%d"}}}`, n+1))
+	})
+	var ids []string
+	for g, err := range c.Merchant("m").Groups(context.Background(), "o") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, g.ID)
+	}
+	if fmt.Sprint(ids) != "[1]" || calls.Load() != 2 {
+		t.Errorf("same group on every page: %v in %d requests, want [1] in 2", ids, calls.Load())
+	}
+
+	calls.Store(0)
+	c, _ = newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		n := calls.Add(1)
+		writeJSON(w, 200, fmt.Sprintf(`{"_embedded":{"groups":[{"id":"G%d"}]},
+			"_links":{"next":{"href":"/group-management/v1/groups?organizationId=o&page=%d"}}}`, n, n+1))
+	})
+	var last error
+	groups := 0
+	for _, err := range c.Merchant("m").Groups(context.Background(), "o") {
+		if err != nil {
+			last = err
+			continue
+		}
+		groups++
+	}
+	if !errors.Is(last, ErrInvalidData) || !strings.Contains(last.Error(), fmt.Sprintf("after %d pages", maxGroupPages)) ||
+		calls.Load() != maxGroupPages {
+		t.Errorf("endless new pages: %d requests, %d groups, error %v; want %d requests and an error", calls.Load(), groups, last, maxGroupPages)
+	}
+}
+
+// TestGroupsUnavailable: group management refused (404 at both paths, 403,
+// 401, or "not enabled") ends the listing with one error naming every
+// request tried and the platform's own words.
+func TestGroupsUnavailable(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		want   []string
+		tries  int
+	}{
+		{"404 at both paths", 404, `{"errors":[{"type":"notFound","message":"The requested resource does not exist"}]}`, []string{
+			"group management is not available to this key (organization o): GET /group-management/v1/groups?organizationId=o answered 404 notFound: The requested resource does not exist",
+			"; then GET /group-management/v1/groups/o answered 404 notFound: The requested resource does not exist"}, 2},
+		{"403", 403, `{"status":"FORBIDDEN","reason":"NOT_AUTHORIZED","message":"Groups Manage permission needed"}`, []string{
+			"GET /group-management/v1/groups?organizationId=o answered 403 FORBIDDEN NOT_AUTHORIZED: Groups Manage permission needed"}, 1},
+		{"401", 401, `{"response":{"rmsg":"Authentication Failed"}}`, []string{
+			"GET /group-management/v1/groups?organizationId=o answered 401 Unauthorized: Authentication Failed"}, 1},
+		{"400 not enabled", 400, `{"status":"INVALID_REQUEST","reason":"INVALID_DATA","message":"Group Management is not enabled for this organization"}`, []string{
+			"answered 400 INVALID_REQUEST INVALID_DATA: Group Management is not enabled for this organization"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int64
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				writeJSON(w, tc.status, tc.body)
+			})
+			var last error
+			for _, err := range c.Merchant("m").Groups(context.Background(), "o") {
+				last = err
+			}
+			var ue *GroupsUnavailableError
+			if !errors.As(last, &ue) || !errors.Is(last, ErrGroupsUnavailable) || len(ue.Tried) != tc.tries || calls.Load() != int64(tc.tries) {
+				t.Fatalf("error %v after %d requests; want a GroupsUnavailableError of %d tries", last, calls.Load(), tc.tries)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(last.Error(), w) {
+					t.Errorf("error\n%s\ndoes not say\n%s", last, w)
+				}
+			}
+		})
 	}
 }
 

@@ -98,7 +98,7 @@ var answers = []answer{
 		wire:    binWire{},
 	},
 	{
-		request: "GET /groups",
+		request: "GET /group-management/v1/groups",
 		noModel: "the vendor's SDK has no group management operation or model (no src/api file serves a groups " +
 			"path, which the test checks); the fields are those of the platform interface spec as docs/wire.md " +
 			"gives them, unverified against the vendor",

@@ -27,6 +27,48 @@ type errorDetail struct {
 	Reason string `json:"reason"`
 }
 
+// authFailure is the vendor's body of a failed authentication (401):
+// {"response":{"rmsg":"…"}} (the authentication error of the vendor's
+// integrations, docs/platform.md, Error bodies); the standard error body's
+// fields are not in it.
+type authFailure struct {
+	Response authFailureResponse `json:"response"`
+}
+
+type authFailureResponse struct {
+	RMsg string `json:"rmsg"`
+}
+
+// notAvailableBody is the vendor's body of some 404s, a resource or
+// product not available: {"errors":[{"type":"…","message":"…"}]}.
+type notAvailableBody struct {
+	Errors []notAvailableError `json:"errors"`
+}
+
+type notAvailableError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// notAvailable is a 404 in the not-available shape.
+func notAvailable(typ, msg string) answer {
+	return answer{code: http.StatusNotFound, body: notAvailableBody{Errors: []notAvailableError{{Type: typ, Message: msg}}}}
+}
+
+// groupsUnavailable answers a group management request when the
+// GroupsUnavailable fault is on: 404 in the not-available shape, or 403 in
+// the standard shape, both saying the product is not enabled.
+func (s *Server) groupsUnavailable(ri *reqInfo) answer {
+	const msg = "Group Management is not enabled for this organization"
+	if s.cfg.Faults.GroupsUnavailable == http.StatusNotFound {
+		if ri.bodiless {
+			return answer{code: http.StatusNotFound}
+		}
+		return notAvailable("notEnabled", msg)
+	}
+	return s.errorAnswer(ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED", msg)
+}
+
 // errorAnswer is an error in the platform's error body; a bodiless
 // request (a group update or delete) is answered its status alone.
 func (s *Server) errorAnswer(ri *reqInfo, code int, status, reason, msg string, details ...errorDetail) answer {

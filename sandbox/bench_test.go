@@ -37,7 +37,7 @@ func BenchmarkListPages(b *testing.B) {
 		}},
 		{"plans", func(string, int) string { return "/rbs/v1/plans?offset=0&limit=100" }},
 		{"subscriptions100", func(string, int) string { return "/rbs/v1/subscriptions?offset=0&limit=100" }},
-		{"groups", func(string, int) string { return "/groups?organizationId=" + DefaultOrganizationID }},
+		{"groups", func(string, int) string { return "/group-management/v1/groups?organizationId=" + DefaultOrganizationID }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var n atomic.Int64

@@ -160,11 +160,18 @@ type Faults struct {
 	// ShortListings make listings stop early, as a platform that loses
 	// pages would (ShortListing).
 	ShortListings []ShortListing
+	// GroupsUnavailable, when 403 or 404, answers every group management
+	// request with it, saying Group Management is not enabled (404 in the
+	// vendor's not-available shape, 403 in the standard one): a key or
+	// account without the product. 0: group management answers.
+	GroupsUnavailable int
 }
 
 // Listings a ShortListing may name, each a paged list the client reads in
-// full.
-var Listings = []string{"groups", "plans", "subscriptions", "payments", "transactions"}
+// full and whose pages carry totalCount. The group list is not among them:
+// the spec's list has no totalCount, so a short one cannot be told from a
+// whole one.
+var Listings = []string{"plans", "subscriptions", "payments", "transactions"}
 
 // ShortListing makes one listing stop early: its pages serve the records
 // at positions before Served, then no more (pages come back empty, or cut
@@ -301,6 +308,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		}
 	}
 	f.ShortListings = slices.Clone(f.ShortListings)
+	if g := f.GroupsUnavailable; g != 0 && g != 403 && g != 404 {
+		return Config{}, fmt.Errorf("faults: groups unavailable status %d, want 403, 404 or 0", g)
+	}
 	return cfg, nil
 }
 

@@ -106,7 +106,7 @@ func TestContractAuthentication(t *testing.T) {
 		{name: "no signature", tamper: func(r *http.Request) { r.Header.Del("Signature") }},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name+": 401 with the error body", func(t *testing.T) {
+		t.Run(tc.name+": 401 with the vendor's authentication error body", func(t *testing.T) {
 			cc := c.with(t)
 			if tc.sg != nil {
 				cc.sg = tc.sg(cc.sg)
@@ -120,9 +120,10 @@ func TestContractAuthentication(t *testing.T) {
 			if err := json.Unmarshal(b, &eb); err != nil {
 				t.Fatal(err)
 			}
-			// "Error body: status, reason, message, optional submitTimeUtc, optional details[]."
-			if str(eb, "status") != "UNAUTHORIZED" || str(eb, "reason") != "AUTHENTICATION_FAILED" || str(eb, "message") == "" || str(eb, "submitTimeUtc") == "" {
-				t.Fatalf("body %v", eb)
+			// {"response":{"rmsg":"…"}}, the vendor's authentication error
+			// (docs/platform.md, Error bodies), and nothing else.
+			if len(eb) != 1 || str(eb, "response.rmsg") == "" {
+				t.Fatalf("body %v, want {\"response\":{\"rmsg\":…}}", eb)
 			}
 		})
 	}
@@ -263,7 +264,7 @@ func TestContractFaultStatuses(t *testing.T) {
 	if code, _ := c.status("POST", "/fin/v1/plans/", memberID(0), plansBody(visaCredit2, "600.00")); code != 502 {
 		t.Errorf("installments: %d", code)
 	}
-	if code, body := c.status("DELETE", "/groups/1001", DefaultOrganizationID, nil); code != 500 || len(body) != 0 {
+	if code, body := c.status("DELETE", "/group-management/v1/groups/1001", DefaultOrganizationID, nil); code != 500 || len(body) != 0 {
 		t.Errorf("group delete: %d %q", code, body)
 	}
 	if code, _ := c.status("GET", "/rbs/v1/plans", memberID(0), nil); code != 503 {

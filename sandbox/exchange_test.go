@@ -46,7 +46,7 @@ func TestRequestOrderAndBodies(t *testing.T) {
 			"INVALID_DATA", "a ACTIVE plan cannot move to ACTIVE"},
 		{"the skip list's body is checked before the merchant", c, "PUT", "/rbs/v1/subscriptions/123/payments", DefaultOrganizationID,
 			map[string]any{}, 400, "MISSING_FIELD", "Declined - The request is missing one or more fields"},
-		{"group management refuses a user without the permission before reading the body", noGroups, "POST", "/groups",
+		{"group management refuses a user without the permission before reading the body", noGroups, "POST", "/group-management/v1/groups",
 			DefaultOrganizationID, rawBody("{"), 403, "NOT_AUTHORIZED", "the Groups Manage permission is required"},
 		{"a control's empty body is no change", c, "POST", "/sandbox/v1/clock", mid, rawBody(""), 400,
 			"INVALID_DATA", "advance (a Go duration such as 36h) or to (RFC 3339) is required"},

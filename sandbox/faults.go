@@ -39,8 +39,6 @@ func (s *Server) roll(rate float64) bool {
 func listingOf(r *http.Request) (string, []string) {
 	p := r.URL.Path
 	switch r.Method + " " + p {
-	case "GET /groups":
-		return "groups", []string{"_embedded", "groups"}
 	case "GET /rbs/v1/plans":
 		return "plans", []string{"plans"}
 	case "GET /rbs/v1/subscriptions":

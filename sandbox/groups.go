@@ -14,6 +14,20 @@ import (
 // Authentication 3). Groups live in the Server under groupMu; the ground
 // truth keeps the groups as generated (Server.initial).
 
+// groupsPath is where group management lives: the versioned path the
+// spec's group records link to.
+const groupsPath = "/group-management/v1/groups"
+
+// groupsPrefix is groupsPath with the slash a group id follows.
+const groupsPrefix = groupsPath + "/"
+
+// unversionedGroups answers the unversioned /groups paths with 404 in the
+// vendor's not-available shape: no vendor source shows them, and a client
+// that calls them must fail here as on the platform.
+func (s *Server) unversionedGroups(x *exchange, _ noBody) answer {
+	return notAvailable("notFound", "The requested resource "+x.r.URL.Path+" does not exist")
+}
+
 // groupTypeCustom is the one group type observed; other values are not
 // shown, so the sandbox accepts this one only.
 const groupTypeCustom = "CUSTOM"
@@ -127,12 +141,12 @@ func canManage(u User, g *group) bool {
 }
 
 func (s *Server) listGroups(x *exchange, _ noBody) answer {
-	return s.groupList(x, x.r.URL.Query().Get("organizationId"), "/groups")
+	return s.groupList(x, x.r.URL.Query().Get("organizationId"), groupsPath)
 }
 
-// getGroupOrList serves both /groups/{groupId} and the spec's example path
-// form /groups/{organizationId}: group ids are numeric and organization
-// ids are not, and a group id wins if they ever collide.
+// getGroupOrList serves both groupsPath/{groupId} and the spec's example
+// path form groupsPath/{organizationId}: group ids are numeric and
+// organization ids are not, and a group id wins if they ever collide.
 func (s *Server) getGroupOrList(x *exchange, _ noBody) answer {
 	id := x.r.PathValue("id")
 	if g := s.findGroupLocked(id); g != nil {
@@ -143,7 +157,7 @@ func (s *Server) getGroupOrList(x *exchange, _ noBody) answer {
 		return reply(http.StatusOK, g.record())
 	}
 	if id == s.cfg.OrganizationID || id == DefaultMerchantAccountID {
-		return s.groupList(x, id, "/groups/"+url.PathEscape(id))
+		return s.groupList(x, id, groupsPrefix+url.PathEscape(id))
 	}
 	return x.notFound("group " + id + " was not found")
 }
@@ -151,7 +165,11 @@ func (s *Server) getGroupOrList(x *exchange, _ noBody) answer {
 // groupList answers with the groups an organization owns, whatever
 // merchant the request acts for: the key belongs to the organization.
 // Asking for another organization's groups is 403, as the spec's
-// permissions rule it.
+// permissions rule it. The answer is the spec's list: organizationId,
+// count, _embedded.groups[], _links.self, and _links.next only while a
+// page follows (in the form asked: query or path). The spec documents no
+// paging and no totalCount, so none is sent; the pages are the
+// sandbox's own (offset, limit), reached by its links.
 func (s *Server) groupList(x *exchange, org, path string) answer {
 	if org == "" {
 		return x.validationError("organizationId is required", errorDetail{Field: "organizationId", Reason: "MISSING_FIELD"})
@@ -176,18 +194,12 @@ func (s *Server) groupList(x *exchange, org, path string) answer {
 			Links:    map[string]link{"self": {Href: "/group-management/v1/groups/" + g.id}}})
 	}
 	q := url.Values{}
-	if path == "/groups" {
+	if path == groupsPath {
 		q.Set("organizationId", org)
 	}
 	links := pageLinks(path, q, offset, limit, len(owned), false)
-	if next, ok := links["next"]; ok && path != "/groups" {
-		// The next page is named in the query form, which every client reads.
-		nq := url.Values{"organizationId": {org}, "offset": {strconv.Itoa(offset + limit)}, "limit": {strconv.Itoa(limit)}}
-		next.Href = "/groups?" + nq.Encode()
-		links["next"] = next
-	}
 	return reply(http.StatusOK, map[string]any{
-		"organizationId": org, "count": len(items), "totalCount": len(owned),
+		"organizationId": org, "count": len(items),
 		"_embedded": map[string]any{"groups": items}, "_links": links,
 	})
 }
@@ -210,7 +222,7 @@ func (s *Server) checkMIDs(c *checks, field string, ids []string) []string {
 	return out
 }
 
-// createGroup answers POST /groups with the group record (201).
+// createGroup answers POST groupsPath with the group record (201).
 func (s *Server) createGroup(x *exchange, d doc) answer {
 	var c checks
 	c.require(d, "organizationId", "name")
@@ -249,7 +261,7 @@ func (s *Server) createGroup(x *exchange, d doc) answer {
 	return reply(http.StatusCreated, g.record())
 }
 
-// patchGroup answers PATCH /groups/{groupId}: description, name and
+// patchGroup answers PATCH groupsPath/{groupId}: description, name and
 // membership changes, additions and removals combined; a status code only.
 func (s *Server) patchGroup(x *exchange, d doc) answer {
 	var c checks
@@ -296,7 +308,7 @@ func (s *Server) patchGroup(x *exchange, d doc) answer {
 	return answer{code: http.StatusOK}
 }
 
-// deleteGroup answers DELETE /groups/{groupId}: irreversible, a status
+// deleteGroup answers DELETE groupsPath/{groupId}: irreversible, a status
 // code only.
 func (s *Server) deleteGroup(x *exchange, _ noBody) answer {
 	id := x.r.PathValue("id")

@@ -71,7 +71,7 @@ func TestEveryLinkWorks(t *testing.T) {
 			return c.with(t).j("POST", "/pts/v2/payments", mid, bnplAuthBody("70.00", str(sess, "processorInformation.token")), 201)
 		},
 		"transaction search": post("/tss/v2/searches", obj{"query": "submitTimeUtc:[NOW/DAY-1DAY TO NOW/DAY+1DAY}", "limit": 3, "sort": "id:asc"}),
-		"group list":         get("/groups?organizationId=" + DefaultOrganizationID + "&limit=1"),
+		"group list":         get("/group-management/v1/groups?organizationId=" + DefaultOrganizationID + "&limit=1"),
 	}
 	w := &linkWalker{c: c, mid: mid, gets: map[string]bool{}, seeds: seeds}
 	names := make([]string, 0, len(seeds))

@@ -85,8 +85,8 @@ func TestListQueryParameters(t *testing.T) {
 		{"/rbs/v1/subscriptions?planId=123", "planId"},
 		{"/rbs/v1/subscriptions?limit=5&limit=6", "limit"},
 		{"/rbs/v1/subscriptions/" + str(subs[0], "id") + "/payments?status=PAID", "status"},
-		{"/groups?organizationId=" + DefaultOrganizationID + "&name=Region", "name"},
-		{"/groups/" + DefaultOrganizationID + "?filter=x", "filter"},
+		{"/group-management/v1/groups?organizationId=" + DefaultOrganizationID + "&name=Region", "name"},
+		{"/group-management/v1/groups/" + DefaultOrganizationID + "?filter=x", "filter"},
 	} {
 		eb := c.with(t).j("GET", tc.path, mid, nil, 400)
 		wantError(t, eb, "INVALID_REQUEST", "VALIDATION_ERROR", tc.field, "")

@@ -10,14 +10,17 @@ import (
 // its handler.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	// Group management (groups.go).
-	mux.HandleFunc("GET /groups", handle(s, readGroups, s.listGroups))
-	mux.HandleFunc("POST /groups", handle(s, createGroups, s.createGroup))
-	mux.HandleFunc("GET /groups/{id}", handle(s, readGroups, s.getGroupOrList))
-	// A group's self link names it under /group-management/v1 (spec).
-	mux.HandleFunc("GET /group-management/v1/groups/{id}", handle(s, readGroups, s.getGroupOrList))
-	mux.HandleFunc("PATCH /groups/{id}", handle(s, writeGroups, s.patchGroup))
-	mux.HandleFunc("DELETE /groups/{id}", handle(s, writeGroups, s.deleteGroup))
+	// Group management (groups.go), at the versioned path only: the
+	// spec's group records link to /group-management/v1/groups/{id}, and
+	// the unversioned /groups, which no vendor source shows, answers 404
+	// in the vendor's not-available shape.
+	mux.HandleFunc("GET "+groupsPath, handle(s, readGroups, s.listGroups))
+	mux.HandleFunc("POST "+groupsPath, handle(s, createGroups, s.createGroup))
+	mux.HandleFunc("GET "+groupsPath+"/{id}", handle(s, readGroups, s.getGroupOrList))
+	mux.HandleFunc("PATCH "+groupsPath+"/{id}", handle(s, writeGroups, s.patchGroup))
+	mux.HandleFunc("DELETE "+groupsPath+"/{id}", handle(s, writeGroups, s.deleteGroup))
+	mux.HandleFunc("/groups", handle(s, unlocked, s.unversionedGroups))
+	mux.HandleFunc("/groups/", handle(s, unlocked, s.unversionedGroups))
 	// Recurring billing: plans (plans.go), subscriptions
 	// (subscriptions.go) and their payments (subpayments.go).
 	mux.HandleFunc("GET /rbs/v1/plans", handle(s, readMember, s.listPlans))

@@ -136,13 +136,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if isAuthErr(err) {
 			msg = err.Error()
 		}
-		s.writeError(w, ri, http.StatusUnauthorized, "UNAUTHORIZED", "AUTHENTICATION_FAILED", msg)
+		// The vendor's authentication error shape (docs/platform.md,
+		// Error bodies), status code only for a bodiless request.
+		a := answer{code: http.StatusUnauthorized}
+		if !ri.bodiless {
+			a.body = authFailure{Response: authFailureResponse{RMsg: msg}}
+		}
+		s.write(w, a)
 		return
 	}
 	ri.body, ri.user, ri.mid = body, user, mid
 	if !s.mayActFor(user, ri.mid) {
 		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED",
 			fmt.Sprintf("key %s may not act for merchant %s", user.KeyID, ri.mid))
+		return
+	}
+	if f.GroupsUnavailable != 0 && (r.URL.Path == groupsPath || strings.HasPrefix(r.URL.Path, groupsPrefix)) {
+		s.write(w, s.groupsUnavailable(ri))
 		return
 	}
 	if st, ok := f.FailMembers[ri.mid]; ok {
@@ -203,7 +213,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // isGroupWrite reports whether r is a group update or delete, whose
 // answers are a status code only.
 func isGroupWrite(r *http.Request) bool {
-	return (r.Method == http.MethodPatch || r.Method == http.MethodDelete) && strings.HasPrefix(r.URL.Path, "/groups/")
+	return (r.Method == http.MethodPatch || r.Method == http.MethodDelete) && strings.HasPrefix(r.URL.Path, groupsPrefix)
 }
 
 func correlationID() string {

@@ -63,12 +63,17 @@ func TestAuthentication(t *testing.T) {
 			if resp.Header.Get("v-c-correlation-id") == "" {
 				t.Error("no v-c-correlation-id header")
 			}
-			if tc.want >= 400 {
+			if tc.want == 401 {
+				var eb struct{ Response struct{ RMsg string } }
+				if err := json.Unmarshal(body, &eb); err != nil || eb.Response.RMsg == "" {
+					t.Errorf("401 body %s, want the vendor's {\"response\":{\"rmsg\":…}}", body)
+				}
+			} else if tc.want >= 400 {
 				var eb testErrorBody
 				if err := json.Unmarshal(body, &eb); err != nil {
 					t.Fatalf("error body: %v: %s", err, body)
 				}
-				want := map[int][2]string{401: {"UNAUTHORIZED", "AUTHENTICATION_FAILED"}, 403: {"FORBIDDEN", "NOT_AUTHORIZED"}}[tc.want]
+				want := map[int][2]string{403: {"FORBIDDEN", "NOT_AUTHORIZED"}}[tc.want]
 				if eb.Status != want[0] || eb.Reason != want[1] || eb.Message == "" {
 					t.Errorf("error body %+v, want %v with a message", eb, want)
 				}
@@ -85,7 +90,7 @@ func TestNotFound(t *testing.T) {
 		{"GET", "/rbs/v1/subscriptions/1234567890123456789012", "NOT_FOUND", "INVALID_DATA", "ubscription 1234567890123456789012 not found"},
 		{"GET", "/rbs/v1/subscriptions/1234567890123456789012/payments", "NOT_FOUND", "INVALID_DATA", "not found"},
 		{"GET", "/tss/v2/transactions/1234567890123456789012", "NOT_FOUND", "INVALID_DATA", "not found"},
-		{"GET", "/groups/999", "NOT_FOUND", "INVALID_DATA", "not found"},
+		{"GET", "/group-management/v1/groups/999", "NOT_FOUND", "INVALID_DATA", "not found"},
 		{"GET", "/no/such/thing", "NOT_FOUND", "INVALID_DATA", "no resource"},
 		{"DELETE", "/rbs/v1/plans", "NOT_FOUND", "INVALID_DATA", "no resource"},
 	} {
@@ -185,42 +190,57 @@ func TestPaging(t *testing.T) {
 	s, c := newTestServer(t, Config{Seed: 7, Scale: Scale{Members: 12, Subscriptions: 23, Groups: 5}})
 	mid := memberID(0)
 
-	// Groups: 5 groups, pages of 2, next links until the end.
-	var ids []string
-	path := "/groups?organizationId=" + DefaultOrganizationID + "&offset=0&limit=2"
-	for path != "" {
-		var page struct {
-			Count, TotalCount int
-			Embedded          struct{ Groups []struct{ ID string } } `json:"_embedded"`
-			Links             map[string]struct{ Href string }       `json:"_links"`
+	// Groups: 5 groups, pages of 2, next links until the end, in the form
+	// asked (query or path): the spec's list, organizationId, count,
+	// _embedded.groups, _links.self, and _links.next only while a page
+	// follows; no totalCount.
+	for _, first := range []string{
+		"/group-management/v1/groups?organizationId=" + DefaultOrganizationID + "&offset=0&limit=2",
+		"/group-management/v1/groups/" + DefaultOrganizationID + "?limit=2",
+	} {
+		var ids []string
+		prefix, _, _ := strings.Cut(first, "?")
+		for path := first; path != ""; {
+			var page map[string]json.RawMessage
+			c.call("GET", path, mid, nil, 200, &page)
+			var body struct {
+				OrganizationID string
+				Count          int
+				Embedded       struct{ Groups []struct{ ID string } } `json:"_embedded"`
+				Links          map[string]struct{ Href string }       `json:"_links"`
+			}
+			raw, _ := json.Marshal(page)
+			json.Unmarshal(raw, &body)
+			if _, ok := page["totalCount"]; ok || body.OrganizationID != DefaultOrganizationID || body.Count != len(body.Embedded.Groups) {
+				t.Fatalf("groups page %s: %s", path, raw)
+			}
+			if self := body.Links["self"].Href; !strings.HasPrefix(self, prefix+"?") {
+				t.Errorf("groups page %s: self %q, want the form asked", path, self)
+			}
+			for _, g := range body.Embedded.Groups {
+				ids = append(ids, g.ID)
+			}
+			next, has := body.Links["next"]
+			if has != (len(ids) < 5) || has && !strings.HasPrefix(next.Href, prefix+"?") {
+				t.Fatalf("groups page %s after %d groups: next %+v", path, len(ids), body.Links)
+			}
+			path = next.Href
 		}
-		c.call("GET", path, mid, nil, 200, &page)
-		if page.TotalCount != 5 || page.Count != len(page.Embedded.Groups) {
-			t.Fatalf("groups page %s: count %d totalCount %d", path, page.Count, page.TotalCount)
+		if strings.Join(ids, ",") != "1001,1002,1003,1004,1005" {
+			t.Fatalf("groups from %s: %v", first, ids)
 		}
-		for _, g := range page.Embedded.Groups {
-			ids = append(ids, g.ID)
-		}
-		path = page.Links["next"].Href
 	}
-	if len(ids) != 5 {
-		t.Fatalf("groups: %v", ids)
-	}
-	var byPath struct{ TotalCount int }
-	c.call("GET", "/groups/"+DefaultOrganizationID, mid, nil, 200, &byPath)
-	if byPath.TotalCount != 5 {
-		t.Fatalf("path form: totalCount %d", byPath.TotalCount)
-	}
+	ids := []string{"1001"}
 	var rec struct {
 		GroupID, SelectedOrganizationCount, Type string
 		SelectedOrganizationIDs                  []string `json:"selectedOrganizationIds"`
 	}
-	c.call("GET", "/groups/"+ids[0], mid, nil, 200, &rec)
+	c.call("GET", "/group-management/v1/groups/"+ids[0], mid, nil, 200, &rec)
 	if rec.GroupID != ids[0] || rec.Type != "CUSTOM" || rec.SelectedOrganizationCount != strconv.Itoa(len(rec.SelectedOrganizationIDs)) {
 		t.Fatalf("group record %+v", rec)
 	}
-	c.call("GET", "/groups?organizationId=other", mid, nil, 403, nil)
-	c.call("GET", "/groups?organizationId="+DefaultOrganizationID+"&limit=1001", mid, nil, 400, nil)
+	c.call("GET", "/group-management/v1/groups?organizationId=other", mid, nil, 403, nil)
+	c.call("GET", "/group-management/v1/groups?organizationId="+DefaultOrganizationID+"&limit=1001", mid, nil, 400, nil)
 	// Every member is in a group; one in ten in two.
 	inGroups := map[string]int{}
 	gt, err := s.GroundTruth()

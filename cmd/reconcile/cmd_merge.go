@@ -240,6 +240,12 @@ func shardSettings(o runOptions, org string, rates *checks.RateTable, limits *ch
 		"bnpl-session-age":  o.bnplSessionAge.String(),
 		"bin-refresh-age":   o.binRefreshAge.String(),
 	}
+	if len(o.merchantList) > 0 {
+		// Shards of one date must name the same members.
+		mids := slices.Clone(o.merchantList)
+		slices.Sort(mids)
+		s["merchants"] = linesHash(mids)
+	}
 	if o.baseURL == "" {
 		s["sandbox-seed"] = strconv.FormatInt(o.sandboxSeed, 10)
 		s["sandbox-scale"] = o.sandboxScale

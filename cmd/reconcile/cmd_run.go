@@ -49,6 +49,9 @@ type runOptions struct {
 	concurrency    int
 	rate           float64
 	groups         string
+	merchants      string   // --merchants: MID,MID or @FILE
+	merchantList   []string // --merchants read (readMerchants), for the shard settings
+	groupsPath     string   // --groups-path
 	shard          string
 	memberTimeout  time.Duration
 	searchTimeForm string
@@ -116,6 +119,8 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.IntVar(&o.concurrency, "concurrency", 8, "members processed at once")
 	fs.Float64Var(&o.rate, "rate", 20, "requests per second, whole run")
 	fs.StringVar(&o.groups, "groups", "", "only these group IDs (comma separated)")
+	fs.StringVar(&o.merchants, "merchants", "", "reconcile these merchant IDs instead of discovering the groups' members, with no group management request: MID,MID or @FILE (one per line, # comments)")
+	fs.StringVar(&o.groupsPath, "groups-path", "", "group list path, {organizationId} where the organization goes (default "+platform.DefaultGroupsPath+", then "+platform.GroupsPathForm+" on 404)")
 	fs.StringVar(&o.shard, "shard", "0/1", "i/n: this process takes members whose hash mod n = i")
 	fs.DurationVar(&o.memberTimeout, "member-timeout", 15*time.Minute, "time limit for one member's pull")
 	fs.StringVar(&o.searchTimeForm, "search-time-form", "epoch", "how Transaction Search windows are written: epoch (milliseconds), datemath (NOW/DAY-nDAYS) or iso (timestamps, undocumented)")
@@ -220,6 +225,20 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	shard, err := groups.ParseShard(o.shard)
 	if err != nil {
 		return err
+	}
+	if o.merchantList, err = readMerchants(o.merchants); err != nil {
+		return err
+	}
+	if len(o.merchantList) > 0 && o.groups != "" {
+		return errors.New("--merchants and --groups: give one or the other (--merchants names the members, with no group listed)")
+	}
+	if len(o.merchantList) > 0 && o.splitBy == "group" {
+		return errors.New("--split-by group with --merchants: the members named belong to no group; drop --split-by")
+	}
+	if o.groupsPath != "" {
+		if err := platform.CheckGroupsPath(o.groupsPath); err != nil {
+			return fmt.Errorf("--groups-path: %w", err)
+		}
 	}
 	if o.concurrency < 1 || o.concurrency > maxConcurrency {
 		return fmt.Errorf("--concurrency %d: want 1 to %d members at once", o.concurrency, maxConcurrency)
@@ -335,6 +354,8 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Concurrency:      o.concurrency,
 		MemberTimeout:    o.memberTimeout,
 		GroupIDs:         splitList(o.groups),
+		Merchants:        o.merchantList,
+		GroupsPath:       o.groupsPath,
 		Shard:            shard,
 		PaymentLists:     paymentListsPerMember,
 		Force:            o.force,
@@ -349,6 +370,11 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		OnProgress:       o.hooks.progressFunc(),
 		Memory:           watch,
 	})
+	if errors.Is(err, platform.ErrGroupsUnavailable) {
+		return fmt.Errorf("%w; what to do: name the members with --merchants MID,MID (or --merchants @FILE, one per line), "+
+			"which needs no group management; or, if the platform lists groups at another path, give it with --groups-path "+
+			"(e.g. %s); or have Group Management enabled for the key (a user with the Groups Manage permission)", err, platform.DefaultGroupsPath)
+	}
 	if errors.Is(err, pipeline.ErrNoMembers) {
 		return fmt.Errorf("%w; give --allow-empty if an organization without members is expected", err)
 	}
@@ -750,6 +776,66 @@ func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, aut
 			hs.Shutdown(sctx)
 		},
 	}, nil
+}
+
+// maxMerchantsFile bounds a --merchants @FILE: 10 MiB holds far more MIDs
+// than any portfolio (5,000 groups of 10,000).
+const maxMerchantsFile = 10 << 20
+
+// readMerchants reads --merchants: "MID,MID", or "@FILE" with one MID per
+// line. Around each MID whitespace is trimmed; in a file, blank lines and
+// lines starting with # are skipped, and the text after a # on a line is a
+// comment. A MID named twice is taken once. The MIDs are otherwise kept as
+// written (identifiers are never altered). "" is no list; a list naming no
+// MID is an error, so an empty file does not silently reconcile nothing.
+func readMerchants(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var parts []string
+	source := "--merchants"
+	if path, ok := strings.CutPrefix(strings.TrimSpace(s), "@"); ok {
+		source = "--merchants @" + path
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxMerchantsFile+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		if len(b) > maxMerchantsFile {
+			return nil, fmt.Errorf("%s: larger than %d MiB", source, maxMerchantsFile>>20)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			parts = append(parts, line)
+		}
+	} else {
+		parts = strings.Split(s, ",")
+	}
+	var mids []string
+	seen := map[string]bool{}
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" || seen[p] {
+			continue
+		}
+		if strings.IndexFunc(p, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ',' }) >= 0 {
+			where := fmt.Sprintf("item %d", i+1)
+			if source != "--merchants" {
+				where = fmt.Sprintf("line %d", i+1)
+			}
+			return nil, fmt.Errorf("%s: %s: %q is not one merchant ID (one per line, or separated by commas)", source, where, terminalLine(cardmask.MaskText(p)))
+		}
+		seen[p] = true
+		mids = append(mids, p)
+	}
+	if len(mids) == 0 {
+		return nil, fmt.Errorf("%s: no merchant ID in it", source)
+	}
+	return mids, nil
 }
 
 func firstNonEmpty(vs ...string) string {

@@ -26,6 +26,7 @@ type sandboxOptions struct {
 const sandboxExamples = `  reconcile sandbox --addr 127.0.0.1:8080 --seed 7 --scale small
   reconcile sandbox --scale medium --ground-truth truth.json --journal-dir journals/
   reconcile sandbox --latency 50ms --jitter 20ms --rate-limit-rate 0.05 --fail-members sbxmid000003:403
+  reconcile sandbox --groups-unavailable 404                           # no Group Management: run with --merchants
   reconcile sandbox --date 2026-11-20 --clock 2026-12-01T02:00:00Z   # billing engine run to Dec 1
 `
 
@@ -51,6 +52,7 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	fs.DurationVar(&o.faults.RetryAfter, "retry-after", time.Second, "fault: the Retry-After sent with 429")
 	fs.Float64Var(&o.faults.TruncateRate, "truncate-rate", 0, "fault: fraction of 2xx bodies cut in half")
 	fs.StringVar(&o.failMembers, "fail-members", "", "fault: MID:status,... answered to every request for those members (403 or 500)")
+	fs.IntVar(&o.faults.GroupsUnavailable, "groups-unavailable", 0, "fault: answer every group management request with this status (403 or 404), Group Management not enabled for the key")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

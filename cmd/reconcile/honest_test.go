@@ -130,7 +130,7 @@ func TestNoMembersFailsUnlessAllowed(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	cfg := f.srv.Config()
 	var group struct{ GroupID, ID string }
-	err := f.env.Do(context.Background(), cfg.OrganizationID, "POST", "/groups",
+	err := f.env.Do(context.Background(), cfg.OrganizationID, "POST", "/group-management/v1/groups",
 		map[string]any{"organizationId": cfg.OrganizationID, "name": "Empty"}, &group)
 	if err != nil {
 		t.Fatal(err)
@@ -154,27 +154,18 @@ func TestNoMembersFailsUnlessAllowed(t *testing.T) {
 
 // TestListingShortfallsFail: a listing that stops early (the sandbox's
 // ShortListings fault: empty pages before totalCount is reached) fails the
-// member whose listing it is, naming the shortfall (exit 3), and a short
-// group listing fails the run (exit 1): never a clean, short reconciliation.
+// member whose listing it is, naming the shortfall (exit 3): never a clean,
+// short reconciliation. (The group list is not among the listings: the
+// spec's list has no totalCount, so a short one cannot be told; a
+// platform that sends one anyway has it checked, platform.TestListingsStopEarlyAreShortfalls.)
 func TestListingShortfallsFail(t *testing.T) {
 	probe := newFixture(t, sandbox.Config{})
 	bad := probe.srv.Members()[3]
 	for _, listing := range sandbox.Listings {
 		t.Run(listing, func(t *testing.T) {
 			short := sandbox.ShortListing{Listing: listing, MerchantID: bad, Served: 1}
-			if listing == "groups" {
-				short.MerchantID = "" // the organization lists its groups
-			}
 			code, db, stdout, stderr, _ := runWithFaults(t, sandbox.Faults{ShortListings: []sandbox.ShortListing{short}})
-			noun := map[string]string{"groups": "groups", "plans": "plans", "subscriptions": "subscriptions",
-				"payments": "payments", "transactions": "transactions"}[listing]
-			want := "1 distinct " + noun + " but totalCount"
-			if listing == "groups" {
-				if code != exitFailed || !strings.Contains(stderr, want) {
-					t.Errorf("exit %d, stderr:\n%s\nwant 1 and %q", code, stderr, want)
-				}
-				return
-			}
+			want := "1 distinct " + listing + " but totalCount"
 			if code != exitPartial {
 				t.Fatalf("run exited %d, want %d\n%s\n%s", code, exitPartial, stdout, stderr)
 			}

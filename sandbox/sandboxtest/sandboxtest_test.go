@@ -38,7 +38,7 @@ func TestStartEachAuthMode(t *testing.T) {
 		})
 	}
 	for _, u := range urls {
-		resp, err := http.Get(u + "/groups")
+		resp, err := http.Get(u + "/group-management/v1/groups")
 		if err == nil {
 			resp.Body.Close()
 			t.Errorf("%s still answers (%s) after its test ended", u, resp.Status)
