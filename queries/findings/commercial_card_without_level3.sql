@@ -1,8 +1,7 @@
 -- A capture or sale (never an authorization) on a card whose BIN resolves to a
 -- business platform (cardPlatform BUSINESS, CORPORATE, COMMERCIAL or
--- GOVERNMENT: all but CONSUMER, business_card_platform in views.sql; SDK
--- model TmsBinLookupPaymentAccountInformationFeatures), which qualifies
--- for Level III, sent without Level III data: neither purchaseLevel 3
+-- GOVERNMENT: all but CONSUMER), which qualifies for Level III, sent
+-- without Level III data: neither purchaseLevel 3
 -- nor line items. The card's BIN comes from the call itself (a sale carries the
 -- card), else from the platform's record of the transaction, else from the
 -- authorization the capture refers to (by transaction or by journal line).

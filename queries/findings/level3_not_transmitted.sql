@@ -2,12 +2,10 @@
 -- items) and whose response said Level III data was not transmitted
 -- (level3TransmissionStatus "N", or false in older responses): a
 -- transmission failure. The platform answers the status on payments and
--- captures only (SDK models PtsV2PaymentsPost201ResponseOrderInformation-
--- InvoiceDetails, PtsV2PaymentsCapturesPost201ResponseOrderInformation-
--- InvoiceDetails), and N also means the account is not enabled for Level
--- III or the request sent no purchaseLevel: a call that sent no Level III
+-- captures only, and N also when the account is not enabled for Level III
+-- or the request sent no purchaseLevel, so a call that sent no Level III
 -- answered N is not this finding (on a business card it is
--- commercial_card_without_level3's). The platform keeps no Level II/III
+-- commercial_card_without_level3). The platform keeps no Level II/III
 -- data, so this comes from the merchant's journal; journal.level3_status
 -- is normalised to 'Y'/'N' at import.
 -- Action: ask the platform to re-enable Level III for the MID; expect a higher

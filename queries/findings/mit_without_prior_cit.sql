@@ -3,10 +3,10 @@
 -- the merchant's journals hold no earlier customer-initiated transaction
 -- that stored it: an authorization or sale of the same merchant with
 -- initiator type customer and credentialStoredOnFile true (or actionList
--- TOKEN_CREATE), answered 2xx and approved (its status means approved:
--- payment_status_outcome in views.sql; a CIT pending authentication or
--- review, declined by the risk tool, or of an unknown status stored
--- nothing yet), on the same card
+-- TOKEN_CREATE), answered 2xx and approved (AUTHORIZED or
+-- PARTIAL_AUTHORIZED: a CIT pending authentication or review, declined by
+-- the risk tool, or of an unknown status stored nothing yet), on the same
+-- card
 -- (same BIN and last four digits; the card of a call as in the view
 -- journal_cards), made before the MIT. Stored credentials may only be used
 -- after a CIT stored them. Entity: the MIT's response id; amount: its amount.

@@ -2,8 +2,8 @@
 -- with initiator type merchant and commerceIndicator recurring, answered
 -- 2xx) in the window made more than one year after the latest earlier
 -- successful transaction of its credential (answered 2xx; an
--- authorization or sale approved, payment_status_outcome in views.sql;
--- another call not DECLINED or FAILED). The credential's transactions are the call its
+-- authorization or sale AUTHORIZED or PARTIAL_AUTHORIZED, another call not
+-- DECLINED or FAILED). The credential's transactions are the call its
 -- previousTransactionId names (by response id or network transaction id),
 -- the other MITs naming the same previousTransactionId (the same chain),
 -- and the CITs and MITs (authorizations and sales with an initiator type)
