@@ -51,7 +51,7 @@ type Areas struct {
 
 // HealthcareAmount is one healthCareInformation.amountDetails[] entry.
 type HealthcareAmount struct {
-	Type   string // healthcare, prescription, clinic, dental, vision (lower case)
+	Type   string // healthcare, healthcare-transit, prescription, clinic, dental, vision (Visa); eligible-total, prescription (Mastercard); lower case
 	Amount string // decimal string as sent
 }
 

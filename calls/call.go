@@ -65,7 +65,14 @@ type Call struct {
 	level3audit.Facts // Level II/III: purchase level, line items, transmission status, missing fields
 
 	// What the platform answered.
-	ResponseStatus       string // response status: AUTHORIZED, DECLINED, PENDING, FAILED, ACCEPTED, ...
+	// ResponseStatus is the response's status as sent, upper-cased (a
+	// payment's: AUTHORIZED, PARTIAL_AUTHORIZED, AUTHORIZED_PENDING_REVIEW,
+	// AUTHORIZED_RISK_DECLINED, PENDING_AUTHENTICATION, PENDING_REVIEW,
+	// DECLINED, INVALID_REQUEST, SDK model PtsV2PaymentsPost201Response;
+	// follow-ons PENDING, REVERSED, ...). What it means is classified in
+	// SQL, once (payment_status_outcome in queries/views.sql), so that an
+	// unknown status is never taken for an approval.
+	ResponseStatus       string
 	NetworkTransactionID string // processorInformation.networkTransactionId of the response
 	ApprovalCode         string // processorInformation.approvalCode of the response
 	// ResponseCode is processorInformation.responseCode, upper case: the

@@ -116,3 +116,47 @@ func TestInterchangeAtRisk(t *testing.T) {
 		t.Errorf("interchange_at_risk:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestInterchangeAtRiskCountsEveryBusinessPlatform: a call on a BUSINESS,
+// CORPORATE or GOVERNMENT card that lost Level III is at risk as one on a
+// COMMERCIAL card is (every cardPlatform of the SDK's model
+// TmsBinLookupPaymentAccountInformationFeatures but CONSUMER); a CONSUMER
+// card and a platform the SDK does not list are not.
+func TestInterchangeAtRiskCountsEveryBusinessPlatform(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	for _, q := range []string{
+		`INSERT INTO interchange_rates VALUES ('VISA', 0.005, 0.01, 't', now()), ('*', 0.005, 0.01, 't', now())`,
+		`INSERT INTO bin_attributes (bin, lookup_status, card_platform, brand, looked_up_at) VALUES
+			('455701', 'COMPLETED', 'BUSINESS', 'VISA', now()), ('556677', 'COMPLETED', 'CORPORATE', 'VISA', now()),
+			('428208', 'COMPLETED', 'GOVERNMENT', 'VISA', now()), ('448590', 'COMPLETED', 'COMMERCIAL', 'VISA', now()),
+			('411111', 'COMPLETED', 'CONSUMER', 'VISA', now()), ('400000', 'COMPLETED', 'PREMIUM', 'VISA', now())`,
+		`INSERT INTO journal (merchant_id, file, line, transaction_id, card_bin, card_last4, file_sha256, imported_at) VALUES
+			('m1', 'f', 1, 't1', '455701', '0001', 's', now()), ('m1', 'f', 2, 't2', '556677', '0002', 's', now()),
+			('m1', 'f', 3, 't3', '428208', '0003', 's', now()), ('m1', 'f', 4, 't4', '448590', '0004', 's', now()),
+			('m1', 'f', 5, 't5', '411111', '0005', 's', now()), ('m1', 'f', 6, 't6', '400000', '0006', 's', now())`,
+		`INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, amount, currency, first_seen_run, state) VALUES
+			('r', DATE '2026-11-20', 'commercial_card_without_level3', 'm1', 't1', 100.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'commercial_card_without_level3', 'm1', 't2', 100.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level3_not_transmitted', 'm1', 't3', 100.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level3_incomplete', 'm1', 't4', 100.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level3_not_transmitted', 'm1', 't5', 100.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level3_not_transmitted', 'm1', 't6', 100.00, 'USD', 'r', 'new')`,
+	} {
+		if _, err := s.Conn().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := s.Conn().ExecContext(ctx, queries.InterchangeAtRisk(), "r"); err != nil {
+		t.Fatal(err)
+	}
+	var calls, level3 int
+	var atRisk float64
+	if err := s.Conn().QueryRowContext(ctx, `SELECT sum(calls), sum(level3_calls), CAST(sum(at_risk) AS DOUBLE) FROM interchange_at_risk`).
+		Scan(&calls, &level3, &atRisk); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 4 || level3 != 4 || atRisk != 4 {
+		t.Errorf("interchange_at_risk: %d calls, %d lost Level III, %v at risk; want the 4 business cards' 4 calls, 4.00 (1%% of 100.00 each)", calls, level3, atRisk)
+	}
+}

@@ -32,7 +32,9 @@ import (
 // Version 7 masks again what the masking of 2026-11-27 masks more: card
 // numbers that separators join onto other digits, the track data after
 // them, and a line masked until nothing changes.
-const JournalInspectVersion = 7
+// Version 8 reads Mastercard's eligible-total as the healthcare total (it
+// was summed as a part), and Visa's healthcare-transit as a part.
+const JournalInspectVersion = 8
 
 // reinspectRows is how many rows ReinspectJournal takes at a time.
 const reinspectRows = 5_000
@@ -54,6 +56,12 @@ const journalFactColumns = "call_kind text, transaction_id text, parent_id text,
 	"card_type text, processor_response_code text, merchant_advice_code text, merchant_advice_code_raw text, " +
 	"client_reference text"
 
+// healthcareTotalTypes are the amount types that carry a call's total
+// healthcare amount rather than a part of it: Visa's healthcare and
+// Mastercard's eligible-total (SDK model
+// Ptsv2paymentsHealthCareInformationAmountDetails, amountType).
+var healthcareTotalTypes = map[string]bool{"healthcare": true, "eligible-total": true}
+
 // journalFacts inspects one call (its card data already masked) into the
 // values of journalFactColumns. An amount that is not a decimal amount is
 // NULL and the error names it: an imported line is rejected with it, as a
@@ -66,9 +74,12 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 	if call.LineItems > 0 || call.PurchaseLevel != "" {
 		lineItems = int32(call.LineItems)
 	}
-	// Healthcare amounts: the "healthcare" type is the total healthcare
-	// amount; prescription, clinic, dental and vision are parts of it, so
-	// they are summed apart rather than added to it.
+	// Healthcare amounts (SDK model
+	// Ptsv2paymentsHealthCareInformationAmountDetails): the total
+	// healthcare amount is "healthcare" on Visa and "eligible-total" on
+	// Mastercard; the other types (prescription, clinic, dental, vision,
+	// Visa's healthcare-transit) are parts of it, so they are summed apart
+	// rather than added to it.
 	var health, detail, count any
 	if n := len(call.HealthcareAmounts); n > 0 {
 		var h, d int64
@@ -78,7 +89,7 @@ func journalFacts(method, path string, req, resp map[string]any) ([]any, error) 
 			if !ok {
 				continue
 			}
-			if a.Type == "healthcare" {
+			if healthcareTotalTypes[a.Type] {
 				h, hSet = h+v, true
 			} else {
 				d, dSet = d+v, true

@@ -45,10 +45,11 @@ type BINResult struct {
 	// paymentAccountInformation.features
 	FundingSource        string // CREDIT, DEBIT, PREPAID, DEFERRED DEBIT, CHARGE
 	FundingSourceSubType string
-	CardPlatform         string // CONSUMER, COMMERCIAL, ...
+	CardPlatform         string // BUSINESS, CONSUMER, CORPORATE, COMMERCIAL, GOVERNMENT (SDK model TmsBinLookupPaymentAccountInformationFeatures)
 	CardProduct          string
 	HealthCard           *bool
-	// Level II/III eligibility (commercialCardLevel2/3, "Y"/"N"); nil
+	// Level II/III eligibility (commercialCardLevel2/3: booleans in the SDK
+	// model, "Y"/"N" accepted too); nil
 	// when the answer does not say.
 	CommercialCardLevel2 *bool
 	CommercialCardLevel3 *bool

@@ -7,7 +7,8 @@
 -- A call that lost Level III counts at the full Level III difference
 -- (an upper estimate when it kept Level II). Calls on consumer cards, or
 -- whose BIN is not known to be commercial, earn no Level II/III rate and
--- are left out.
+-- are left out. A business card is one whose BIN's platform is BUSINESS,
+-- CORPORATE, COMMERCIAL or GOVERNMENT (business_card_platform).
 INSERT INTO interchange_at_risk
 WITH lost AS (
     SELECT f.merchant_id, f.entity_id, any_value(f.amount) AS amount, any_value(f.currency) AS currency,
@@ -25,7 +26,7 @@ cards AS (
           FROM journal_cards GROUP BY ALL) c
       ON c.merchant_id = l.merchant_id AND c.transaction_id = l.entity_id
     JOIN bin_attributes b ON b.bin = c.bin
-    WHERE b.lookup_status = 'COMPLETED' AND b.card_platform = 'COMMERCIAL'
+    WHERE b.lookup_status = 'COMPLETED' AND business_card_platform(b.card_platform)
 ),
 rated AS (
     SELECT c.*, coalesce(c.brand, '*') AS network,

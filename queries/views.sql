@@ -4,6 +4,42 @@
 -- docs/payments-audit.md explains how the payments audit's three sources
 -- (Transaction Search, the merchants' journals, BIN attributes) join.
 
+-- business_card_platform: whether a BIN's card platform
+-- (paymentAccountInformation.features.cardPlatform, SDK model
+-- TmsBinLookupPaymentAccountInformationFeatures: BUSINESS, CONSUMER,
+-- CORPORATE, COMMERCIAL, GOVERNMENT) is a business card, one that
+-- qualifies for Level II/III interchange: all but CONSUMER. An unknown
+-- or missing platform is not one (NULL reads as false in a filter).
+CREATE OR REPLACE MACRO business_card_platform(platform) AS
+    upper(trim(platform)) IN ('BUSINESS', 'CORPORATE', 'COMMERCIAL', 'GOVERNMENT');
+
+-- payment_status_outcome: what the status of an authorization's or a
+-- sale's answer means, in one place for every view and check that counts
+-- approvals (SDK model PtsV2PaymentsPost201Response, status: AUTHORIZED,
+-- PARTIAL_AUTHORIZED, AUTHORIZED_PENDING_REVIEW, AUTHORIZED_RISK_DECLINED,
+-- PENDING_AUTHENTICATION, PENDING_REVIEW, DECLINED, INVALID_REQUEST;
+-- FAILED is a buy-now-pay-later answer's). 'approved': the issuer
+-- authorized it and nothing holds it (a partial authorization approves
+-- what it authorized). 'pending': no decision yet (payer authentication
+-- or a review outstanding, even where the issuer authorized).
+-- 'declined': the issuer, the risk tool (AUTHORIZED_RISK_DECLINED: the
+-- issuer's authorization is not kept) or the platform refused it.
+-- 'unknown': any other status, or none: never counted as approved.
+CREATE OR REPLACE MACRO payment_status_outcome(status) AS
+    CASE upper(trim(status))
+        WHEN 'AUTHORIZED' THEN 'approved'
+        WHEN 'PARTIAL_AUTHORIZED' THEN 'approved'
+        WHEN 'AUTHORIZED_PENDING_REVIEW' THEN 'pending'
+        WHEN 'PENDING_REVIEW' THEN 'pending'
+        WHEN 'PENDING_AUTHENTICATION' THEN 'pending'
+        WHEN 'PENDING' THEN 'pending'
+        WHEN 'DECLINED' THEN 'declined'
+        WHEN 'AUTHORIZED_RISK_DECLINED' THEN 'declined'
+        WHEN 'INVALID_REQUEST' THEN 'declined'
+        WHEN 'FAILED' THEN 'declined'
+        ELSE 'unknown'
+    END;
+
 -- A run's findings without the resolved ones: what "the findings of run X"
 -- meant before resolved rows existed. Acknowledged findings are findings
 -- the run reports too.
@@ -90,8 +126,10 @@ GROUP BY ALL;
 
 -- Contactless acceptance: the merchants' authorizations and sales that
 -- name a terminal (pointOfSaleInformation.terminalId), per member,
--- terminal, UTC day and currency, from the journals. approved excludes
--- the ones answered DECLINED or FAILED.
+-- terminal, UTC day and currency, from the journals, counted by what
+-- their status means (payment_status_outcome): approved, declined,
+-- pending, and unknown (a status the platform's SDK does not list, or
+-- none), which is never counted as approved.
 CREATE OR REPLACE VIEW terminal_activity AS
 SELECT
     j.merchant_id,
@@ -99,10 +137,13 @@ SELECT
     CAST(j.time AS DATE) AS day,
     j.currency,
     count(*) AS transactions,
-    count(*) FILTER (WHERE coalesce(j.response_status, '') NOT IN ('DECLINED', 'FAILED')) AS approved,
-    coalesce(sum(j.amount) FILTER (WHERE coalesce(j.response_status, '') NOT IN ('DECLINED', 'FAILED')), 0) AS approved_amount,
+    count(*) FILTER (WHERE payment_status_outcome(j.response_status) = 'approved') AS approved,
+    coalesce(sum(j.amount) FILTER (WHERE payment_status_outcome(j.response_status) = 'approved'), 0) AS approved_amount,
     min(j.time) AS first_time,
-    max(j.time) AS last_time
+    max(j.time) AS last_time,
+    count(*) FILTER (WHERE payment_status_outcome(j.response_status) = 'declined') AS declined,
+    count(*) FILTER (WHERE payment_status_outcome(j.response_status) = 'pending') AS pending,
+    count(*) FILTER (WHERE payment_status_outcome(j.response_status) = 'unknown') AS unknown
 FROM journal j
 WHERE j.terminal_id IS NOT NULL
   AND j.call_kind IN ('authorization', 'sale')
@@ -210,7 +251,7 @@ FROM acknowledgements;
 -- Every attempt to charge a card, for the card-network retry checks
 -- (retry_after_do_not_retry, reattempts_over_network_limit;
 -- docs/payments-audit.md): the merchants' authorizations and sales as
--- journaled (answered 2xx and not FAILED: a call the platform refused or
+-- journaled (answered 2xx and not FAILED or INVALID_REQUEST: a call the platform refused or
 -- could not process never reached the issuer; each call once, by its
 -- response id) and the subscription payments the platform processed on
 -- the merchant's behalf (PAID or FAILED). Each is on its card, the same
@@ -219,7 +260,10 @@ FROM acknowledgements;
 -- payment whose transaction the database does not hold has no known card
 -- and is absent). The network is the card's BIN brand, else its card type
 -- code (the call's, else its transaction's). An attempt is declined when
--- the answer was DECLINED (a payment FAILED), and do-not-retry when the
+-- the answer was DECLINED (a payment FAILED), approved when its status
+-- means approved (payment_status_outcome; a payment PAID): a pending or
+-- unknown answer, or one the risk tool declined after the issuer
+-- authorized it, is neither, and do-not-retry when the
 -- issuer said never to try the card again: on a Visa card merchant advice
 -- code 1 or a category 1 response code (04, 07, 12, 14, 15, 41, 43, 46,
 -- 57, R0, R1, R3); on any other card merchant advice code 03 (do not try
@@ -233,6 +277,7 @@ WITH journaled AS (
         coalesce(j.card_type, t.card_type) AS card_type,
         CASE WHEN j.initiator_type = 'merchant' THEN 'merchant' ELSE 'customer' END AS initiator,
         coalesce(j.response_status, '') = 'DECLINED' AS declined,
+        payment_status_outcome(j.response_status) = 'approved' AS approved,
         j.processor_response_code, j.merchant_advice_code, j.merchant_advice_code_raw, t.reason_code,
         j.amount, j.currency, 'journal' AS source, j.call_kind, j.file, j.line,
         CAST(NULL AS VARCHAR) AS subscription_id, CAST(NULL AS VARCHAR) AS payment_id
@@ -244,12 +289,12 @@ WITH journaled AS (
       AND j.transaction_id IS NOT NULL
       AND j.time IS NOT NULL
       AND c.card_last4 IS NOT NULL
-      AND coalesce(j.response_status, '') <> 'FAILED'
+      AND coalesce(j.response_status, '') NOT IN ('FAILED', 'INVALID_REQUEST')
 ),
 billed AS (
     SELECT
         p.merchant_id, p.transaction_id, t.submit_time AS time, t.card_bin, t.card_last4, t.card_type,
-        'merchant' AS initiator, p.status = 'FAILED' AS declined,
+        'merchant' AS initiator, p.status = 'FAILED' AS declined, p.status = 'PAID' AS approved,
         CAST(NULL AS VARCHAR) AS processor_response_code, CAST(NULL AS VARCHAR) AS merchant_advice_code,
         CAST(NULL AS VARCHAR) AS merchant_advice_code_raw, t.reason_code,
         t.amount, t.currency, 'billing' AS source, 'subscription_payment' AS call_kind,

@@ -58,10 +58,11 @@ type binFeaturesJSON struct {
 	EcomEnabled                 bool   `json:"ecomEnabled"`
 	FleetCard                   bool   `json:"fleetCard"`
 	POSEnabled                  bool   `json:"posEnabled"`
-	// The Level II/III eligibility flags, "Y" or "N" as the platform
-	// writes them (the SDK's generated model types them Boolean).
-	CommercialCardLevel2 string `json:"commercialCardLevel2"`
-	CommercialCardLevel3 string `json:"commercialCardLevel3"`
+	// The Level II/III eligibility flags: JSON booleans, as the SDK's
+	// model types them (TmsBinLookupPaymentAccountInformationFeatures,
+	// commercialCardLevel2/3 Boolean; its reader would take "N" for true).
+	CommercialCardLevel2 bool `json:"commercialCardLevel2"`
+	CommercialCardLevel3 bool `json:"commercialCardLevel3"`
 }
 
 // yn is a flag as the platform writes it.
@@ -155,7 +156,7 @@ func (s *Server) binLookup(x *exchange, req binLookupRequest) answer {
 			"features": binFeaturesJSON{AccountFundingSource: rec.fundingSource, AccountFundingSourceSubType: rec.fundingSubType,
 				CardProduct: rec.product, CardPlatform: rec.platform, HealthCard: rec.health,
 				ATMEnabled: rec.fundingSource == "DEBIT", EcomEnabled: true, POSEnabled: true,
-				CommercialCardLevel2: yn(rec.platform == "COMMERCIAL"), CommercialCardLevel3: yn(rec.platform == "COMMERCIAL")},
+				CommercialCardLevel2: businessPlatform(rec.platform), CommercialCardLevel3: businessPlatform(rec.platform)},
 		}
 		resp["issuerInformation"] = binIssuerJSON{Name: rec.issuer, Country: rec.country, BinLength: "6", AccountPrefix: entry.prefix,
 			PhoneNumber: issuerPhone(entry.prefix)}

@@ -38,10 +38,23 @@ type binEntry struct {
 	records  []binRecord
 }
 
-// commercial reports whether a card on this BIN resolves to a commercial
-// platform (the only BINs that do are COMPLETED ones).
+// commercial reports whether a card on this BIN resolves to a business
+// platform, one that qualifies for Level II/III (the only BINs that do are
+// COMPLETED ones).
 func (b *binEntry) commercial() bool {
-	return b.outcome == binCompleted && b.records[0].platform == "COMMERCIAL"
+	return b.outcome == binCompleted && businessPlatform(b.records[0].platform)
+}
+
+// businessPlatform: the cardPlatform values of a business card, every one
+// the SDK lists (TmsBinLookupPaymentAccountInformationFeatures: BUSINESS,
+// CONSUMER, CORPORATE, COMMERCIAL, GOVERNMENT) but CONSUMER. The product's
+// rule (business_card_platform in queries/views.sql).
+func businessPlatform(p string) bool {
+	switch p {
+	case "BUSINESS", "CORPORATE", "COMMERCIAL", "GOVERNMENT":
+		return true
+	}
+	return false
 }
 
 // Indexes into binTable, named for the generators.
@@ -56,6 +69,13 @@ const (
 	binResolvable
 	binUnresolvable
 	binNoMatchIdx
+	// The other business platforms and the Mastercard health card: only
+	// planted (forceCalls, forceHealthcare), never drawn, so that the
+	// generated world's draws stay as they were.
+	binBusiness
+	binCorporatePlatform
+	binGovernment
+	binHealthMastercard
 )
 
 // binTable is fixed, not seed-dependent, so that a client's BIN cache and
@@ -80,6 +100,14 @@ var binTable = []binEntry{
 		{brand: "VISA", fundingSource: "DEBIT", platform: "CONSUMER", product: "Visa Debit", issuer: "SANDBOX TWIN BANK B", country: "IE", currency: "EUR"}}},
 	binUnresolvable: {prefix: "520082", outcome: binMultipleUnresolvable, length: 16, cardType: "002"},
 	binNoMatchIdx:   {prefix: "601179", outcome: binNoMatch, length: 16, cardType: "004"},
+	binBusiness: {prefix: "455701", length: 16, cardType: "001", records: []binRecord{
+		{brand: "VISA", fundingSource: "CREDIT", platform: "BUSINESS", product: "Visa Business", issuer: "SANDBOX SMALL BUSINESS BANK", country: "US", currency: "USD"}}},
+	binCorporatePlatform: {prefix: "556677", length: 16, cardType: "002", records: []binRecord{
+		{brand: "MASTERCARD", fundingSource: "CREDIT", platform: "CORPORATE", product: "Mastercard Corporate Fleet", issuer: "SANDBOX FLEET BANK", country: "US", currency: "USD"}}},
+	binGovernment: {prefix: "428208", length: 16, cardType: "001", records: []binRecord{
+		{brand: "VISA", fundingSource: "CREDIT", platform: "GOVERNMENT", product: "Visa Government Card", issuer: "SANDBOX TREASURY BANK", country: "US", currency: "USD"}}},
+	binHealthMastercard: {prefix: "223041", length: 16, cardType: "002", records: []binRecord{
+		{brand: "MASTERCARD", fundingSource: "DEBIT", platform: "CONSUMER", product: "Mastercard HSA Debit", health: true, issuer: "SANDBOX HEALTH SAVINGS", country: "US", currency: "USD"}}},
 }
 
 // binByPrefix finds the table entry of a 6-digit prefix.

@@ -24,12 +24,20 @@ func TestContractBinLookupAndKeys(t *testing.T) {
 			str(r, "issuerInformation.phoneNumber") == "" || str(r, "paymentAccountInformation.features.accountFundingSource") != "CREDIT" {
 			t.Fatalf("completed %v", r)
 		}
-		// The Level II/III eligibility flags as the SDK's facts name them, Y/N.
-		for bin, want := range map[string]string{visaCredit2: "N", "555544": "Y", "448590": "Y"} {
+		// The Level II/III eligibility flags, JSON booleans as the SDK's
+		// model types them (TmsBinLookupPaymentAccountInformationFeatures),
+		// true on every business platform; and every cardPlatform the SDK
+		// lists.
+		for bin, want := range map[string]struct {
+			platform string
+			level23  bool
+		}{visaCredit2: {"CONSUMER", false}, "555544": {"COMMERCIAL", true}, "448590": {"COMMERCIAL", true},
+			"455701": {"BUSINESS", true}, "556677": {"CORPORATE", true}, "428208": {"GOVERNMENT", true}} {
 			r := lookup(t, cardLookup(bin[:6]), 201)
 			f := "paymentAccountInformation.features."
-			if str(r, f+"commercialCardLevel2") != want || str(r, f+"commercialCardLevel3") != want {
-				t.Errorf("%s: commercialCardLevel2/3 %v, want %s", bin[:6], r["paymentAccountInformation"], want)
+			l2, l3 := dig(r, "paymentAccountInformation", "features", "commercialCardLevel2"), dig(r, "paymentAccountInformation", "features", "commercialCardLevel3")
+			if l2 != want.level23 || l3 != want.level23 || str(r, f+"cardPlatform") != want.platform {
+				t.Errorf("%s: %v, want platform %s, commercialCardLevel2/3 %v (booleans)", bin[:6], r["paymentAccountInformation"], want.platform, want.level23)
 			}
 		}
 		if r := lookup(t, cardLookup("431940"), 201); str(r, "status") != "MULTIPLE" || r["paymentAccountInformation"] != nil {
@@ -318,7 +326,11 @@ func TestJournalAnswersMatchTheAPI(t *testing.T) {
 		if dig(l.Response, "status") != "AUTHORIZED" && kind != "credit" && kind != "capture" {
 			continue // a decline is answered in its own shape (errorInformation, merchant advice), compared below with approvals only
 		}
-		if kind == "auth" || dig(l.Response, "orderInformation", "invoiceDetails", "level3TransmissionStatus") != nil {
+		status := dig(l.Response, "orderInformation", "invoiceDetails", "level3TransmissionStatus")
+		if kind == "credit" && status != nil {
+			t.Errorf("credit %s answered level3TransmissionStatus %v: the platform answers it on payments and captures only", l.Path, status)
+		}
+		if kind == "auth" || kind == "credit" || status != nil {
 			byKind[kind] = l
 		}
 	}

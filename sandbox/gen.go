@@ -63,6 +63,7 @@ const (
 	streamForceSub
 	streamEngine // outcomes of the billing engine, keyed by subscription, cycle and attempt
 	streamAPI    // values drawn for write endpoints of a member
+	streamPlatforms
 )
 
 func (g *generator) stream(m int, purpose, n uint64) *rand.Rand {
@@ -105,6 +106,9 @@ func (g *generator) member(idx int) *member {
 	g.plantBilling(m)
 	g.plantAreas(m)
 	g.plantRetries(m)
+	if idx == 0 {
+		g.plantVendorCases(m)
+	}
 	g.finish(m)
 	return m
 }
@@ -653,9 +657,17 @@ func (g *generator) callSet(r *rand.Rand, t time.Time, set callSetKind, o callOp
 		default:
 			status = "Y"
 		}
-		if o.l3Status != nil {
-			status = o.l3Status
-		}
+	}
+	if o.l3Status != nil {
+		status = o.l3Status
+	}
+	if set == setCredit {
+		// The platform answers level3TransmissionStatus on payments and
+		// captures only (SDK models PtsV2PaymentsPost201Response… and
+		// PtsV2PaymentsCapturesPost201ResponseOrderInformationInvoiceDetails;
+		// a credit's has none). Drawn all the same, so that the draws after
+		// it stay as they were.
+		status = nil
 	}
 	base := call{time: t, code: code, amount: amount, currency: cur, card: &cd, bill: bill, commercial: commercial}
 	withL3 := func(c *call) *call {
@@ -746,23 +758,26 @@ func (g *generator) forceCalls(m *member) {
 }
 
 // flagsCommercialWithoutL3 is the commercial_card_without_level3 rule: a
-// capture or sale on a card whose BIN resolves to a commercial platform,
-// sent with neither purchaseLevel 3 nor line items.
+// capture or sale on a card whose BIN resolves to a business platform
+// (BUSINESS, CORPORATE, COMMERCIAL or GOVERNMENT), sent with neither
+// purchaseLevel 3 nor line items.
 func flagsCommercialWithoutL3(c *call) bool {
 	if c.kind != callCapture && c.kind != callSale {
 		return false
 	}
 	rec := c.card.record()
-	return rec != nil && rec.platform == "COMMERCIAL" && !c.level3 && len(c.items) == 0
+	return rec != nil && businessPlatform(rec.platform) && !c.level3 && len(c.items) == 0
 }
 
-// flagsL3NotTransmitted is the level3_not_transmitted rule: a capture,
-// credit or sale whose response said N or false.
+// flagsL3NotTransmitted is the level3_not_transmitted rule: a capture or
+// sale that sent Level III (purchaseLevel 3 or line items) and whose
+// response said N or false. N on a call that sent none means only that
+// none was sent (the SDK's level3TransmissionStatus).
 func flagsL3NotTransmitted(c *call) bool {
-	if c.kind == callAuth {
+	if c.kind != callCapture && c.kind != callSale {
 		return false
 	}
-	return c.l3Status == "N" || c.l3Status == false
+	return (c.level3 || len(c.items) > 0) && (c.l3Status == "N" || c.l3Status == false)
 }
 
 // resourceID is a 22-digit resource id: the Unix second of the resource's

@@ -240,6 +240,10 @@ func (c *call) response() map[string]any {
 		self, status = "/pts/v2/credits/"+id, "PENDING"
 		links["void"] = link{Href: self + "/voids", Method: http.MethodPost}
 	}
+	if (c.kind == callAuth || c.kind == callSale) && c.x != nil && c.x.status != "" {
+		// One of the other statuses the SDK lists (plantPaymentStatuses).
+		status = c.x.status
+	}
 	links["self"] = link{Href: self, Method: "GET"}
 	order := map[string]any{"amountDetails": amounts}
 	resp := map[string]any{"_links": links, "id": id, "status": status, "submitTimeUtc": ts(c.time),
@@ -252,7 +256,10 @@ func (c *call) response() map[string]any {
 		delete(order, "amountDetails")
 		resp["creditAmountDetails"] = map[string]any{"creditAmount": money(c.amount), "currency": c.currency}
 	}
-	if c.l3Status != nil {
+	if c.l3Status != nil && (c.kind == callCapture || c.kind == callSale) {
+		// Payments and captures only (SDK models
+		// PtsV2PaymentsPost201ResponseOrderInformationInvoiceDetails,
+		// PtsV2PaymentsCapturesPost201ResponseOrderInformationInvoiceDetails).
 		order["invoiceDetails"] = map[string]any{"level3TransmissionStatus": c.l3Status}
 	}
 	if len(order) == 0 {

@@ -50,7 +50,7 @@ var (
 		"up3ds", "up3ds_attempted", "up3ds_failure", "aesk", "aesk_attempted", "spa"}
 	strongAuthIndicators = []string{"vbv", "pb", "dipb", "up3ds", "aesk", "spa"}
 	paymentSolutions     = []string{"001", "004", "005", "006", "007", "008", "012", "014", "015", "027"}
-	healthAmountTypes    = []string{"healthcare", "prescription", "clinic", "dental", "vision"}
+	healthAmountTypes    = []string{"healthcare", "healthcare-transit", "prescription", "clinic", "dental", "vision", "eligible-total"} // Visa's and Mastercard's (SDK model Ptsv2paymentsHealthCareInformationAmountDetails)
 	// scaCountries mandate strong customer authentication (the European
 	// Economic Area and the United Kingdom).
 	scaCountries = strings.Fields("AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE IS LI NO GB")
@@ -454,8 +454,7 @@ func parseRate(v string) (float64, error) {
 	return f, nil
 }
 
-// level3Status is the level3TransmissionStatus of a capture, sale or
-// credit: Y when Level III was sent, N while a batching error has disabled
+// level3Status is the level3TransmissionStatus of a capture or sale: Y when Level III was sent, N while a batching error has disabled
 // Level III for the merchant, none without Level III.
 func level3Status(m *member, level3 bool) any {
 	switch {
@@ -514,7 +513,9 @@ func (s *Server) newAPICall(m *member, kind callKind, now time.Time, pr *payReq)
 	c.respID, c.reconcileID = m.recordIDs(s.gen, now)
 	st := m.state(s.gen)
 	c.networkID, c.approval = digits(st.rng, 20), digits(st.rng, 6)
-	if kind != callAuth {
+	if kind == callCapture || kind == callSale {
+		// Payments and captures only: a credit's answer has no
+		// level3TransmissionStatus (SDK model PtsV2CreditsPost201Response).
 		c.l3Status = level3Status(m, pr.level3)
 	}
 	return c

@@ -715,6 +715,9 @@ func (x *callExt) apiTxn(c *call) *apiTxn {
 			a.bnpl = auth.api.bnpl
 		}
 	}
+	if (c.kind == callAuth || c.kind == callSale) && x.status != "" {
+		a.status = x.status // plantPaymentStatuses
+	}
 	if x.decline != nil {
 		a.status, a.decline, a.app = "DECLINED", x.decline.errorReason, x.decline.app()
 	}

@@ -43,6 +43,8 @@ func (c *call) status() string {
 		return "DECLINED"
 	case c.kind == callBNPLAuth:
 		return x.status
+	case (c.kind == callAuth || c.kind == callSale) && x != nil && x.status != "":
+		return x.status
 	}
 	switch c.kind {
 	case callAuth, callSale:
@@ -79,7 +81,7 @@ func (c *call) initiator() string {
 // storesCredential: a CIT storing the card, answered and not declined.
 func (c *call) storesCredential() bool {
 	return (c.kind == callAuth || c.kind == callSale) && c.initiator() == "customer" &&
-		(c.x.storedOnFile || c.x.tokenCreate) && c.x.decline == nil
+		(c.x.storedOnFile || c.x.tokenCreate) && c.succeeded()
 }
 
 func sameCard(a, b *card) bool {
@@ -115,7 +117,9 @@ func areaFindings(m *member, w0, w1 time.Time, add func(kind, entity string, amo
 			if x != nil && len(x.health) > 0 {
 				var h, d int64
 				for _, a := range x.health {
-					if a.typ == "healthcare" {
+					// The total: Visa's healthcare, Mastercard's
+					// eligible-total; the other types are parts of it.
+					if a.typ == "healthcare" || a.typ == "eligible-total" {
 						h += a.amount
 					} else {
 						d += a.amount
@@ -233,6 +237,11 @@ func ofCredential(c, mit *call, prev string) bool {
 // journaled call of the sandbox is answered 201).
 func (c *call) succeeded() bool {
 	s := c.status()
+	if c.kind == callAuth || c.kind == callSale {
+		// Approved only: pending, risk-declined and unknown answers are
+		// not (statusOutcome).
+		return statusOutcome(s) == "approved"
+	}
 	return s != "DECLINED" && s != "FAILED"
 }
 

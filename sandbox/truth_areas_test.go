@@ -79,7 +79,7 @@ func (l line) actions() []string {
 	return out
 }
 func (l line) storesCredential() bool {
-	return l.authOrSale() && l.initiator() == "customer" && l.resp("status") != "DECLINED" &&
+	return l.authOrSale() && l.initiator() == "customer" && approvedStatus(l.resp("status")) &&
 		(dig(l.Request, "processingInformation", "authorizationOptions", "initiator", "credentialStoredOnFile") == true ||
 			slicesContains(l.actions(), "TOKEN_CREATE"))
 }
@@ -183,7 +183,7 @@ func areasThroughHTTP(t *testing.T, c *tclient, mid string, w0, w1 time.Time, tr
 			list, _ := dig(l.Request, "healthCareInformation", "amountDetails").([]any)
 			for _, e := range list {
 				n := cents(t, jstr(dig(e, "amount")))
-				if jstr(dig(e, "amountType")) == "healthcare" {
+				if typ := jstr(dig(e, "amountType")); typ == "healthcare" || typ == "eligible-total" {
 					h += n
 				} else {
 					d += n
@@ -218,7 +218,11 @@ func areasThroughHTTP(t *testing.T, c *tclient, mid string, w0, w1 time.Time, tr
 				chain := prev != "" && p.authOrSale() && p.initiator() == "merchant" && p.mit("previousTransactionId") == prev
 				card := p.authOrSale() && p.initiator() != "" && cardOf(*p) == cardOf(l)
 				st := p.resp("status")
-				if (named || chain || card) && p.Status/100 == 2 && st != "DECLINED" && st != "FAILED" {
+				ok := st != "DECLINED" && st != "FAILED"
+				if p.authOrSale() {
+					ok = approvedStatus(st)
+				}
+				if (named || chain || card) && p.Status/100 == 2 && ok {
 					last = p
 				}
 			}
@@ -429,3 +433,8 @@ func plainCall(l tJournalLine) bool {
 	}
 	return jstr(dig(l.Response, "status")) != "SETTLED"
 }
+
+// approvedStatus: an authorization's or sale's status that approves it,
+// from the SDK's list (PtsV2PaymentsPost201Response): AUTHORIZED and
+// PARTIAL_AUTHORIZED; pending, risk-declined and unknown ones do not.
+func approvedStatus(s string) bool { return s == "AUTHORIZED" || s == "PARTIAL_AUTHORIZED" }

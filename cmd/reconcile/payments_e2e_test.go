@@ -87,7 +87,7 @@ func TestPaymentsAuditAtMediumScale(t *testing.T) {
 			(SELECT count(DISTINCT f.merchant_id || f.entity_id) FROM current_findings f
 			 JOIN journal_cards c ON c.merchant_id = f.merchant_id AND c.transaction_id = f.entity_id
 			 JOIN bin_attributes b ON b.bin = c.card_bin
-			 WHERE f.run_id = '2026-11-20' AND b.card_platform = 'COMMERCIAL' AND f.kind IN
+			 WHERE f.run_id = '2026-11-20' AND b.card_platform IN ('BUSINESS', 'CORPORATE', 'COMMERCIAL', 'GOVERNMENT') AND f.kind IN
 			   ('commercial_card_without_level3', 'level3_not_transmitted', 'level3_incomplete', 'level2_missing_po')))`,
 		// The reports read the same sources as the journals and the search.
 		"funding sources count every transaction": `SELECT abs((SELECT sum(transactions) FROM funding_sources

@@ -1,9 +1,11 @@
 -- A capture or sale (never an authorization) on a card whose BIN resolves to a
--- commercial platform, sent without Level III data: neither purchaseLevel 3
+-- business platform (cardPlatform BUSINESS, CORPORATE, COMMERCIAL or
+-- GOVERNMENT: all but CONSUMER), which qualifies for Level III, sent
+-- without Level III data: neither purchaseLevel 3
 -- nor line items. The card's BIN comes from the call itself (a sale carries the
 -- card), else from the platform's record of the transaction, else from the
 -- authorization the capture refers to (by transaction or by journal line).
--- Action: send line items and purchaseLevel 3 for commercial cards in the
+-- Action: send line items and purchaseLevel 3 for business cards in the
 -- merchant's integration.
 WITH calls AS (
     SELECT
@@ -35,7 +37,7 @@ SELECT
 FROM calls c
 JOIN bin_attributes b ON b.bin = c.bin
 WHERE b.lookup_status = 'COMPLETED'
-  AND b.card_platform = 'COMMERCIAL'
+  AND business_card_platform(b.card_platform)
   AND coalesce(c.purchase_level, '') <> '3'
   AND coalesce(c.line_item_count, 0) = 0
 QUALIFY row_number() OVER (PARTITION BY c.merchant_id, c.transaction_id ORDER BY c.time, c.file, c.line) = 1

@@ -1,7 +1,9 @@
 -- An authorization or sale whose healthcare amounts exceed its total
--- amount: the amount of type healthcare (the healthcare total), or the sum
--- of the other types (prescription, clinic, dental, vision, which are parts
--- of it), is greater than orderInformation.amountDetails.totalAmount.
+-- amount: the healthcare total (amount type healthcare on Visa,
+-- eligible-total on Mastercard), or the sum of the other types
+-- (prescription, clinic, dental, vision, Visa's healthcare-transit, which
+-- are parts of it), is greater than
+-- orderInformation.amountDetails.totalAmount.
 -- The platform checks each amount alone against the total, not their sum.
 -- Calls answered 2xx in the window. Entity: the platform's response id;
 -- amount: the call's total; detail: the healthcare sums.

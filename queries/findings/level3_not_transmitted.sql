@@ -1,7 +1,13 @@
--- A capture, credit or sale whose response said Level III data was not
--- transmitted (level3TransmissionStatus "N", or false in older responses).
--- The platform keeps no Level II/III data, so this comes from the merchant's
--- journal; journal.level3_status is normalised to 'Y'/'N' at import.
+-- A capture or sale that sent Level III data (purchaseLevel 3, or line
+-- items) and whose response said Level III data was not transmitted
+-- (level3TransmissionStatus "N", or false in older responses): a
+-- transmission failure. The platform answers the status on payments and
+-- captures only, and N also when the account is not enabled for Level III
+-- or the request sent no purchaseLevel, so a call that sent no Level III
+-- answered N is not this finding (on a business card it is
+-- commercial_card_without_level3). The platform keeps no Level II/III
+-- data, so this comes from the merchant's journal; journal.level3_status
+-- is normalised to 'Y'/'N' at import.
 -- Action: ask the platform to re-enable Level III for the MID; expect a higher
 -- rate on these transactions.
 SELECT
@@ -15,9 +21,10 @@ SELECT
                 'client_reference', coalesce(j.request->'clientReferenceInformation'->>'code',
                                               j.response->'clientReferenceInformation'->>'code')) AS detail
 FROM journal j
-WHERE j.call_kind IN ('capture', 'credit', 'sale')
+WHERE j.call_kind IN ('capture', 'sale')
   AND j.status BETWEEN 200 AND 299
   AND j.level3_status = 'N'
+  AND (j.purchase_level = '3' OR coalesce(j.line_item_count, 0) > 0)
   AND j.transaction_id IS NOT NULL
   AND j.time >= getvariable('window_start') AND j.time < getvariable('window_end')
 QUALIFY row_number() OVER (PARTITION BY j.merchant_id, j.transaction_id ORDER BY j.time, j.file, j.line) = 1

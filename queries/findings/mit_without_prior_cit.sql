@@ -3,7 +3,10 @@
 -- the merchant's journals hold no earlier customer-initiated transaction
 -- that stored it: an authorization or sale of the same merchant with
 -- initiator type customer and credentialStoredOnFile true (or actionList
--- TOKEN_CREATE), answered 2xx and not DECLINED or FAILED, on the same card
+-- TOKEN_CREATE), answered 2xx and approved (AUTHORIZED or
+-- PARTIAL_AUTHORIZED: a CIT pending authentication or review, declined by
+-- the risk tool, or of an unknown status stored nothing yet), on the same
+-- card
 -- (same BIN and last four digits; the card of a call as in the view
 -- journal_cards), made before the MIT. Stored credentials may only be used
 -- after a CIT stored them. Entity: the MIT's response id; amount: its amount.
@@ -18,7 +21,7 @@ WITH cits AS (
       AND j.status BETWEEN 200 AND 299
       AND j.initiator_type = 'customer'
       AND (j.credential_stored OR list_contains(string_split(coalesce(j.action_list, ''), ','), 'TOKEN_CREATE'))
-      AND coalesce(j.response_status, '') NOT IN ('DECLINED', 'FAILED')
+      AND payment_status_outcome(j.response_status) = 'approved'
 )
 SELECT
     j.merchant_id,

@@ -35,7 +35,7 @@ sequenced AS (
            coalesce(lag(declined) OVER (
                PARTITION BY merchant_id, card_bin, card_last4, limit_network, window_length, counter
                ORDER BY time, transaction_id), false) AS reattempt,
-           coalesce(sum(CASE WHEN declined THEN 0 ELSE 1 END) OVER (
+           coalesce(sum(CASE WHEN approved THEN 1 ELSE 0 END) OVER (
                PARTITION BY merchant_id, card_bin, card_last4, limit_network, window_length, counter
                ORDER BY time, transaction_id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS approvals
     FROM limited

@@ -1,8 +1,9 @@
 -- A recurring merchant-initiated transaction (an authorization or sale sent
 -- with initiator type merchant and commerceIndicator recurring, answered
 -- 2xx) in the window made more than one year after the latest earlier
--- successful transaction of its credential (answered 2xx, not DECLINED or
--- FAILED). The credential's transactions are the call its
+-- successful transaction of its credential (answered 2xx; an
+-- authorization or sale AUTHORIZED or PARTIAL_AUTHORIZED, another call not
+-- DECLINED or FAILED). The credential's transactions are the call its
 -- previousTransactionId names (by response id or network transaction id),
 -- the other MITs naming the same previousTransactionId (the same chain),
 -- and the CITs and MITs (authorizations and sales with an initiator type)
@@ -37,7 +38,9 @@ succeeded AS (
     SELECT merchant_id, file, line, time, call_kind, initiator_type,
            transaction_id, network_transaction_id, previous_transaction_id
     FROM journal
-    WHERE status BETWEEN 200 AND 299 AND coalesce(response_status, '') NOT IN ('DECLINED', 'FAILED')
+    WHERE status BETWEEN 200 AND 299
+      AND CASE WHEN call_kind IN ('authorization', 'sale') THEN payment_status_outcome(response_status) = 'approved'
+               ELSE coalesce(response_status, '') NOT IN ('DECLINED', 'FAILED') END
       AND time IS NOT NULL
 ),
 -- The successful calls that can belong to a credential, by what names it

@@ -26,7 +26,7 @@ WITH marked AS (
     -- thousands of times (a test card, a card on file) stays linear.
     SELECT *,
            max(CASE WHEN do_not_retry THEN time END) OVER earlier AS refused_time,
-           max(CASE WHEN NOT declined THEN time END) OVER earlier AS approved_time
+           max(CASE WHEN approved THEN time END) OVER earlier AS approved_time
     FROM card_attempts
     WINDOW earlier AS (PARTITION BY merchant_id, card_bin, card_last4 ORDER BY time
                        RANGE BETWEEN UNBOUNDED PRECEDING AND INTERVAL 1 MICROSECOND PRECEDING)

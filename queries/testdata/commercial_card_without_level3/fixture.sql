@@ -1,6 +1,7 @@
 -- commercial_card_without_level3: a capture or sale (never an
 -- authorization), answered 2xx in the window, on a card whose BIN lookup
--- completed with platform COMMERCIAL, sent with neither purchaseLevel 3
+-- completed with a business platform (BUSINESS, CORPORATE, COMMERCIAL or
+-- GOVERNMENT: all but CONSUMER), sent with neither purchaseLevel 3
 -- nor line items. The card: the call's own, else Transaction Search's
 -- record of the call, else of the authorization it follows, else that
 -- authorization's journal line.
@@ -10,6 +11,11 @@ SET VARIABLE window_end   = TIMESTAMPTZ '2026-11-21 00:00:00+00';
 INSERT INTO bin_attributes (bin, lookup_status, card_platform, card_product, funding_source, brand) VALUES
     ('555501', 'COMPLETED', 'COMMERCIAL', 'Corporate T&E', 'CREDIT', 'MASTERCARD'),
     ('411111', 'COMPLETED', 'CONSUMER',   'Visa Classic',  'CREDIT', 'VISA'),
+    ('455501', 'COMPLETED', 'BUSINESS',   'Visa Business', 'CREDIT', 'VISA'),
+    ('455502', 'COMPLETED', 'CORPORATE',  'Visa Corporate', 'CREDIT', 'VISA'),
+    ('455503', 'COMPLETED', 'GOVERNMENT', 'Visa Government', 'CREDIT', 'VISA'),
+    -- A platform the SDK does not list: not known to be a business card.
+    ('455504', 'COMPLETED', 'PREMIUM',    'Visa Premium',  'CREDIT', 'VISA'),
     -- Ambiguous: the lookup could not say which card it is.
     ('555502', 'MULTIPLE',  NULL,         NULL,            NULL,     NULL);
 
@@ -35,6 +41,15 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     -- (bin_unresolved's business).
     ('m1', 'journal-m1.ndjson',  7, TIMESTAMPTZ '2026-11-19 10:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-7', NULL, '411111', '1111', 50.00, 'USD', NULL, NULL),
     ('m1', 'journal-m1.ndjson',  8, TIMESTAMPTZ '2026-11-19 11:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-8', NULL, '555502', '0008', 50.00, 'USD', NULL, NULL),
+    -- Reported: business, corporate and government cards are business
+    -- cards as much as commercial ones.
+    ('m1', 'journal-m1.ndjson', 12, TIMESTAMPTZ '2026-11-19 14:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-12', NULL, '455501', '0012', 60.00, 'USD', NULL, NULL),
+    ('m1', 'journal-m1.ndjson', 13, TIMESTAMPTZ '2026-11-19 15:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-13', NULL, '455502', '0013', 70.00, 'USD', NULL, NULL),
+    ('m1', 'journal-m1.ndjson', 14, TIMESTAMPTZ '2026-11-19 16:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-14', NULL, '455503', '0014', 80.00, 'USD', NULL, NULL),
+    -- Not reported: a government card sent with Level III; an unlisted
+    -- platform.
+    ('m1', 'journal-m1.ndjson', 15, TIMESTAMPTZ '2026-11-19 17:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-15', NULL, '455503', '0014', 80.00, 'USD', '3', 2),
+    ('m1', 'journal-m1.ndjson', 16, TIMESTAMPTZ '2026-11-19 18:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-16', NULL, '455504', '0016', 90.00, 'USD', NULL, NULL),
     -- Not reported: answered 400; and on the window's (exclusive) end.
     ('m1', 'journal-m1.ndjson',  9, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments/auth-4/captures', 400, 'capture', 'cap-9', 'auth-4', NULL, NULL, 100.00, 'USD', NULL, NULL),
     ('m1', 'journal-m1.ndjson', 10, TIMESTAMPTZ '2026-11-21 00:00:00+00', '/pts/v2/payments', 201, 'sale', 'sale-10', NULL, '555501', '0001', 80.00, 'USD', NULL, NULL),

@@ -2,7 +2,9 @@
 -- answered 2xx in the window, on a card (BIN and last four, the card as
 -- in the view journal_cards) that no earlier customer-initiated call of
 -- the same member stored: initiator customer, credentialStoredOnFile true
--- or actionList TOKEN_CREATE, answered 2xx and not DECLINED or FAILED.
+-- or actionList TOKEN_CREATE, answered 2xx and approved (AUTHORIZED or
+-- PARTIAL_AUTHORIZED: a CIT pending authentication or review, declined by
+-- the risk tool, or of a status nobody knows stored nothing).
 --
 -- Both members' journals were imported from one path, journal.ndjson (on
 -- different days), so a file and line name a call only with its
@@ -33,6 +35,21 @@ INSERT INTO journal (merchant_id, file, line, time, path, status, call_kind, tra
     ('m1', 'journal.ndjson',  8, TIMESTAMPTZ '2026-11-19 10:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-d', '444444', '4444', 30.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, NULL,           '7',  'cit-d'),
     -- Reported mit-e: only the other member (below) stored 455555...5555.
     ('m1', 'journal.ndjson',  9, TIMESTAMPTZ '2026-11-19 11:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-e', '455555', '5555', 12.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, NULL,           '7',  'cit-x'),
+    -- Reported mit-g .. mit-j: their CITs were answered
+    -- PENDING_AUTHENTICATION, AUTHORIZED_RISK_DECLINED,
+    -- AUTHORIZED_PENDING_REVIEW and a status the SDK does not list.
+    ('m1', 'journal.ndjson', 11, TIMESTAMPTZ '2026-10-03 10:00:00+00', '/pts/v2/payments', 201, 'sale',          'cit-g', '477771', '7771', 15.00, 'USD', 'PENDING_AUTHENTICATION',   'internet',  'customer', true,  NULL, NULL, NULL),
+    ('m1', 'journal.ndjson', 12, TIMESTAMPTZ '2026-11-19 13:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-g', '477771', '7771', 15.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, NULL, '7',  'cit-g'),
+    ('m1', 'journal.ndjson', 13, TIMESTAMPTZ '2026-10-03 11:00:00+00', '/pts/v2/payments', 201, 'sale',          'cit-h', '477772', '7772', 15.00, 'USD', 'AUTHORIZED_RISK_DECLINED', 'internet',  'customer', true,  NULL, NULL, NULL),
+    ('m1', 'journal.ndjson', 14, TIMESTAMPTZ '2026-11-19 14:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-h', '477772', '7772', 15.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, NULL, '7',  'cit-h'),
+    ('m1', 'journal.ndjson', 15, TIMESTAMPTZ '2026-10-03 12:00:00+00', '/pts/v2/payments', 201, 'sale',          'cit-i', '477773', '7773', 15.00, 'USD', 'AUTHORIZED_PENDING_REVIEW', 'internet', 'customer', true,  NULL, NULL, NULL),
+    ('m1', 'journal.ndjson', 16, TIMESTAMPTZ '2026-11-19 15:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-i', '477773', '7773', 15.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, NULL, '7',  'cit-i'),
+    ('m1', 'journal.ndjson', 17, TIMESTAMPTZ '2026-10-03 13:00:00+00', '/pts/v2/payments', 201, 'sale',          'cit-j', '477774', '7774', 15.00, 'USD', 'APPROVED_MAYBE',           'internet',  'customer', true,  NULL, NULL, NULL),
+    ('m1', 'journal.ndjson', 18, TIMESTAMPTZ '2026-11-19 16:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-j', '477774', '7774', 15.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, NULL, '7',  'cit-j'),
+    -- Not reported mit-k: its CIT was PARTIAL_AUTHORIZED (approved for
+    -- part of the amount: the card is stored).
+    ('m1', 'journal.ndjson', 19, TIMESTAMPTZ '2026-10-03 14:00:00+00', '/pts/v2/payments', 201, 'sale',          'cit-k', '477775', '7775', 15.00, 'USD', 'PARTIAL_AUTHORIZED',       'internet',  'customer', true,  NULL, NULL, NULL),
+    ('m1', 'journal.ndjson', 20, TIMESTAMPTZ '2026-11-19 17:00:00+00', '/pts/v2/payments', 201, 'sale',          'mit-k', '477775', '7775', 15.00, 'USD', 'AUTHORIZED', 'recurring', 'merchant', false, NULL, '7',  'cit-k'),
     -- Not reported: an MIT answered 400 (no transaction).
     ('m1', 'journal.ndjson', 10, TIMESTAMPTZ '2026-11-19 12:00:00+00', '/pts/v2/payments', 400, 'sale',          'mit-f', '466666', '6666', 12.00, 'USD', 'INVALID_REQUEST', 'recurring', 'merchant', false, NULL,      '7',  NULL),
     -- The other member stored 455555...5555 (line 1) and charged it as an

@@ -105,10 +105,15 @@ function dropped(raw, model, prefix = '') {
 
 const results = [];
 
+// ABSENT, as a want value: the answer must not carry the field.
+const ABSENT = Symbol('absent');
+
 // run performs op and checks its answer: model is the class the SDK
-// deserialises into, want maps a model path to true (must be set) or to
-// the value it must have.
-async function run(mode, op, model, fn, want) {
+// deserialises into, want maps a model path to true (must be set), ABSENT
+// (must not be) or to the value it must have; rawTypes maps a path of the
+// body as sent to the JSON type the SDK's model reads it as (a Boolean
+// field sent as the string "N" deserialises as true).
+async function run(mode, op, model, fn, want, rawTypes = {}) {
   const r = await call(fn);
   const status = r.response ? r.response.status : (r.err && r.err.status) || 0;
   const line = { mode, op, ok: false, status, missing: [], error: '', dropped: [] };
@@ -119,13 +124,21 @@ async function run(mode, op, model, fn, want) {
   } else {
     for (const [p, v] of Object.entries(want)) {
       const got = get(r.data, p);
+      if (v === ABSENT) {
+        if (got !== undefined && got !== null) line.missing.push(`${p}=${JSON.stringify(got)} (want absent)`);
+        continue;
+      }
       if (got === undefined || got === null || got === '' || (v !== true && String(got) !== String(v))) {
         line.missing.push(v === true ? p : `${p}=${JSON.stringify(got)} (want ${JSON.stringify(v)})`);
       }
     }
-    line.ok = line.missing.length === 0;
     let raw = r.response && r.response.text;
     try { raw = JSON.parse(raw); } catch (e) { raw = null; }
+    for (const [p, type] of Object.entries(rawTypes)) {
+      const got = raw && get(raw, p);
+      if (typeof got !== type) line.missing.push(`${p}=${JSON.stringify(got)} in the body (want a JSON ${type}, as the SDK's model reads it)`);
+    }
+    line.ok = line.missing.length === 0;
     line.dropped = dropped(raw, r.data);
   }
   results.push(line);
@@ -273,7 +286,9 @@ async function walk(mode, n) {
   await run(mode, 'createCredit(Level III)', cs.PtsV2CreditsPost201Response, (cb) => credit.createCredit(M(cs.CreateCreditRequest, {
     clientReferenceInformation: { code: `${ref}-CR` }, ...level3('40.00'), paymentInformation: card('4485900000000007'),
   }), cb), { id: true, status: 'PENDING', 'creditAmountDetails.creditAmount': '40.00', 'creditAmountDetails.currency': 'USD',
-    'orderInformation.invoiceDetails.level3TransmissionStatus': 'Y' });
+    // Level III status on payments and captures only: the credit's model
+    // (PtsV2CreditsPost201Response) has an orderInformation without it.
+    'orderInformation.invoiceDetails.level3TransmissionStatus': ABSENT });
 
   // A merchant-initiated transaction (MIT) on the stored credential.
   await run(mode, 'createPayment(MIT)', cs.PtsV2PaymentsPost201Response, (cb) => pay.createPayment(M(cs.CreatePaymentRequest, {
@@ -315,12 +330,20 @@ async function walk(mode, n) {
   await run(mode, 'capturePayment(buy-now-pay-later)', cs.PtsV2PaymentsCapturesPost201Response, (cb) => capture.capturePayment(
     M(cs.CapturePaymentRequest, { orderInformation: amounts('60.00') }), bnpl.id, cb), { id: true, status: 'SETTLED' });
 
-  // BIN lookup: a commercial card, and a payout inquiry on a debit card.
-  await run(mode, 'getAccountInfo', cs.InlineResponse2015, (cb) => bin.getAccountInfo(M(cs.CreateBinLookupRequest, {
-    paymentInformation: { card: { number: '448590' } },
-  }), cb), { id: true, status: 'COMPLETED', 'paymentAccountInformation.features.accountFundingSource': true,
-    'paymentAccountInformation.features.cardPlatform': 'COMMERCIAL', 'paymentAccountInformation.features.commercialCardLevel2': true,
-    'paymentAccountInformation.features.commercialCardLevel3': true, 'issuerInformation.country': true });
+  // BIN lookup: a card of each platform the SDK lists
+  // (TmsBinLookupPaymentAccountInformationFeatures.cardPlatform), its
+  // Level II/III flags JSON booleans (the model's Boolean), true on the
+  // business platforms; and a payout inquiry on a debit card.
+  const flags = { 'paymentAccountInformation.features.commercialCardLevel2': 'boolean',
+    'paymentAccountInformation.features.commercialCardLevel3': 'boolean' };
+  for (const [number, platform, level23] of [['448590', 'COMMERCIAL', true], ['455701', 'BUSINESS', true],
+    ['556677', 'CORPORATE', true], ['428208', 'GOVERNMENT', true], ['411111', 'CONSUMER', false]]) {
+    await run(mode, `getAccountInfo(${platform})`, cs.InlineResponse2015, (cb) => bin.getAccountInfo(M(cs.CreateBinLookupRequest, {
+      paymentInformation: { card: { number } },
+    }), cb), { id: true, status: 'COMPLETED', 'paymentAccountInformation.features.accountFundingSource': true,
+      'paymentAccountInformation.features.cardPlatform': platform, 'paymentAccountInformation.features.commercialCardLevel2': level23,
+      'paymentAccountInformation.features.commercialCardLevel3': level23, 'issuerInformation.country': true }, flags);
+  }
   await run(mode, 'getAccountInfo(payout)', cs.InlineResponse2015, (cb) => bin.getAccountInfo(M(cs.CreateBinLookupRequest, {
     paymentInformation: { card: { number: '4275330000000001' } }, processingInformation: { payoutOptions: { payoutInquiry: true } },
   }), cb), { status: 'COMPLETED', 'payoutInformation.pushFunds.moneyTransferFastFundsDomestic': 'Y',
