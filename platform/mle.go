@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"strings"
 	"time"
 
@@ -229,7 +228,7 @@ func (k ResponseMLEKey) Expiry(now time.Time) KeyExpiry {
 	}
 	na := k.k.cert.NotAfter
 	return KeyExpiry{KeyID: k.k.kid, NotAfter: na, Known: true,
-		DaysLeft: int(math.Floor(na.Sub(now).Hours() / 24))}
+		DaysLeft: int(na.Sub(now).Hours() / 24)}
 }
 
 // WithResponseMLE makes the client ask for encrypted answers (the JWT's
