@@ -262,18 +262,46 @@ func (c *Client) openResponse(b []byte) ([]byte, error) {
 	if !isEncryptedResponse(b) {
 		return b, nil
 	}
+	if c.mle.IsZero() {
+		if _, ok := envelopeJWE(b); ok {
+			return nil, c.noMLEKeyError()
+		}
+	}
+	return c.mle.Open(b)
+}
+
+// envelopeJWE returns the JWE of an answer that is exactly the envelope
+// {"encryptedResponse": "<JWE>"}, as the SDK tells one (an object with
+// that one member); ok is false for anything else.
+func envelopeJWE(b []byte) (jwe string, ok bool) {
+	if !isEncryptedResponse(b) {
+		return "", false
+	}
 	var env map[string]json.RawMessage
 	if err := json.Unmarshal(b, &env); err != nil || len(env) != 1 {
-		// Not the envelope after all (another member follows, or not
-		// JSON: a truncated body, which the caller's checks handle).
+		return "", false
+	}
+	if err := json.Unmarshal(env["encryptedResponse"], &jwe); err != nil {
+		return "", true // the envelope, but no string in it: Open says so
+	}
+	return jwe, true
+}
+
+// Open reads an answer with the key: the envelope is decrypted, any other
+// body (not encrypted, or not exactly the envelope, such as a truncated
+// one) is returned as it is. An envelope that cannot be decrypted (another
+// key's, altered, truncated, not a JWE) is an error wrapping
+// ErrResponseMLE that says nothing of the key.
+func (k ResponseMLEKey) Open(b []byte) ([]byte, error) {
+	jwe, ok := envelopeJWE(b)
+	if !ok {
 		return b, nil
 	}
-	var jwe string
-	if err := json.Unmarshal(env["encryptedResponse"], &jwe); err != nil || jwe == "" {
+	if jwe == "" {
 		return nil, fmt.Errorf("%w: encryptedResponse is not a JWE string", ErrResponseMLE)
 	}
-	if c.mle.IsZero() {
-		return nil, c.noMLEKeyError()
+	if k.IsZero() {
+		return nil, fmt.Errorf("%w: no response MLE key to read it with", ErrResponseMLE)
 	}
 	obj, err := jose.ParseEncryptedCompact(jwe,
 		[]jose.KeyAlgorithm{jose.RSA_OAEP_256, jose.RSA_OAEP},
@@ -281,11 +309,11 @@ func (c *Client) openResponse(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a compact JWE (RSA-OAEP-256 with A256GCM) of %d bytes: truncated or malformed: %v", ErrResponseMLE, len(jwe), err)
 	}
-	plain, err := obj.Decrypt(c.mle.k.key)
+	plain, err := obj.Decrypt(k.k.key)
 	if err != nil {
 		why := "it was encrypted for another key, or altered in transit (the GCM tag does not match)"
-		if kid := obj.Header.KeyID; kid != "" && kid != c.mle.k.kid {
-			why = fmt.Sprintf("it was encrypted for key %q, not the configured %q", kid, c.mle.k.kid)
+		if kid := obj.Header.KeyID; kid != "" && kid != k.k.kid {
+			why = fmt.Sprintf("it was encrypted for key %q, not the configured %q", kid, k.k.kid)
 		}
 		return nil, fmt.Errorf("%w: cannot be decrypted: %s", ErrResponseMLE, why)
 	}
