@@ -336,6 +336,15 @@ func TestSDKContractResponseMLE(t *testing.T) {
 	mlePEM := write("response-mle.pem", pemKey.KeyPEM(t))
 	mleP12Bytes := p12Key.P12(t, pkcs12.LegacyDES, mlePassword, ca.Cert)
 	mleP12 := write("response-mle.p12", mleP12Bytes)
+	// The SDK caches the response key by merchant ID alone and reloads it
+	// only when the file's mtime differs from the cached one
+	// (Cache.js getMleResponsePrivateKeyFromFilePath): two key files written
+	// within the same millisecond would make the second mode decrypt with
+	// the first mode's key. Their times are set apart.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(mleP12, old, old); err != nil {
+		t.Fatal(err)
+	}
 
 	modes := []string{"jwt_mle", "jwt_p12_mle"}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
