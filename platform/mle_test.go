@@ -135,7 +135,9 @@ func TestResponseMLEEveryEndpoint(t *testing.T) {
 			p, _ := base64.RawURLEncoding.DecodeString(parts[1])
 			var c map[string]any
 			_ = json.Unmarshal(p, &c)
-			if c["v-c-response-mle-kid"] == kid {
+			// After v-c-merchant-id, last, as the SDK writes it.
+			if c["v-c-response-mle-kid"] == kid && bytes.HasSuffix(p, []byte(`","v-c-response-mle-kid":"`+kid+`"}`)) &&
+				bytes.Index(p, []byte(`"v-c-merchant-id"`)) < bytes.Index(p, []byte(`"v-c-response-mle-kid"`)) {
 				claims.Add(1)
 			}
 		}
