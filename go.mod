@@ -8,6 +8,7 @@ require (
 	github.com/duckdb/duckdb-go/v2 v2.5.6
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/goccy/go-json v0.10.6
 	github.com/google/uuid v1.6.0
 	github.com/robfig/cron/v3 v3.0.1

@@ -33,6 +33,7 @@ import (
 //	failed-share: 0.05        # more than 5% of the run's members failed
 //	history: 7                # runs in the trailing median (default 7)
 //	min-history: 3            # fewer earlier runs: the median rules wait (default 3)
+//	response-mle-key-days: 60 # the response MLE key expires within 60 days (the default; keyexpiry.go)
 //	kinds:
 //	  "*":                    # every kind, unless its own entry sets the same field
 //	    count-vs-median: 3    # more than 3 × the median count of the history
@@ -50,6 +51,9 @@ type Rules struct {
 	History     int                 `yaml:"history"`
 	MinHistory  int                 `yaml:"min-history"`
 	Kinds       map[string]KindRule `yaml:"kinds"`
+	// ResponseMLEKeyDays is how many days before the response MLE key
+	// expires the response_mle_key_expiry alarm is raised; nil: 60.
+	ResponseMLEKeyDays *int `yaml:"response-mle-key-days"`
 }
 
 // KindRule are the thresholds of one finding kind (or of "*", every kind).
@@ -108,6 +112,9 @@ func Parse(b []byte) (*Rules, error) {
 	}
 	if r.MinHistory < 1 || r.MinHistory > r.History {
 		return nil, fmt.Errorf("min-history %d: want 1 to history (%d)", r.MinHistory, r.History)
+	}
+	if d := r.ResponseMLEKeyDays; d != nil && (*d < 0 || *d > 3*366) {
+		return nil, fmt.Errorf("response-mle-key-days %d: want 0 to %d days (the key is valid for three years)", *d, 3*366)
 	}
 	if s := r.FailedShare; s != nil && (*s < 0 || *s > 1) {
 		return nil, fmt.Errorf("failed-share %v: want a fraction from 0 to 1 (0.05 is 5%%)", *s)

@@ -54,6 +54,16 @@ type ManifestAlarm struct {
 	Message  string  `json:"message"`
 }
 
+// ManifestKey is a key the run used, by its id and expiry (RFC 3339 UTC;
+// DaysLeft whole days at the run's start, negative once expired): never
+// any of its material. NotAfter is empty when the key came without a
+// certificate.
+type ManifestKey struct {
+	KeyID    string `json:"kid"`
+	NotAfter string `json:"notAfter,omitempty"`
+	DaysLeft *int   `json:"daysLeft,omitempty"`
+}
+
 // Manifest describes one published run. Consumers (warehouse loaders, the
 // next run, an auditor) read it instead of listing the folder, so it is the
 // contract of what the folder holds.
@@ -86,9 +96,13 @@ type Manifest struct {
 	FindingsByState map[string]map[string]int64 `json:"findingsByState"`
 	PreviousRun     string                      `json:"previousRun,omitempty"` // the run compared with
 	// Alarms are the alarms the run raised (--alarms); empty when none was.
-	Alarms   []ManifestAlarm   `json:"alarms"`
-	Versions map[string]string `json:"versions"` // reconcile, duckdb, go
-	Files    []ManifestFile    `json:"files"`    // filled by WriteManifest
+	Alarms []ManifestAlarm `json:"alarms"`
+	// ResponseMLEKey is the response MLE key the run read encrypted
+	// answers with (--response-mle-key): its kid and expiry, so that a
+	// monitor sees it coming; absent without one.
+	ResponseMLEKey *ManifestKey      `json:"responseMleKey,omitempty"`
+	Versions       map[string]string `json:"versions"` // reconcile, duckdb, go
+	Files          []ManifestFile    `json:"files"`    // filled by WriteManifest
 }
 
 // WriteManifest fills m.Files with every regular file under dir (paths

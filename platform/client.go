@@ -97,6 +97,7 @@ type Client struct {
 
 	searchTimeForm SearchTimeForm
 	timeouts       Timeouts
+	mle            ResponseMLEKey // WithResponseMLE; zero: encrypted answers are refused (mle.go)
 }
 
 // Timeouts are the per-attempt time-outs of the endpoint families (see
@@ -221,6 +222,15 @@ func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, erro
 	} else {
 		// No overall Timeout: each attempt has its family's (send).
 		hc = http.Client{Transport: defaultTransport(c.conns)}
+	}
+	if !c.mle.IsZero() {
+		j, ok := auth.(*jwtSigner)
+		if !ok {
+			return nil, fmt.Errorf("platform credentials: response message-level encryption needs a JWT (--auth %s or %s): an HTTP signature cannot name the response key", AuthJWT, AuthJWTP12)
+		}
+		j2 := *j
+		j2.mleKid = c.mle.KeyID()
+		auth = &j2
 	}
 	base := hc.Transport
 	if base == nil {
@@ -397,6 +407,13 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			}
 			resp.Body.Close()
 			cancel()
+			if rerr == nil {
+				// Message-level encryption (mle.go): the plain body
+				// replaces the envelope before the checks below.
+				if b, rerr = c.openResponse(b); rerr != nil {
+					return nil, fmt.Errorf("%s: %w", what, rerr)
+				}
+			}
 			switch {
 			case errors.Is(rerr, errBodyTooLarge):
 				return nil, fmt.Errorf("%s: %w: response body exceeds %d MiB, the limit for %s",
@@ -420,7 +437,14 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			b, _ := readBody(resp.Body, maxErrorBody) // a partial error body still says something
 			resp.Body.Close()
 			cancel()
+			b, derr := c.openResponse(b) // error answers are encrypted too
+			if derr != nil {
+				return nil, fmt.Errorf("%s: %d answer: %w", what, resp.StatusCode, derr)
+			}
 			apiErr := newAPIError(method, p, resp, b, time.Now())
+			if merr := c.mleRefusal(apiErr); merr != nil {
+				return nil, merr
+			}
 			if !apiErr.Temporary() {
 				return nil, apiErr
 			}

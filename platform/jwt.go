@@ -56,6 +56,9 @@ type jwtSigner struct {
 	alg  string // HS256 or RS256
 	kid  string // the key id (shared secret) or the certificate's serialNumber (P12)
 	sign func(signingInput []byte) ([]byte, error)
+	// mleKid, when set, is the response MLE key the platform is to
+	// encrypt its answers for (WithResponseMLE, mle.go).
+	mleKid string
 }
 
 // jwtHeader and jwtClaims are written in the order and with the names the
@@ -79,6 +82,9 @@ type jwtClaims struct {
 	Jti             string `json:"jti"`
 	Version         string `json:"v-c-jwt-version"`
 	MerchantID      string `json:"v-c-merchant-id"`
+	// ResponseMLEKid names the key answers are encrypted for; the SDK
+	// writes it last (JWTSigToken.js getPayloadClaimSet).
+	ResponseMLEKid string `json:"v-c-response-mle-kid,omitempty"`
 }
 
 func hs256Signer(keyID string, secret Secret) *jwtSigner {
@@ -103,7 +109,7 @@ func (j *jwtSigner) authenticate(a *attempt) error {
 		Iat: iat, Exp: iat + int64(jwtLifetime/time.Second),
 		Host: a.host, Path: a.target, Method: strings.ToLower(r.Method),
 		Iss: a.signAs, Jti: uuid.NewString(), Version: "2",
-		MerchantID: r.Header.Get(merchantHeader),
+		MerchantID: r.Header.Get(merchantHeader), ResponseMLEKid: j.mleKid,
 	}
 	if hasDigest(r.Method) {
 		c.Digest, c.DigestAlgorithm = bodyDigest(a.body), "SHA-256"

@@ -45,6 +45,9 @@ type Run struct {
 	// or not; the Summary sheet and the manifest show the raised ones.
 	// None: no alarm was configured, and the Summary has no Alarms table.
 	Alarms []Alarm
+	// ResponseMLE is the response MLE key's id and expiry, for the
+	// manifest; nil when none was configured.
+	ResponseMLE *outputs.ManifestKey
 }
 
 // Sources of a run's data (Run.Source).
@@ -230,6 +233,7 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		FindingsByState: findings,
 		PreviousRun:     prev,
 		Alarms:          manifestAlarms(run.Alarms),
+		ResponseMLEKey:  run.ResponseMLE,
 		Versions:        map[string]string{"reconcile": run.Version, "go": runtime.Version(), "duckdb": duckdbVersion(ctx, q)},
 	}
 	if err := outputs.WriteManifest(st.Dir, m); err != nil {

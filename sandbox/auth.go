@@ -37,20 +37,30 @@ func authErr(format string, a ...any) error { return &authError{fmt.Sprintf(form
 // RS256 with a P12 certificate) is checked instead when present (jwt.go).
 // The merchant acted for is returned: the v-c-merchant-id header, or the
 // JWT's claim.
-func (s *Server) authenticate(r *http.Request) ([]byte, User, string, error) {
+//
+// With Config.ResponseMLE, the certificate answers are to be encrypted for
+// is returned too (mle.go); nil means answers go in the clear.
+func (s *Server) authenticate(r *http.Request) ([]byte, User, string, *Certificate, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
-		return nil, User{}, "", fmt.Errorf("read body: %w", err)
+		return nil, User{}, "", nil, fmt.Errorf("read body: %w", err)
 	}
 	if len(body) > maxBody {
-		return nil, User{}, "", authErr("request body too large")
+		return nil, User{}, "", nil, authErr("request body too large")
 	}
 	if token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		u, mid, err := s.verifyJWT(r, strings.TrimSpace(token), body)
-		return body, u, mid, err
+		u, c, err := s.verifyJWT(r, strings.TrimSpace(token), body)
+		var cert *Certificate
+		if err == nil {
+			cert, err = s.responseMLECertificate(c.ResponseMLEKid)
+		}
+		return body, u, c.MerchantID, cert, err
 	}
 	u, err := s.verifySignature(r, body)
-	return body, u, r.Header.Get("v-c-merchant-id"), err
+	if err == nil && len(s.cfg.ResponseMLE) > 0 {
+		err = authErr("response message-level encryption is required: HTTP signature authentication is not supported; authenticate with a JWT carrying the v-c-response-mle-kid claim")
+	}
+	return body, u, r.Header.Get("v-c-merchant-id"), nil, err
 }
 
 func (s *Server) verifySignature(r *http.Request, body []byte) (User, error) {

@@ -47,6 +47,12 @@ type Config struct {
 	// JWTs the sandbox accepts, as the organization's portfolio user.
 	// None by default: HTTP signatures only.
 	Certificates []Certificate
+	// ResponseMLE are the certificates of response MLE keys (mle.go): with
+	// any, every answer after authentication is encrypted for the key the
+	// JWT's v-c-response-mle-kid claim names, and an HTTP signature (which
+	// cannot name one) is refused, as the platform does once it requires
+	// encrypted responses. None by default: answers in the clear.
+	ResponseMLE []Certificate
 	// BusinessDate is the UTC midnight of the business day the data centres
 	// on; zero means yesterday (UTC) by Now. A time that is not a UTC
 	// midnight is truncated to its UTC day.
@@ -235,6 +241,11 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.KeyID == "" {
 		cfg.KeyID = DefaultKeyID
+	}
+	for i, c := range cfg.ResponseMLE {
+		if c.SerialNumber == "" || c.Key == nil {
+			return Config{}, fmt.Errorf("response MLE certificate %d: a serial number (kid) and an RSA public key are needed", i)
+		}
 	}
 	for i, c := range cfg.Certificates {
 		if c.SerialNumber == "" || c.Key == nil {

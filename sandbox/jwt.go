@@ -127,23 +127,25 @@ type jwtClaims struct {
 	DigestAlgorithm string `json:"digest-algorithm"`
 	// OldDigestAlgorithm is the older spelling, still accepted.
 	OldDigestAlgorithm string `json:"digestAlgorithm"`
+	// ResponseMLEKid names the key to encrypt answers for (mle.go).
+	ResponseMLEKid string `json:"v-c-response-mle-kid"`
 }
 
-// verifyJWT checks a Bearer token and returns the user and the merchant
-// it acts for (the v-c-merchant-id claim). Every failure is an authError,
-// answered 401 like a bad signature.
-func (s *Server) verifyJWT(r *http.Request, token string, body []byte) (User, string, error) {
+// verifyJWT checks a Bearer token and returns the user and the claims
+// (the merchant it acts for is the v-c-merchant-id claim). Every failure
+// is an authError, answered 401 like a bad signature.
+func (s *Server) verifyJWT(r *http.Request, token string, body []byte) (User, jwtClaims, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return User{}, "", authErr("malformed JWT")
+		return User{}, jwtClaims{}, authErr("malformed JWT")
 	}
 	var hdr struct{ Alg, Kid, Typ string }
 	if err := decodeSegment(parts[0], &hdr); err != nil {
-		return User{}, "", authErr("malformed JWT header")
+		return User{}, jwtClaims{}, authErr("malformed JWT header")
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
 	if err != nil {
-		return User{}, "", authErr("malformed JWT signature")
+		return User{}, jwtClaims{}, authErr("malformed JWT signature")
 	}
 	signed := []byte(parts[0] + "." + parts[1])
 	var user User
@@ -151,12 +153,12 @@ func (s *Server) verifyJWT(r *http.Request, token string, body []byte) (User, st
 	case "HS256":
 		u, ok := s.user(hdr.Kid)
 		if !ok {
-			return User{}, "", authErr("unknown key")
+			return User{}, jwtClaims{}, authErr("unknown key")
 		}
 		mac := hmac.New(sha256.New, s.cfg.Secret)
 		mac.Write(signed)
 		if !hmac.Equal(mac.Sum(nil), sig) {
-			return User{}, "", authErr("JWT signature does not match")
+			return User{}, jwtClaims{}, authErr("JWT signature does not match")
 		}
 		user = u
 	case "RS256":
@@ -167,25 +169,25 @@ func (s *Server) verifyJWT(r *http.Request, token string, body []byte) (User, st
 			}
 		}
 		if cert == nil {
-			return User{}, "", authErr("unknown key")
+			return User{}, jwtClaims{}, authErr("unknown key")
 		}
 		sum := sha256.Sum256(signed)
 		if rsa.VerifyPKCS1v15(cert.Key, crypto.SHA256, sum[:], sig) != nil {
-			return User{}, "", authErr("JWT signature does not match")
+			return User{}, jwtClaims{}, authErr("JWT signature does not match")
 		}
 		org := s.cfg.OrganizationID
 		user = User{KeyID: cert.SerialNumber, Kind: UserPortfolio, SigningID: org, Account: org}
 	default:
-		return User{}, "", authErr("unsupported JWT algorithm %q (HS256 or RS256)", hdr.Alg)
+		return User{}, jwtClaims{}, authErr("unsupported JWT algorithm %q (HS256 or RS256)", hdr.Alg)
 	}
 	var c jwtClaims
 	if err := decodeSegment(parts[1], &c); err != nil {
-		return User{}, "", authErr("malformed JWT claims")
+		return User{}, jwtClaims{}, authErr("malformed JWT claims")
 	}
 	if err := s.checkClaims(r, c, user, body); err != nil {
-		return User{}, "", err
+		return User{}, jwtClaims{}, err
 	}
-	return user, c.MerchantID, nil
+	return user, c, nil
 }
 
 // checkClaims holds the claims of a verified token against the request.

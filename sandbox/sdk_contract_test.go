@@ -25,6 +25,7 @@ import (
 
 	"github.com/reconcile/reconcile/internal/sdkdir"
 	"github.com/reconcile/reconcile/internal/testcert"
+	"github.com/reconcile/reconcile/platform"
 )
 
 var updateSDKFixtures = flag.Bool("update-sdk-fixtures", false,
@@ -161,6 +162,7 @@ type sdkCall struct {
 	Status     int             `json:"status"`
 	Response   json.RawMessage `json:"response,omitempty"`
 	auth       string          // signature, HS256 or RS256
+	mleKid     string          // the JWT's v-c-response-mle-kid claim
 }
 
 // sdkRecorder passes requests to the sandbox and records them, except
@@ -188,11 +190,12 @@ func (rec *sdkRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = decodeSegment(strings.Split(tok, ".")[0], &hdr)
 		var claims struct {
 			MerchantID string `json:"v-c-merchant-id"`
+			MLEKid     string `json:"v-c-response-mle-kid"`
 		}
 		if parts := strings.Split(tok, "."); len(parts) == 3 {
 			_ = decodeSegment(parts[1], &claims)
 		}
-		c.auth, c.MerchantID = hdr.Alg, claims.MerchantID
+		c.auth, c.MerchantID, c.mleKid = hdr.Alg, claims.MerchantID, claims.MLEKid
 	}
 	if json.Valid(body) && len(body) > 0 {
 		c.Request = body
@@ -245,4 +248,143 @@ func writeSDKFixtures(t *testing.T, calls []sdkCall, results []sdkResult) {
 		}
 	}
 	t.Logf("wrote %d fixtures to %s", n, dir)
+}
+
+// TestSDKContractResponseMLE runs the contract with response message-level
+// encryption on, as the platform will require it: the sandbox encrypts
+// every answer for the key the JWT's v-c-response-mle-kid claim names, and
+// the vendor's SDK (enableResponseMleGlobally) decrypts each into its
+// model: with a PEM key and the kid given (jwt_mle), and with a P12 as the
+// portal makes it, whose kid the SDK extracts itself (jwt_p12_mle). The
+// product's key reader finds the same kid in that P12 as the SDK put in
+// its claim, and decrypts every answer the sandbox encrypted for it.
+func TestSDKContractResponseMLE(t *testing.T) {
+	node, npm := sdkTools(t)
+	npmCI(t, npm)
+
+	signing := testcert.New(t, DefaultOrganizationID, "SBX-SDK-P12")
+	trusted, err := NewCertificate(signing.Cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two response keys: the PEM one (kid given) and the portal's P12,
+	// which also holds the platform's CA certificate (CN
+	// CyberSource_SJC_US, how the SDK tells the portal's P12 files).
+	pemKey := testcert.New(t, DefaultOrganizationID, "SBX-MLE-PEM")
+	p12Key := testcert.New(t, DefaultOrganizationID, "SBX-MLE-P12")
+	ca := testcert.New(t, "CyberSource_SJC_US", "CA-1")
+	var mleCerts []Certificate
+	for _, c := range []testcert.Cert{pemKey, p12Key} {
+		mc, err := NewCertificate(c.Cert)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mleCerts = append(mleCerts, mc)
+	}
+	s, err := New(Config{Seed: 7, BusinessDate: testDate, Certificates: []Certificate{trusted}, ResponseMLE: mleCerts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &sdkRecorder{next: s.Handler(), clock: s.Clock}
+	hs := httptest.NewServer(rec)
+	t.Cleanup(hs.Close)
+
+	work := t.TempDir()
+	const password, mlePassword = "sdk p12 password", "portal mle password"
+	write := func(name string, b []byte) string {
+		p := filepath.Join(work, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p12 := write("go.p12", signing.P12(t, pkcs12.Modern, password))
+	mlePEM := write("response-mle.pem", pemKey.KeyPEM(t))
+	mleP12Bytes := p12Key.P12(t, pkcs12.LegacyDES, mlePassword, ca.Cert)
+	mleP12 := write("response-mle.p12", mleP12Bytes)
+	// The SDK caches the response key by merchant ID alone and reloads it
+	// only when the file's mtime differs from the cached one
+	// (Cache.js getMleResponsePrivateKeyFromFilePath): two key files written
+	// within the same millisecond would make the second mode decrypt with
+	// the first mode's key. Their times are set apart.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(mleP12, old, old); err != nil {
+		t.Fatal(err)
+	}
+
+	modes := []string{"jwt_mle", "jwt_p12_mle"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "contract.js")
+	cmd.Dir = sdkDir
+	cmd.Env = append(os.Environ(), "SANDBOX_URL="+hs.URL, "MERCHANT_ID="+memberID(1), "PORTFOLIO_ID="+DefaultOrganizationID,
+		"KEY_ID="+DefaultKeyID, "SECRET="+DefaultSecret, "P12_FILE="+p12, "P12_PASSWORD="+password,
+		"RESPONSE_MLE_PEM="+mlePEM, "RESPONSE_MLE_KID=SBX-MLE-PEM",
+		"RESPONSE_MLE_P12="+mleP12, "RESPONSE_MLE_P12_PASSWORD="+mlePassword,
+		"MODES="+strings.Join(modes, ","), "WORK_DIR="+work)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node contract.js: %v\n%s", err, stderr.String())
+	}
+	var results []sdkResult
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r sdkResult
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("script output %q: %v", sc.Text(), err)
+		}
+		results = append(results, r)
+	}
+	byMode := map[string]int{}
+	for _, r := range results {
+		byMode[r.Mode]++
+		if !r.OK {
+			t.Errorf("%s %s: status %d, missing %v, error %s", r.Mode, r.Op, r.Status, r.Missing, r.Error)
+		}
+	}
+	for _, m := range modes {
+		if byMode[m] < 40 {
+			t.Fatalf("the script ran %d operations in %s mode\nstderr:\n%s", byMode[m], m, stderr.String())
+		}
+	}
+
+	// Every answer went out encrypted, for the kid of the mode's key.
+	calls := rec.calls()
+	if len(calls) != len(results) {
+		t.Fatalf("%d requests recorded, %d operations reported", len(calls), len(results))
+	}
+	wantKid := map[string]string{"jwt_mle": "SBX-MLE-PEM", "jwt_p12_mle": "SBX-MLE-P12"}
+	for i, c := range calls {
+		r := results[i]
+		if c.mleKid != wantKid[r.Mode] {
+			t.Errorf("%s %s: v-c-response-mle-kid %q, want %q", r.Mode, r.Op, c.mleKid, wantKid[r.Mode])
+		}
+		var env map[string]string
+		if err := json.Unmarshal(c.Response, &env); err != nil || len(env) != 1 || env["encryptedResponse"] == "" {
+			t.Errorf("%s %s: the answer was not encrypted: %.120s", r.Mode, r.Op, c.Response)
+		}
+	}
+
+	// The product: the kid it reads from the portal's P12 is the one the
+	// SDK claimed, and it decrypts every answer encrypted for the SDK's
+	// claims.
+	keys := map[string]platform.ResponseMLEKey{}
+	if keys["jwt_p12_mle"], err = platform.ParseResponseMLEKey(mleP12Bytes, mlePassword, ""); err != nil {
+		t.Fatal(err)
+	}
+	if keys["jwt_mle"], err = platform.ParseResponseMLEKey(pemKey.KeyPEM(t), "", "SBX-MLE-PEM"); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys["jwt_p12_mle"].KeyID(); got != wantKid["jwt_p12_mle"] {
+		t.Errorf("the product reads kid %q from the portal's P12, the SDK %q", got, wantKid["jwt_p12_mle"])
+	}
+	for i, c := range calls {
+		plain, err := keys[results[i].Mode].Open(c.Response)
+		if err != nil || !json.Valid(plain) || bytes.Contains(plain, []byte("encryptedResponse")) {
+			t.Errorf("%s %s: the product cannot read the answer: %v", results[i].Mode, results[i].Op, err)
+		}
+	}
 }

@@ -130,7 +130,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.checkout(w, r)
 		return
 	}
-	body, user, mid, err := s.authenticate(r)
+	body, user, mid, mle, err := s.authenticate(r)
 	if err != nil {
 		msg := "authentication failed"
 		if isAuthErr(err) {
@@ -146,7 +146,44 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ri.body, ri.user, ri.mid = body, user, mid
-	if !s.mayActFor(user, ri.mid) {
+	rec := &recorder{header: w.Header(), status: http.StatusOK, buf: bufPool.Get().(*bytes.Buffer)}
+	defer func() {
+		if rec.buf.Cap() <= 1<<22 {
+			rec.buf.Reset()
+			bufPool.Put(rec.buf)
+		}
+	}()
+	// Every answer after authentication, errors included, is buffered in
+	// rec, so that it can be encrypted (mle.go) and a 2xx body truncated.
+	s.serveAuthenticated(rec, r, ri)
+	out := rec.buf.Bytes()
+	if rec.status >= 200 && rec.status < 300 && len(f.ShortListings) > 0 {
+		out = s.shortenListing(r, ri, out)
+	}
+	if mle != nil && len(out) > 0 {
+		enc, err := encryptAnswer(*mle, out, s.cfg.Now())
+		if err != nil {
+			rec.status = http.StatusInternalServerError
+			enc = []byte(`{"status":"SERVER_ERROR","reason":"SYSTEM_ERROR","message":"encrypting the response failed"}`)
+		}
+		out = enc
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	if rec.status >= 200 && rec.status < 300 && len(out) > 1 && s.roll(f.TruncateRate) {
+		// The full length is declared and half is sent: the server then
+		// closes the connection and the client reads an unexpected EOF.
+		out = out[:len(out)/2]
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(out)
+}
+
+// serveAuthenticated answers an authenticated request into rec: the
+// merchant check, the fault switches, then the routes.
+func (s *Server) serveAuthenticated(w *recorder, r *http.Request, ri *reqInfo) {
+	f := &s.cfg.Faults
+	if !s.mayActFor(ri.user, ri.mid) {
+		user := ri.user
 		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED",
 			fmt.Sprintf("key %s may not act for merchant %s", user.KeyID, ri.mid))
 		return
@@ -188,26 +225,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.advance(ri.member, s.Clock())
 		ri.member.mu.Unlock()
 	}
-	rec := &recorder{header: w.Header(), status: http.StatusOK, buf: bufPool.Get().(*bytes.Buffer)}
-	defer func() {
-		if rec.buf.Cap() <= 1<<22 {
-			rec.buf.Reset()
-			bufPool.Put(rec.buf)
-		}
-	}()
-	s.mux.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri)))
-	out := rec.buf.Bytes()
-	if rec.status >= 200 && rec.status < 300 && len(f.ShortListings) > 0 {
-		out = s.shortenListing(r, ri, out)
-	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
-	if rec.status >= 200 && rec.status < 300 && len(out) > 1 && s.roll(f.TruncateRate) {
-		// The full length is declared and half is sent: the server then
-		// closes the connection and the client reads an unexpected EOF.
-		out = out[:len(out)/2]
-	}
-	w.WriteHeader(rec.status)
-	_, _ = w.Write(out)
+	s.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri)))
 }
 
 // isGroupWrite reports whether r is a group update or delete, whose

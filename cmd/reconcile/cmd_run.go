@@ -41,29 +41,33 @@ type runOptions struct {
 	auth           string // http-signature, jwt or jwt-p12 (platform.AuthMode)
 	p12File        string
 	p12PassFile    string
-	date           string
-	lookback       int
-	journal        string
-	db             string
-	out            string
-	concurrency    int
-	rate           float64
-	groups         string
-	merchants      string   // --merchants: MID,MID or @FILE
-	merchantList   []string // --merchants read (readMerchants), for the shard settings
-	groupsPath     string   // --groups-path
-	shard          string
-	memberTimeout  time.Duration
-	searchTimeForm string
-	force          bool
-	fullRefresh    bool
-	memoryLimit    string
-	logLevel       string
-	sandboxSeed    int64
-	sandboxScale   string
-	splitBy        string // see operator.go
-	metricsFile    string
-	progress       string
+	// The response MLE key (mle.go): file, password file, kid.
+	responseMLEKey      string
+	responseMLEPassFile string
+	responseMLEKid      string
+	date                string
+	lookback            int
+	journal             string
+	db                  string
+	out                 string
+	concurrency         int
+	rate                float64
+	groups              string
+	merchants           string   // --merchants: MID,MID or @FILE
+	merchantList        []string // --merchants read (readMerchants), for the shard settings
+	groupsPath          string   // --groups-path
+	shard               string
+	memberTimeout       time.Duration
+	searchTimeForm      string
+	force               bool
+	fullRefresh         bool
+	memoryLimit         string
+	logLevel            string
+	sandboxSeed         int64
+	sandboxScale        string
+	splitBy             string // see operator.go
+	metricsFile         string
+	progress            string
 	// The payments audit (docs/payments-audit.md).
 	interchangeRates string
 	retryLimits      string
@@ -111,6 +115,9 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.secretFile, "secret-file", "", "file holding the base64 shared secret, mode 600 (RECONCILE_SECRET also accepted)")
 	fs.StringVar(&o.p12File, "p12-file", "", "jwt-p12: PKCS#12 file of the key and its certificate")
 	fs.StringVar(&o.p12PassFile, "p12-password-file", "", "jwt-p12: file holding the P12 password, mode 600 (RECONCILE_P12_PASSWORD also accepted)")
+	fs.StringVar(&o.responseMLEKey, "response-mle-key", "", "jwt, jwt-p12: P12 (or PEM) file of the \"REST – API Response MLE\" key from the merchant portal, to read encrypted responses")
+	fs.StringVar(&o.responseMLEPassFile, "response-mle-password-file", "", "file holding the --response-mle-key P12's password, mode 600 (RECONCILE_RESPONSE_MLE_PASSWORD also accepted)")
+	fs.StringVar(&o.responseMLEKid, "response-mle-kid", "", "key id of --response-mle-key (default: the serialNumber of its certificate's subject, as the platform's SDK reads it)")
 	fs.StringVar(&o.date, "date", "", "business day, UTC (YYYY-MM-DD): transactions submitted that day (default yesterday)")
 	fs.IntVar(&o.lookback, "lookback", 3, "extra days re-read before --date for late or changed records")
 	fs.StringVar(&o.journal, "journal", "", "glob of merchant journal files (NDJSON) to import")
@@ -166,7 +173,7 @@ var credentialWords = []string{"key", "secret", "portfolio", "p12", "cert", "cer
 
 // credentialEnv are credentials read from the environment that no flag
 // names (a flag's own RECONCILE_<FLAG> counts through the flag).
-var credentialEnv = []string{"RECONCILE_SECRET", "RECONCILE_P12_PASSWORD"}
+var credentialEnv = []string{"RECONCILE_SECRET", "RECONCILE_P12_PASSWORD", "RECONCILE_RESPONSE_MLE_PASSWORD"}
 
 // givenCredentials names the credential settings given on the command line,
 // in the environment or in the config file.
@@ -287,6 +294,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	}
 
 	creds, baseURL, journal := platform.Credentials{}, o.baseURL, o.journal
+	var mleKey platform.ResponseMLEKey
 	org := o.organizationID
 	var sandboxAuth platform.Credentials
 	if baseURL == "" {
@@ -297,6 +305,10 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		if creds, err = loadCredentials(o, e.getenv); err != nil {
 			return err
 		}
+		if mleKey, err = loadResponseMLE(o, e.getenv, creds.Mode); err != nil {
+			return err
+		}
+		o.hooks.keyed(mleKey, now, log)
 		if org == "" {
 			return errors.New("--organization-id is required with --base-url")
 		}
@@ -327,7 +339,8 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		platform.WithConnections(o.concurrency*paymentListsPerMember),
 		platform.WithUserAgent("reconcile/"+buildVersion()),
 		platform.WithSearchTimeForm(searchTimeForm),
-		platform.WithHTTPClient(e.httpClient))
+		platform.WithHTTPClient(e.httpClient),
+		responseMLEOption(mleKey))
 	if err != nil {
 		return err
 	}
@@ -383,6 +396,11 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	}
 	o.hooks.ingested(res)
 	alarmList := notice.checkAlarms(ctx, db.Conn(), res.RunID)
+	if notice != nil && notice.rules != nil && !mleKey.IsZero() {
+		if e := mleKey.Expiry(now); e.Known {
+			alarmList = append(alarmList, notice.rules.KeyExpiry(e.KeyID, e.NotAfter, now))
+		}
+	}
 	o.hooks.checked(alarmList)
 	run := reports.Run{
 		RunID:        res.RunID,
@@ -398,6 +416,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),
 		Alarms:       alarmList,
+		ResponseMLE:  manifestKey(mleKey, now),
 	}
 	published := time.Now()
 	// The checks' writes into the file, and a fresh DuckDB instance for

@@ -16,7 +16,7 @@ import (
 
 type sandboxOptions struct {
 	addr, scale, date, clock, organizationID, keyID, secretFile string
-	groundTruth, journalDir, certificates                       string
+	groundTruth, journalDir, certificates, mleCertificates      string
 	seed                                                        int64
 	lookback                                                    int
 	faults                                                      sandbox.Faults
@@ -43,6 +43,7 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&o.keyID, "key-id", "", "key ID accepted (default "+sandbox.DefaultKeyID+")")
 	fs.StringVar(&o.secretFile, "secret-file", "", "file with the base64 shared secret accepted (default: the documented test secret)")
 	fs.StringVar(&o.certificates, "jwt-certificates", "", "PEM certificates (comma-separated files) whose JWTs are accepted; the kid is the subject's serialNumber")
+	fs.StringVar(&o.mleCertificates, "response-mle-certificate", "", "PEM certificates (comma-separated files) of response MLE keys: every answer is then encrypted for the one the JWT's v-c-response-mle-kid names (the kid is the subject's serialNumber), and HTTP signatures are refused")
 	fs.StringVar(&o.groundTruth, "ground-truth", "", "write the findings a correct reconciliation must report to this JSON file")
 	fs.StringVar(&o.journalDir, "journal-dir", "", "write the simulated merchants' journals (NDJSON) into this folder")
 	fs.DurationVar(&o.faults.Latency, "latency", 0, "fault: delay every response by this much")
@@ -105,6 +106,20 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 			return fmt.Errorf("%s: %w", f, err)
 		}
 		cfg.Certificates = append(cfg.Certificates, cert)
+	}
+	for _, f := range strings.Split(o.mleCertificates, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("--response-mle-certificate: %w", err)
+		}
+		cert, err := sandbox.ParseCertificate(b, "")
+		if err != nil {
+			return fmt.Errorf("--response-mle-certificate %s: %w", f, err)
+		}
+		cfg.ResponseMLE = append(cfg.ResponseMLE, cert)
 	}
 	if o.failMembers != "" {
 		if cfg.Faults.FailMembers, err = sandbox.ParseFailMembers(o.failMembers); err != nil {

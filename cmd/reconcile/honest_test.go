@@ -323,6 +323,9 @@ func TestCredentialsWithoutBaseURLRefused(t *testing.T) {
 		"--key-id":           {nil, []string{"--key-id", "0a1b2c"}, "--key-id"},
 		"--secret-file":      {nil, []string{"--secret-file", secretFile}, "--secret-file"},
 		"key-id in a config": {nil, []string{"--config", config}, "--key-id"},
+		// The response MLE key and its password (issue 35).
+		"--response-mle-key":              {nil, []string{"--response-mle-key", secretFile}, "--response-mle-key"},
+		"RECONCILE_RESPONSE_MLE_PASSWORD": {map[string]string{"RECONCILE_RESPONSE_MLE_PASSWORD": "pw"}, nil, "RECONCILE_RESPONSE_MLE_PASSWORD"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -24,25 +24,26 @@ import (
 
 // runMetrics is what the metrics file reports of one run.
 type runMetrics struct {
-	shard      string
-	status     string // ok, partial, failed, interrupted
-	exitCode   int
-	started    time.Time
-	finished   time.Time
-	date       time.Time // business date; zero if it could not be read
-	known      bool      // the run got as far as a result: the counts below are real
-	membersOK  int
-	failed     int
-	skipped    int
-	requests   int64
-	retries    int64
-	findings   map[string]map[string]int64 // state -> kind -> count
-	stages     map[string]time.Duration
-	rows       int64
-	versionStr string
-	source     string            // reports.SourcePlatform or reports.SourceSandbox
-	alarms     []reports.Alarm   // every alarm checked (--alarms), raised or not
-	deliveries []notify.Delivery // the digests sent (--notify), delivered or not
+	shard       string
+	status      string // ok, partial, failed, interrupted
+	exitCode    int
+	started     time.Time
+	finished    time.Time
+	date        time.Time // business date; zero if it could not be read
+	known       bool      // the run got as far as a result: the counts below are real
+	membersOK   int
+	failed      int
+	skipped     int
+	requests    int64
+	retries     int64
+	findings    map[string]map[string]int64 // state -> kind -> count
+	stages      map[string]time.Duration
+	rows        int64
+	versionStr  string
+	source      string            // reports.SourcePlatform or reports.SourceSandbox
+	alarms      []reports.Alarm   // every alarm checked (--alarms), raised or not
+	deliveries  []notify.Delivery // the digests sent (--notify), delivered or not
+	mleNotAfter time.Time         // the response MLE key's expiry; zero: none
 }
 
 var runStatuses = []string{"ok", "partial", "failed", "interrupted"}
@@ -82,6 +83,9 @@ func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, st
 		m.findings = p.Findings
 	}
 	m.alarms, m.deliveries = h.alarms, h.deliveries
+	if h != nil {
+		m.mleNotAfter = h.mleNotAfter
+	}
 	return m
 }
 
@@ -163,6 +167,10 @@ func metricsText(m runMetrics) []byte {
 	}
 	metric("reconcile_run_simulated", "Whether the last run reconciled the embedded sandbox's simulated data (1) instead of the platform's (0): alert on 1 where production runs.")
 	sample("reconcile_run_simulated", "", b01(m.source == reports.SourceSandbox))
+	if !m.mleNotAfter.IsZero() {
+		metric("reconcile_response_mle_key_expiry_timestamp_seconds", "When the response MLE key's certificate expires, as a Unix time: alert well before (the platform stops encrypting for it; a new key is generated in the merchant portal).")
+		sample("reconcile_response_mle_key_expiry_timestamp_seconds", "", float64(m.mleNotAfter.Unix()))
+	}
 	metric("reconcile_run_info", "The reconcile version of the last run (value 1).")
 	sample("reconcile_run_info", `version="`+escapeLabel(m.versionStr)+`"`, 1)
 	if len(m.deliveries) > 0 {

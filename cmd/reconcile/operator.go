@@ -28,6 +28,8 @@ type runHooks struct {
 	notice     *notice           // --alarms, --notify, once loaded
 	alarms     []reports.Alarm   // checked before publishing
 	deliveries []notify.Delivery // the digests sent
+	// mleNotAfter is the response MLE key's expiry (mle.go); zero: none.
+	mleNotAfter time.Time
 }
 
 func (h *runHooks) progressFunc() func(pipeline.Progress) {

@@ -30,14 +30,21 @@ type Cert struct {
 // serialNumber serial, valid from an hour ago for a day.
 func New(t testing.TB, owner, serial string) Cert {
 	t.Helper()
+	now := time.Now()
+	return NewValid(t, owner, serial, now.Add(-time.Hour), now.Add(24*time.Hour))
+}
+
+// NewValid is New with the validity given, for the tests of a key that
+// expires soon or has expired (the response MLE key's three years).
+func NewValid(t testing.TB, owner, serial string, notBefore, notAfter time.Time) Cert {
+	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now()
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(now.UnixNano()),
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()),
 		Subject:   pkix.Name{CommonName: owner, SerialNumber: serial},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour)}
+		NotBefore: notBefore, NotAfter: notAfter}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +66,17 @@ func (c Cert) P12(t testing.TB, enc *pkcs12.Encoder, password string, caCerts ..
 		t.Fatal(err)
 	}
 	return b
+}
+
+// KeyPEM is the private key in PEM (PKCS#8, unencrypted) followed by the
+// certificate: a response MLE key file in PEM form.
+func (c Cert) KeyPEM(t testing.TB) []byte {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(c.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), c.PEM()...)
 }
 
 // PEM is the certificate in PEM.

@@ -18,7 +18,13 @@
 //
 // Environment: SANDBOX_URL, MERCHANT_ID, PORTFOLIO_ID, KEY_ID, SECRET,
 // P12_FILE and P12_PASSWORD (the P12 the Go test made), MODES
-// (comma-separated: http_signature, jwt, jwt_p12), WORK_DIR (scratch).
+// (comma-separated: http_signature, jwt, jwt_p12, jwt_mle, jwt_p12_mle),
+// WORK_DIR (scratch); for the two *_mle modes (response message-level
+// encryption, the SDK's enableResponseMleGlobally) RESPONSE_MLE_PEM and
+// RESPONSE_MLE_KID (jwt_mle: a PEM private key, whose kid the SDK must be
+// given), RESPONSE_MLE_P12 and RESPONSE_MLE_P12_PASSWORD (jwt_p12_mle: a P12
+// as the portal makes it, whose kid the SDK extracts itself,
+// MLEUtility.js validateAndAutoExtractResponseMleKid).
 
 const fs = require('fs');
 const path = require('path');
@@ -70,6 +76,12 @@ function config(mode) {
       const k = sdkP12();
       return { ...c, authenticationType: 'jwt', jwtKeyType: 'P12', keysDirectory: k.dir, keyFileName: 'sdk', keyAlias: portfolio, keyPass: k.password };
     }
+    case 'jwt_mle':
+      return { ...config('jwt'), enableResponseMleGlobally: true,
+        responseMlePrivateKeyFilePath: env('RESPONSE_MLE_PEM'), responseMleKID: env('RESPONSE_MLE_KID') };
+    case 'jwt_p12_mle':
+      return { ...config('jwt_p12'), enableResponseMleGlobally: true,
+        responseMlePrivateKeyFilePath: env('RESPONSE_MLE_P12'), responseMlePrivateKeyFilePassword: env('RESPONSE_MLE_P12_PASSWORD') };
   }
   throw new Error(`unknown mode ${mode}`);
 }
