@@ -20,7 +20,7 @@ var layers = map[string]int{
 	"sandbox":     0,
 	"level3audit": 1, "store": 1, "internal/safetext": 1, "internal/memstat": 1, "cardmask/cardmasktest": 1, "sandbox/sandboxtest": 1,
 	"groups": 2, "subscriptions": 2, "calls": 2, "store/storetest": 2,
-	"ingest": 3,
+	"ingest": 3, "internal/doctor": 3,
 	"checks": 4, "reports": 4,
 	"pipeline": 5, "merge": 5, "alarms": 5, "notify": 5, "reports/reportstest": 5,
 	"cmd/reconcile": 6, "pipeline/pipelinetest": 6, "notify/notifytest": 6,

@@ -78,6 +78,7 @@ const usage = `reconcile: reporting and reconciliation for the payments platform
 Usage:
   reconcile run       one batch run (what cron calls)
   reconcile schedule  stay up and run on a cron spec; never overlaps itself
+  reconcile doctor    check, read-only, that a run would work with an account
   reconcile merge     one publication from the shards (--shard i/n) of a date
   reconcile sandbox   serve the simulated platform on an address
   reconcile sql       read-only ad-hoc SQL over a DuckDB file
@@ -112,6 +113,8 @@ func run(ctx context.Context, args []string, e env) int {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "run":
 		err = cmdRun(ctx, rest, e)
+	case "doctor":
+		err = cmdDoctor(ctx, rest, e)
 	case "sandbox":
 		err = cmdSandbox(ctx, rest, e)
 	case "sql":

@@ -334,13 +334,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		creds.PortfolioID = org
 	}
 
-	client, err := platform.NewClient(baseURL, creds,
-		platform.WithRateLimiter(pipeline.Limiter(o.rate, o.concurrency)),
-		platform.WithConnections(o.concurrency*paymentListsPerMember),
-		platform.WithUserAgent("reconcile/"+buildVersion()),
-		platform.WithSearchTimeForm(searchTimeForm),
-		platform.WithHTTPClient(e.httpClient),
-		responseMLEOption(mleKey))
+	client, err := newRunClient(o, e, baseURL, creds, searchTimeForm, mleKey)
 	if err != nil {
 		return err
 	}
@@ -697,6 +691,20 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// newRunClient is the platform client of a run (and of doctor, which
+// must send what a run sends): the run's rate budget and connections,
+// search time form and response key.
+func newRunClient(o runOptions, e env, baseURL string, creds platform.Credentials,
+	form platform.SearchTimeForm, mleKey platform.ResponseMLEKey) (*platform.Client, error) {
+	return platform.NewClient(baseURL, creds,
+		platform.WithRateLimiter(pipeline.Limiter(o.rate, o.concurrency)),
+		platform.WithConnections(o.concurrency*paymentListsPerMember),
+		platform.WithUserAgent("reconcile/"+buildVersion()),
+		platform.WithSearchTimeForm(form),
+		platform.WithHTTPClient(e.httpClient),
+		responseMLEOption(mleKey))
 }
 
 // embeddedAuth is the authentication a run against the embedded sandbox
