@@ -80,6 +80,9 @@ type runOptions struct {
 	// credentials names the credential settings given (givenCredentials),
 	// from any layer: a run with credentials but no base URL is refused.
 	credentials []string
+	// rateGiven says --rate was set by some layer: the embedded sandbox is
+	// otherwise not held to the platform's default rate (sandboxRate).
+	rateGiven bool
 }
 
 const runExamples = `  reconcile run                                    # embedded sandbox, yesterday
@@ -160,6 +163,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 		return o, err
 	}
 	o.credentials = givenCredentials(fs, e.getenv)
+	fs.Visit(func(f *flag.Flag) { o.rateGiven = o.rateGiven || f.Name == "rate" })
 	return o, nil
 }
 
@@ -329,6 +333,10 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		defer sb.close()
 		baseURL, creds, journal = sb.url, sb.creds, firstNonEmpty(journal, sb.journalGlob)
 		org = firstNonEmpty(org, sb.organizationID)
+		if !o.rateGiven {
+			o.rate = sandboxRate
+		}
+		log.Info("embedded sandbox", "rate", o.rate)
 	}
 	if creds.PortfolioID == "" {
 		creds.PortfolioID = org
@@ -692,6 +700,11 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// sandboxRate is the request rate against the embedded sandbox unless
+// --rate says otherwise: the default (20/s) is the platform's budget, and
+// a medium demo waited minutes for a limit the sandbox does not have.
+const sandboxRate = 5000
 
 // newRunClient is the platform client of a run (and of doctor, which
 // must send what a run sends): the run's rate budget and connections,
