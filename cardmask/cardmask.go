@@ -30,7 +30,9 @@ import (
 //
 // Card numbers. A number is one digit group, or several joined by 1 to 3
 // separators (space, tab, - + . / _, after decoding; not quotes, commas or
-// colons, which would join the unrelated numbers of a JSON object). From
+// colons, which would join the unrelated numbers of a JSON object). Digits
+// of any script and Unicode spaces, dashes, format characters and line
+// breaks read as their ASCII kin (unicode.go). From
 // the start of each group, the longest run of 13 to 19 digits read on is a
 // card number when
 //   - it ends where a group ends and passes the Luhn check (as a card
@@ -115,6 +117,21 @@ const removed = "REMOVED"
 // random lines of card numbers, digits, X and separators, as
 // TestMaskLineIdempotent makes them, changed in five passes at most).
 func MaskLine(line []byte) []byte {
+	if needsFold(line) {
+		if folded, ok := fold(line); ok {
+			if masked := maskASCII(folded); string(masked) != string(folded) {
+				return masked
+			}
+			// Nothing to mask once folded: the line as it was, but masked
+			// as read (a card number in ASCII beside the other text).
+		}
+	}
+	return maskASCII(line)
+}
+
+// maskASCII is MaskLine on a line read as bytes (unicode.go says why the
+// line may first be folded).
+func maskASCII(line []byte) []byte {
 	for range maxMaskPasses {
 		out, changed := maskOnce(line)
 		if !changed {
