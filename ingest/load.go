@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -237,10 +238,12 @@ func directoryRows(dir *groups.Directory, runID string, now time.Time) (*store.B
 	gr, mr := groupsTable.NewBatch(), groupMembersTable.NewBatch()
 	for _, g := range dir.Groups {
 		var c converter
-		gr.Str(maskedID(g.ID)).Str(dir.OrganizationID).Text(cardmask.MaskText(g.Name)).
-			Text(cardmask.MaskText(g.Description)).Text(cardmask.MaskText(groupType(g))).
+		// A group's texts are repaired to valid UTF-8 (as the journal's are):
+		// one stray byte in a name failed the load, and with it the run.
+		gr.Str(maskedID(g.ID)).Str(dir.OrganizationID).Text(cardmask.MaskText(strings.ToValidUTF8(g.Name, "\uFFFD"))).
+			Text(cardmask.MaskText(strings.ToValidUTF8(g.Description, "\uFFFD"))).Text(cardmask.MaskText(strings.ToValidUTF8(groupType(g), "\uFFFD"))).
 			Time(c.timestamp("createdTime", g.CreatedTime)).Time(c.timestamp("lastUpdatedTime", g.LastUpdatedTime)).
-			JSONText(cardmask.MaskLine(g.Raw)).Str(runID).Time(now, true).End()
+			JSONText(cardmask.MaskLine(bytes.ToValidUTF8(g.Raw, []byte("\uFFFD")))).Str(runID).Time(now, true).End()
 		if c.err != nil {
 			return nil, nil, fmt.Errorf("group %s: %w", g.ID, c.err)
 		}
