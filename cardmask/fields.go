@@ -226,7 +226,11 @@ type fieldScan struct {
 	topPath bool     // the top-level "path" is a link
 	keep    [][2]int // byte ranges kept as written, in order
 	path    [][2]int // the id-shaped segments of a journal line's path
-	cards   [][2]int // card-number values (string contents)
+	// For a journal line: whether the value read is its response, whether
+	// that names an id, and its status.
+	inResponse, responseID bool
+	status                 string
+	cards                  [][2]int // card-number values (string contents)
 }
 
 // maxScanDepth bounds nesting: a deeper document is masked by pattern.
@@ -246,14 +250,22 @@ func (fs *fieldScan) scan() bool {
 	return true
 }
 
-// keepPathIDs keeps the id-shaped segments of a journal line's path that
-// the line names in an identifier field or a link too. A path is the
-// merchant's text, where a card number glued to its expiry date or
-// security code can have an id's shape ("6512628085536163703211" itself
-// passes for a Discover number and a security code); an id the platform
-// answered with is kept wherever it appears in the line.
+// keepPathIDs keeps the id-shaped segments of a journal line's path when
+// the line is the platform's successful answer naming an id (a 2xx status
+// and an identifier of the platform's shape in its response: the call
+// acted on resources the platform knows, and would have been refused on a
+// card number), or when the line names the same id in an identifier field
+// or a link. Otherwise the path is the merchant's text alone, where a card
+// number glued to its expiry date or security code can have an id's shape
+// ("6512628085536163703211" itself passes for a Discover number and a
+// security code), and it is masked by pattern.
 func (fs *fieldScan) keepPathIDs() {
 	if len(fs.path) == 0 {
+		return
+	}
+	if len(fs.status) == 3 && fs.status[0] == '2' && isDigit(fs.status[1]) && isDigit(fs.status[2]) && fs.responseID {
+		fs.keep = append(fs.keep, fs.path...)
+		slices.SortFunc(fs.keep, func(a, b [2]int) int { return a[0] - b[0] })
 		return
 	}
 	named := map[string]bool{}
@@ -330,8 +342,18 @@ func (fs *fieldScan) value(key, parent string, depth int) bool {
 				return false
 			}
 			fs.i++
-			if !fs.value(strings.ToLower(string(fs.t[ks:ke])), key, depth+1) {
+			name := strings.ToLower(string(fs.t[ks:ke]))
+			top := fs.topPath && depth == 0
+			fs.inResponse = fs.inResponse || top && name == "response"
+			vs := fs.i
+			if !fs.value(name, key, depth+1) {
 				return false
+			}
+			if top && name == "response" {
+				fs.inResponse = false
+			}
+			if top && name == "status" {
+				fs.status = strings.Trim(strings.TrimSpace(string(fs.t[vs:fs.i])), `"`)
 			}
 			fs.ws()
 			if fs.i >= len(fs.t) {
@@ -378,6 +400,7 @@ func (fs *fieldScan) value(key, parent string, depth int) bool {
 		switch {
 		case identifierFields[key] && IsPlatformID(string(fs.t[s:e])):
 			fs.keep = append(fs.keep, [2]int{s, e})
+			fs.responseID = fs.responseID || fs.inResponse
 		case key == "href":
 			fs.keep = fs.link(fs.keep, s, e)
 		case fs.topPath && depth == 1 && key == "path":

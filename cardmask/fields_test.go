@@ -71,6 +71,12 @@ func TestMaskRecordKeepsPlatformIDs(t *testing.T) {
 		if want := strings.ReplaceAll(line, "4111111111111111", "411111XXXXXX1111"); got != want {
 			t.Errorf("MaskJournalLine(%s)\n = %s\nwant %s", line, got, want)
 		}
+		// A capture: the path names the payment, the response the capture.
+		capture := `{"time":"2026-11-20T10:00:00Z","merchantId":"m1","method":"POST","path":"/pts/v2/payments/` + id + `/captures",` +
+			`"request":{},"status":201,"response":{"id":"6941234567000010000002","status":"PENDING"}}`
+		if got := string(MaskJournalLine([]byte(capture))); got != capture {
+			t.Errorf("MaskJournalLine(%s)\n = %s", capture, got)
+		}
 		if got := MaskPath("/tss/v2/transactions/"+id, `{"id":"`+id+`"}`); got != "/tss/v2/transactions/"+id {
 			t.Errorf("MaskPath altered %s: %s", id, got)
 		}
@@ -107,11 +113,25 @@ func TestMaskRecordMasksCardNumbersInIDFields(t *testing.T) {
 	// journal's path keeps only the ids the line names elsewhere.
 	for _, path := range []string{
 		"/pts/v2/payments/6512628085536163703211/captures", "/pts/v2/payments?card=6512628085536163703211",
+
 		"/p/4111111111/116512628085536163703211", "/p/41111111111111/6512628085536163703211",
 		"/p/6512628085536163703211/1111", "/p/4111%2F6512628085536163703211", "/p/4-6512628085536163703211",
 	} {
 		line := `{"merchantId":"m","path":"` + path + `","status":200}`
 		if got, want := string(MaskJournalLine([]byte(line))), string(MaskLine([]byte(line))); got != want {
+			t.Errorf("MaskJournalLine(%s) = %s, want %s", line, got, want)
+		}
+	}
+	// Nor is a path's id kept on a refusal, or when the response names no
+	// id of the platform's shape (only the request does).
+	const path = `"path":"/pts/v2/payments/6512628085536163703211/captures"`
+	for _, line := range []string{
+		`{"merchantId":"m",` + path + `,"status":400,"response":{"id":"6941234567000010000002"}}`,
+		`{"merchantId":"m",` + path + `,"status":201,"response":{"id":"69412345670000100000023"}}`,
+		`{"merchantId":"m",` + path + `,"status":201,"request":{"id":"6941234567000010000002"}}`,
+	} {
+		got, want := string(MaskJournalLine([]byte(line))), string(MaskLine([]byte(line)))
+		if got != want || strings.Contains(got, "6512628085536163703211") {
 			t.Errorf("MaskJournalLine(%s) = %s, want %s", line, got, want)
 		}
 	}

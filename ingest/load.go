@@ -240,7 +240,7 @@ func directoryRows(dir *groups.Directory, runID string, now time.Time) (*store.B
 		gr.Str(maskedID(g.ID)).Str(dir.OrganizationID).Text(cardmask.MaskText(g.Name)).
 			Text(cardmask.MaskText(g.Description)).Text(cardmask.MaskText(groupType(g))).
 			Time(c.timestamp("createdTime", g.CreatedTime)).Time(c.timestamp("lastUpdatedTime", g.LastUpdatedTime)).
-			JSONText(cardmask.MaskLine(g.Raw)).Str(runID).Time(now, true).End()
+			JSONText(cardmask.MaskRecord(g.Raw)).Str(runID).Time(now, true).End()
 		if c.err != nil {
 			return nil, nil, fmt.Errorf("group %s: %w", g.ID, c.err)
 		}
