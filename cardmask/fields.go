@@ -2,6 +2,7 @@ package cardmask
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -96,29 +97,31 @@ func MaskRecord(doc []byte) []byte { return maskFields(doc, false) }
 // transaction it acts on).
 func MaskJournalLine(line []byte) []byte { return maskFields(line, true) }
 
-// MaskPath masks a journal call's path by pattern, keeping its id-shaped
-// segments that the documents docs (the call's request and response, JSON)
-// name in an identifier field or a link, as MaskJournalLine does.
-func MaskPath(path string, docs ...string) string {
+// MaskPath masks a journal call's path as MaskJournalLine masks it in its
+// line: by pattern, keeping its id-shaped segments when the call's status
+// is 2xx and its response (JSON) names an id of the platform's shape, or
+// when its request or response names the same id.
+func MaskPath(path string, status int, request, response string) string {
 	b := []byte(path)
 	if hasControlByte(b) {
 		return MaskText(path)
 	}
+	fs := fieldScan{t: b, topPath: true}
+	fs.path = fs.link(nil, 0, len(b))
 	named := map[string]bool{}
-	for _, d := range docs {
+	for k, d := range []string{request, response} {
 		ds := fieldScan{t: []byte(d)}
 		if ds.scan() {
 			for _, sp := range ds.keep {
 				named[d[sp[0]:sp[1]]] = true
 			}
+			fs.responseID = fs.responseID || k == 1 && len(ds.keep) > 0
 		}
 	}
-	fs := fieldScan{t: b}
-	for _, sp := range fs.link(nil, 0, len(b)) {
-		if named[path[sp[0]:sp[1]]] {
-			fs.keep = append(fs.keep, sp)
-		}
+	if status >= 200 && status <= 299 {
+		fs.status = fmt.Sprint(status)
 	}
+	fs.keepPathIDs(named)
 	if out := fs.mask(MaskLine(b)); string(out) != path {
 		return string(out)
 	}
@@ -246,7 +249,7 @@ func (fs *fieldScan) scan() bool {
 	if fs.i != len(fs.t) {
 		return false
 	}
-	fs.keepPathIDs()
+	fs.keepPathIDs(nil)
 	return true
 }
 
@@ -259,7 +262,7 @@ func (fs *fieldScan) scan() bool {
 // number glued to its expiry date or security code can have an id's shape
 // ("6512628085536163703211" itself passes for a Discover number and a
 // security code), and it is masked by pattern.
-func (fs *fieldScan) keepPathIDs() {
+func (fs *fieldScan) keepPathIDs(named map[string]bool) {
 	if len(fs.path) == 0 {
 		return
 	}
@@ -268,7 +271,9 @@ func (fs *fieldScan) keepPathIDs() {
 		slices.SortFunc(fs.keep, func(a, b [2]int) int { return a[0] - b[0] })
 		return
 	}
-	named := map[string]bool{}
+	if named == nil {
+		named = map[string]bool{}
+	}
 	for _, sp := range fs.keep {
 		named[string(fs.t[sp[0]:sp[1]])] = true
 	}

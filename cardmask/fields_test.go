@@ -2,46 +2,12 @@ package cardmask
 
 import (
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/reconcile/reconcile/cardmask/cardmasktest"
 )
-
-// platformID is an id in the platform's format for an instant: the Unix
-// second without its leading 1, then 13 digits, the first of which make
-// its first 16 digits pass the Luhn check (as one id in ten does).
-func platformID(t time.Time, tail string) string {
-	head := fmt.Sprintf("%09d", t.Unix()-1_000_000_000) + "000001"
-	for d := byte('0'); d <= '9'; d++ {
-		if cardmasktest.Luhn(head + string(d)) {
-			return head + string(d) + tail
-		}
-	}
-	panic("no Luhn digit")
-}
-
-// idsOfEveryYear are ids created in each year from 2019 to 2030 (and in
-// the windows where they begin as card numbers do: 55 in early 2019, 6011
-// on 2020-09-26, 62 in mid-2021, 644-649 and 65 in 2022), with the
-// vendor's example.
-func idsOfEveryYear() []string {
-	ids := []string{"6512628085536163703211", "6034873819306413101960", "6192112872526176101960"}
-	for y := 2019; y <= 2030; y++ {
-		ids = append(ids, platformID(time.Date(y, 7, 1, 12, 0, 0, 0, time.UTC), "123456"))
-	}
-	for _, t := range []time.Time{
-		time.Date(2019, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2020, 9, 26, 12, 0, 0, 0, time.UTC),
-		time.Date(2021, 6, 15, 8, 0, 0, 0, time.UTC), time.Date(2022, 3, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(2022, 4, 29, 20, 6, 49, 0, time.UTC),
-	} {
-		ids = append(ids, platformID(t, "703211"))
-	}
-	return ids
-}
 
 // TestMaskRecordKeepsPlatformIDs: ids of every year from 2019 to 2030 come
 // out of the masking of an answer and of a journal line as written, in
@@ -49,7 +15,7 @@ func idsOfEveryYear() []string {
 // those that begin as card numbers.
 func TestMaskRecordKeepsPlatformIDs(t *testing.T) {
 	altered := 0
-	for _, id := range idsOfEveryYear() {
+	for _, id := range cardmasktest.PlatformIDs() {
 		if MaskText(id) != id {
 			altered++
 		}
@@ -77,10 +43,13 @@ func TestMaskRecordKeepsPlatformIDs(t *testing.T) {
 		if got := string(MaskJournalLine([]byte(capture))); got != capture {
 			t.Errorf("MaskJournalLine(%s)\n = %s", capture, got)
 		}
-		if got := MaskPath("/tss/v2/transactions/"+id, `{"id":"`+id+`"}`); got != "/tss/v2/transactions/"+id {
+		if got := MaskPath("/pts/v2/payments/"+id+"/captures", 201, `{}`, `{"id":"6941234567000010000002"}`); got != "/pts/v2/payments/"+id+"/captures" {
 			t.Errorf("MaskPath altered %s: %s", id, got)
 		}
-		if got, want := MaskPath("/tss/v2/transactions/"+id, `{}`), MaskText("/tss/v2/transactions/"+id); got != want {
+		if got := MaskPath("/tss/v2/transactions/"+id, 200, `{}`, `{"id":"`+id+`"}`); got != "/tss/v2/transactions/"+id {
+			t.Errorf("MaskPath altered %s: %s", id, got)
+		}
+		if got, want := MaskPath("/tss/v2/transactions/"+id, 404, `{}`, `{"id":"6941234567000010000002"}`), MaskText("/tss/v2/transactions/"+id); got != want {
 			t.Errorf("MaskPath kept %s that no id field names: %s", id, got)
 		}
 	}
