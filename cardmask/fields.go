@@ -60,7 +60,9 @@ var cardNumberParents = map[string]bool{"card": true, "tokenizedcard": true, "ba
 // subscriptions, plans), or 32 hexadecimal characters with no run of 12
 // digits (the token ids: customers, payment instruments). Such a value in
 // an identifier field is never masked.
-func IsPlatformID(s string) bool {
+func IsPlatformID(s string) bool { return isPlatformID([]byte(s)) }
+
+func isPlatformID(s []byte) bool {
 	switch len(s) {
 	case 22:
 		for i := 0; i < len(s); i++ {
@@ -122,7 +124,7 @@ func MaskPath(path string, status int, request, response string) string {
 		fs.status = fmt.Sprint(status)
 	}
 	fs.keepPathIDs(named)
-	if out := fs.mask(MaskLine(b)); string(out) != path {
+	if out := fs.mask(); string(out) != path {
 		return string(out)
 	}
 	return path
@@ -137,20 +139,15 @@ func MaskRecordText(s string) string {
 }
 
 func maskFields(doc []byte, topPath bool) []byte {
-	plain := MaskLine(doc)
-	unchanged := len(plain) == len(doc) && (len(doc) == 0 || &plain[0] == &doc[0])
-	if unchanged && !bytes.Contains(doc, []byte(`"number"`)) {
-		return doc // nothing to mask, so no id is altered
-	}
 	fs := fieldScan{t: doc, topPath: topPath}
 	if !fs.scan() {
-		return plain
+		return MaskLine(doc)
 	}
-	out := fs.mask(plain)
+	out := fs.mask()
 	if len(fs.cards) > 0 {
 		out = maskCardFields(out, topPath)
 	}
-	if bytes.Equal(out, doc) {
+	if len(out) == len(doc) && (len(doc) == 0 || &out[0] == &doc[0]) || bytes.Equal(out, doc) {
 		return doc
 	}
 	return out
@@ -159,11 +156,10 @@ func maskFields(doc []byte, topPath bool) []byte {
 // mask returns the text masked by pattern with the kept spans as they
 // were: each is replaced by a placeholder MaskLine leaves alone (a control
 // byte, which valid JSON never holds raw, around letters), the text is
-// masked, and the placeholders are put back. plain is MaskLine(fs.t),
-// returned when nothing is kept.
-func (fs *fieldScan) mask(plain []byte) []byte {
+// masked, and the placeholders are put back.
+func (fs *fieldScan) mask() []byte {
 	if len(fs.keep) == 0 {
-		return plain
+		return MaskLine(fs.t)
 	}
 	var b []byte
 	last := 0
@@ -184,7 +180,7 @@ func (fs *fieldScan) mask(plain []byte) []byte {
 		end := bytes.IndexByte(masked[i+1:], placeholderMark)
 		k, ok := placeholderIndex(masked[i+1 : i+1+max(end, 0)])
 		if end < 0 || !ok || k >= len(fs.keep) {
-			return plain // cannot happen; pattern masking is the safe side
+			return MaskLine(fs.t) // cannot happen; pattern masking is the safe side
 		}
 		sp := fs.keep[k]
 		out = append(out, fs.t[sp[0]:sp[1]]...)
@@ -242,7 +238,7 @@ const maxScanDepth = 64
 // scan reads the whole document; false when it is not valid JSON (as far
 // as spans go: strings, nesting and their delimiters).
 func (fs *fieldScan) scan() bool {
-	if !fs.value("", "", 0) {
+	if !fs.value(fieldName{}, fieldName{}, 0) {
 		return false
 	}
 	fs.ws()
@@ -320,7 +316,7 @@ func (fs *fieldScan) str() (int, int, bool) {
 }
 
 // value reads one value, the value of field key inside object parent.
-func (fs *fieldScan) value(key, parent string, depth int) bool {
+func (fs *fieldScan) value(key, parent fieldName, depth int) bool {
 	if depth > maxScanDepth {
 		return false
 	}
@@ -347,17 +343,17 @@ func (fs *fieldScan) value(key, parent string, depth int) bool {
 				return false
 			}
 			fs.i++
-			name := strings.ToLower(string(fs.t[ks:ke]))
+			name := lowerName(fs.t[ks:ke])
 			top := fs.topPath && depth == 0
-			fs.inResponse = fs.inResponse || top && name == "response"
+			fs.inResponse = fs.inResponse || top && name.is("response")
 			vs := fs.i
 			if !fs.value(name, key, depth+1) {
 				return false
 			}
-			if top && name == "response" {
+			if top && name.is("response") {
 				fs.inResponse = false
 			}
-			if top && name == "status" {
+			if top && name.is("status") {
 				fs.status = strings.Trim(strings.TrimSpace(string(fs.t[vs:fs.i])), `"`)
 			}
 			fs.ws()
@@ -403,14 +399,14 @@ func (fs *fieldScan) value(key, parent string, depth int) bool {
 			return false
 		}
 		switch {
-		case identifierFields[key] && IsPlatformID(string(fs.t[s:e])):
+		case identifierFields[string(key.b[:key.n])] && isPlatformID(fs.t[s:e]):
 			fs.keep = append(fs.keep, [2]int{s, e})
 			fs.responseID = fs.responseID || fs.inResponse
-		case key == "href":
+		case key.is("href"):
 			fs.keep = fs.link(fs.keep, s, e)
-		case fs.topPath && depth == 1 && key == "path":
+		case fs.topPath && depth == 1 && key.is("path"):
 			fs.path = fs.link(fs.path, s, e)
-		case key == "number" && cardNumberParents[parent]:
+		case key.is("number") && cardNumberParents[string(parent.b[:parent.n])]:
 			fs.cards = append(fs.cards, [2]int{s, e})
 		}
 		return true
@@ -455,7 +451,7 @@ func (fs *fieldScan) link(spans [][2]int, s, e int) [][2]int {
 
 func (fs *fieldScan) segmentKept(s, e, p, q int) bool {
 	t := fs.t
-	if !IsPlatformID(string(t[p:q])) {
+	if !isPlatformID(t[p:q]) {
 		return false
 	}
 	if p > s && t[p-1] != '/' || q < e && t[q] != '/' {
@@ -525,3 +521,27 @@ func maskCardFields(doc []byte, topPath bool) []byte {
 	}
 	return out
 }
+
+// fieldName is a JSON key in lower case, held without allocating; a key
+// longer than its array (no field this file names) is empty.
+type fieldName struct {
+	b [24]byte
+	n uint8
+}
+
+func lowerName(key []byte) fieldName {
+	var f fieldName
+	if len(key) > len(f.b) {
+		return f
+	}
+	for i, c := range key {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		f.b[i] = c
+	}
+	f.n = uint8(len(key))
+	return f
+}
+
+func (f fieldName) is(name string) bool { return string(f.b[:f.n]) == name }
