@@ -117,14 +117,10 @@ func maskTransactions(list []platform.TransactionSummary) ([]platform.Transactio
 func maskedJSON(b []byte) []byte { return cardmask.MaskLine(b) }
 
 // maskedID is an ID from a response (a merchant ID, a group's) as it is
-// stored: as sent when it has the platform's id shape, with card data
-// masked otherwise, the same way wherever it appears.
-func maskedID(id string) string {
-	if cardmask.IsPlatformID(id) {
-		return id
-	}
-	return cardmask.MaskText(id)
-}
+// stored: with card data masked, the same way wherever it appears (the
+// pipeline and the group hashing mask a merchant ID so too). Neither is a
+// resource id of the platform's 22-digit format.
+func maskedID(id string) string { return cardmask.MaskText(id) }
 
 // maskedText is text (NULL when empty) of a response's value with card
 // data masked.
