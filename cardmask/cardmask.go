@@ -1,9 +1,11 @@
 // Package cardmask takes card data out of text: full card numbers (PANs)
 // keep their first six and last four digits, security codes and track data
 // become REMOVED. It is the security boundary of the journal import, which
-// masks every raw line (MaskLine) before anything else reads it, and of
-// the platform's answers, whose records are masked before they are stored
-// (package ingest, mask.go). It is kept apart so that it can be read,
+// masks every raw line (MaskJournalLine) before anything else reads it, and
+// of the platform's answers, whose records are masked before they are
+// stored (MaskRecord; package ingest, mask.go): both by field, so that the
+// platform's identifiers are never altered (fields.go), and by pattern
+// (MaskLine) everywhere else. It is kept apart so that it can be read,
 // tested and fuzzed on its own.
 package cardmask
 
