@@ -1,9 +1,11 @@
 // Package cardmask takes card data out of text: full card numbers (PANs)
 // keep their first six and last four digits, security codes and track data
 // become REMOVED. It is the security boundary of the journal import, which
-// masks every raw line (MaskLine) before anything else reads it, and of
-// the platform's answers, whose records are masked before they are stored
-// (package ingest, mask.go). It is kept apart so that it can be read,
+// masks every raw line (MaskJournalLine) before anything else reads it, and
+// of the platform's answers, whose records are masked before they are
+// stored (MaskRecord; package ingest, mask.go): both by field, so that the
+// platform's identifiers are never altered (fields.go), and by pattern
+// (MaskLine) everywhere else. It is kept apart so that it can be read,
 // tested and fuzzed on its own.
 package cardmask
 
@@ -78,9 +80,12 @@ import (
 //     ten, and are masked as any number of that length is (12% of 16-digit
 //     ids, counting a shorter card number at their start).
 //
-// Losing part of such an id is preferable to storing a card number; the
-// masking is the same wherever the id appears, so a masked id still joins
-// with itself (a capture with its authorization, say).
+// Losing part of such an id is preferable to storing a card number in
+// free text. The platform's answers and the journals' lines are masked by
+// field instead (fields.go: MaskRecord, MaskJournalLine), which keeps the
+// value of an identifier field that has the platform's id shape, so the
+// platform's ids are never altered; 22-digit ids created from 2014 to 2022
+// begin with card networks' IINs (the vendor's 6512628085536163703211).
 //
 // Not recognised, by design: a card number glued after other digits
 // ("12344111…": its start is not a group's), one joined by four separators

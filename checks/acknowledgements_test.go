@@ -198,8 +198,12 @@ func TestAcknowledgementRefusals(t *testing.T) {
 		"control":         {func(a *Acknowledgement) { a.Owner = "Jane\x1b[31m" }, "owner: holds a control character"},
 		"card number":     {func(a *Acknowledgement) { a.Reason = "refunded to 4111 1111 1111 1111" }, "reason: holds card data"},
 		"card as entity":  {func(a *Acknowledgement) { a.EntityID = "5500000000000004" }, "entity: holds card data"},
-		"security code":   {func(a *Acknowledgement) { a.Ticket = "cvv=123" }, "ticket: holds card data"},
-		"no date":         {func(a *Acknowledgement) { a.Until = time.Time{} }, "until: missing"},
+		// The platform's id, though it passes for a card number, is an
+		// entity: refused only as no finding of the run.
+		"platform id as entity": {func(a *Acknowledgement) { a.EntityID = "6512628085536163703211" }, "run 2026-11-18 reports no subscription_delinquent finding"},
+		"card glued as entity":  {func(a *Acknowledgement) { a.EntityID = "65126280855361637032112" }, "entity: holds card data"},
+		"security code":         {func(a *Acknowledgement) { a.Ticket = "cvv=123" }, "ticket: holds card data"},
+		"no date":               {func(a *Acknowledgement) { a.Until = time.Time{} }, "until: missing"},
 	} {
 		a := ok
 		c2.mutate(&a)

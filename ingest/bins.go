@@ -179,7 +179,7 @@ func (r *binLookups) enrichBINs(ctx context.Context) (looked int, failures []err
 		out.Add(o.bin, cardmask.MaskText(res.Status), text(o.resolvedBy), maskedText(res.FundingSource),
 			maskedText(res.FundingSourceSubType), maskedText(res.CardPlatform), maskedText(res.CardProduct), health,
 			maskedText(res.BrandName), maskedText(res.CardType), maskedText(res.IssuerName), maskedText(res.IssuerCountry),
-			rawJSON(cardmask.MaskLine(res.Raw)), r.now)
+			rawJSON(cardmask.MaskRecord(res.Raw)), r.now)
 		looked++
 	}
 	err = r.store.Transact(ctx, func(tx *store.Tx) error {

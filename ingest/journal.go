@@ -82,7 +82,8 @@ var defaultJournalLimits = journalLimits{chunkRows: 2_000, chunkBytes: 4 << 20, 
 // Only regular files are journals. A named pipe, a device or a file that
 // cannot be read is reported in the returned error and the other files
 // still load; directories are passed over. Card data is masked from each
-// line before anything reads it (cardmask.MaskLine). Reading stops within a line of
+// line before anything reads it (cardmask.MaskJournalLine: by field, so that
+// the ids of the platform are kept as written). Reading stops within a line of
 // ctx being cancelled.
 func ImportJournals(ctx context.Context, s *store.Store, glob string, now time.Time) ([]JournalImport, error) {
 	return importJournals(ctx, s, glob, now, defaultJournalLimits)
@@ -515,7 +516,7 @@ func addJournalLine(chunk *journalChunk, file string, lineNo int, line []byte, t
 	} else {
 		// A VARCHAR must be valid UTF-8: a stray byte (a name written in
 		// Latin-1, say) becomes U+FFFD rather than failing the file's load.
-		line = cardmask.MaskLine(bytes.ToValidUTF8(line, []byte("\uFFFD")))
+		line = cardmask.MaskJournalLine(bytes.ToValidUTF8(line, []byte("\uFFFD")))
 		values, err := journalRow(file, lineNo, line, sum, now)
 		if err == nil {
 			chunk.rows.Add(values...)
@@ -698,7 +699,7 @@ func decodeBody(raw json.RawMessage) (map[string]any, any, error) {
 	// escape whose hex digits are decimal (\u2028, a control character)
 	// runs into the digits after it. Masking keeps the escape (its four
 	// digits are within the six kept) and the JSON valid.
-	return obj, string(cardmask.MaskLine(bytes.TrimRight(buf.Bytes(), "\n"))), nil
+	return obj, string(cardmask.MaskRecord(bytes.TrimRight(buf.Bytes(), "\n"))), nil
 }
 
 func hasControl(b []byte) bool {

@@ -165,11 +165,14 @@ func reinspectSome(ctx context.Context, s *store.Store) (int, error) {
 		var mid, file string
 		var line int32
 		var method, path, req, resp sql.NullString
-		if err := rows.Scan(&mid, &file, &line, &method, &path, &req, &resp); err != nil {
+		var status sql.NullInt32
+		if err := rows.Scan(&mid, &file, &line, &method, &path, &req, &resp, &status); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("journal rows to inspect again: %w", err)
 		}
-		path.String, req.String, resp.String = cardmask.MaskText(path.String), cardmask.MaskText(req.String), cardmask.MaskText(resp.String)
+		// By field, as an import masks a line (cardmask.MaskJournalLine).
+		req.String, resp.String = cardmask.MaskRecordText(req.String), cardmask.MaskRecordText(resp.String)
+		path.String = cardmask.MaskPath(path.String, int(status.Int32), req.String, resp.String)
 		facts, _ := journalFacts(method.String, path.String, jsonbody.Object(req.String), jsonbody.Object(resp.String))
 		values := []any{mid, file, line, nullString(path), nullJSON(req), nullJSON(resp)}
 		again.Add(append(values, facts...)...)

@@ -243,7 +243,7 @@ func directoryRows(dir *groups.Directory, runID string, now time.Time) (*store.B
 		gr.Str(maskedID(g.ID)).Str(dir.OrganizationID).Text(cardmask.MaskText(strings.ToValidUTF8(g.Name, "\uFFFD"))).
 			Text(cardmask.MaskText(strings.ToValidUTF8(g.Description, "\uFFFD"))).Text(cardmask.MaskText(strings.ToValidUTF8(groupType(g), "\uFFFD"))).
 			Time(c.timestamp("createdTime", g.CreatedTime)).Time(c.timestamp("lastUpdatedTime", g.LastUpdatedTime)).
-			JSONText(cardmask.MaskLine(bytes.ToValidUTF8(g.Raw, []byte("\uFFFD")))).Str(runID).Time(now, true).End()
+			JSONText(cardmask.MaskRecord(bytes.ToValidUTF8(g.Raw, []byte("\uFFFD")))).Str(runID).Time(now, true).End()
 		if c.err != nil {
 			return nil, nil, fmt.Errorf("group %s: %w", g.ID, c.err)
 		}

@@ -13,20 +13,22 @@ import (
 
 // Card data never reaches the database from a platform response either.
 // The platform sends none in the fields this project reads, but a response
-// is outside text like a journal line: a merchant's order number, a
-// customer ID, a plan's description or an error message may carry a card
-// number in any disguise. So every record is stored as decoded from its
-// raw JSON with card data masked (cardmask.MaskLine): its raw column and
-// every column read from it agree, and a field added later is covered
-// without a line here.
+// is outside text like a journal line: a merchant's order number, a plan's
+// description or an error message may carry a card number in any
+// disguise. So every record is stored as decoded from its raw JSON with
+// card data masked (cardmask.MaskRecord): its raw column and every column
+// read from it agree, and a field added later is covered without a line
+// here.
 //
-// Masking happens after the member's pull, not as each body arrives: the
-// pull uses the IDs as the platform sent them (a subscription's payment
-// list is requested by its ID), and an ID that looks like a card number
-// (cardmask's documented price) is stored masked, the same way wherever it
-// appears, so it still joins with itself. A record holding card data is
-// stored masked and therefore differs from the platform's: the incremental
-// rule (subscriptions.PullReason) pulls its payment list again each run.
+// The masking is by field, and identifiers are never altered: the value of
+// an identifier field (id, transactionId, reconciliationId, requestId, the
+// links' ids, ...) that has the platform's id shape (22 digits) is kept as
+// the platform sent it, though one id in ten created from 2014 to 2022
+// would pass for a card number; any other value there, and all other text,
+// is masked by pattern (cardmask's fields.go says why this is safe). A
+// record holding card data is stored masked and therefore differs from the
+// platform's: the incremental rule (subscriptions.PullReason) pulls its
+// payment list again each run.
 //
 // The cost is one scan of each record's raw JSON, which allocates nothing
 // when there is nothing to mask; only a record with card data is decoded
@@ -39,7 +41,7 @@ func maskRecords[T any](what string, recs []T, raw func(*T) json.RawMessage, dec
 	var out []T
 	for i := range recs {
 		r := raw(&recs[i])
-		m := cardmask.MaskLine(r)
+		m := cardmask.MaskRecord(r)
 		if same(m, r) {
 			continue
 		}
@@ -58,15 +60,16 @@ func maskRecords[T any](what string, recs []T, raw func(*T) json.RawMessage, dec
 	return out, nil
 }
 
-// same reports whether MaskLine returned its input (nothing masked): the
+// same reports whether MaskRecord returned its input (nothing masked): the
 // same bytes, not a copy.
 func same(masked, raw []byte) bool {
 	return len(masked) == len(raw) && (len(raw) == 0 || &masked[0] == &raw[0])
 }
 
 // maskSnapshot returns the member's recurring-billing pull with card data
-// masked in every record (see above). A subscription whose ID changes keeps
-// its payment list under the masked ID.
+// masked in every record (see above). A subscription whose ID changes (one
+// not of the platform's id shape that holds a card number) keeps its
+// payment list under the masked ID.
 func maskSnapshot(snap *subscriptions.Snapshot) (*subscriptions.Snapshot, error) {
 	plans, err := maskRecords("plan", snap.Plans, func(p *platform.Plan) json.RawMessage { return p.Raw }, platform.DecodePlan)
 	if err != nil {
@@ -114,7 +117,9 @@ func maskTransactions(list []platform.TransactionSummary) ([]platform.Transactio
 func maskedJSON(b []byte) []byte { return cardmask.MaskLine(b) }
 
 // maskedID is an ID from a response (a merchant ID, a group's) as it is
-// stored: with card data masked, the same way wherever it appears.
+// stored: with card data masked, the same way wherever it appears (the
+// pipeline and the group hashing mask a merchant ID so too). Neither is a
+// resource id of the platform's 22-digit format.
 func maskedID(id string) string { return cardmask.MaskText(id) }
 
 // maskedText is text (NULL when empty) of a response's value with card

@@ -40,7 +40,7 @@ SELECT sha256 FROM journal_files
 -- name: JournalToInspectAgain
 -- Up to $2 journal rows inspected by another version than $1, with what
 -- the inspection reads.
-SELECT merchant_id, file, line, method, path, CAST(request AS VARCHAR), CAST(response AS VARCHAR)
+SELECT merchant_id, file, line, method, path, CAST(request AS VARCHAR), CAST(response AS VARCHAR), status
 FROM journal
 WHERE inspect_version IS DISTINCT FROM $1
 LIMIT $2

@@ -146,7 +146,10 @@ func (s *Server) binLookup(x *exchange, req binLookupRequest) answer {
 	default:
 		// Transient tokens and JTIs are never issued by the sandbox.
 	}
-	resp := map[string]any{"id": digits(rand.New(rand.NewPCG(rand.Uint64(), 1)), 22), "submitTimeUtc": s.now()}
+	// The lookup's id is in the platform's format (resourceID): the Unix
+	// second without its leading 1, then 13 digits, random here.
+	resp := map[string]any{"id": fmt.Sprintf("%09d%013d", s.cfg.Now().Unix()%1_000_000_000, rand.Uint64()%10_000_000_000_000),
+		"submitTimeUtc": s.now()}
 	switch outcome {
 	case binCompleted:
 		resp["status"] = "COMPLETED"

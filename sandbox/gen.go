@@ -185,7 +185,7 @@ func (g *generator) plans(r *rand.Rand) []*plan {
 		tier := tiers[r.IntN(len(tiers))]
 		p.name = tier + " " + periodName(p.unit, p.length)
 		p.description = fmt.Sprintf("%s plan, billed %s", tier, periodName(p.unit, p.length))
-		p.created = g.business.AddDate(0, 0, -(420 + r.IntN(300))).Add(timeOfDay(r))
+		p.created = g.business.AddDate(0, 0, -(420 + r.IntN(g.planCreationDays()))).Add(timeOfDay(r))
 		out = append(out, p)
 	}
 	return out
@@ -780,10 +780,26 @@ func flagsL3NotTransmitted(c *call) bool {
 	return (c.level3 || len(c.items) > 0) && (c.l3Status == "N" || c.l3Status == false)
 }
 
-// resourceID is a 22-digit resource id: the Unix second of the resource's
-// time (10 digits, as the platform's ids begin), the member number (5) and
-// a per-member sequence (7). It is unique across the sandbox, and being 22
-// digits long it is never taken for a card number (13-19 digits).
+// earliestCreation is when the oldest plans of the generated worlds were
+// created: their ids span the creation years 2019 to the business date's,
+// as a portfolio's do, and those created from 2019 to 2022 begin with card
+// networks' IINs (55, 6011, 62, 644-649, 65).
+var earliestCreation = time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// planCreationDays is the span of days (before business date - 420 days)
+// over which plans are created: back to earliestCreation.
+func (g *generator) planCreationDays() int {
+	return max(300, int(g.business.AddDate(0, 0, -420).Sub(earliestCreation).Hours()/24))
+}
+
+// resourceID is a resource id in the platform's format (22 digits): the
+// Unix second of the resource's creation without its leading 1 (9 digits:
+// the vendor's example 6512628085536163703211 was submitted at
+// 2022-04-29T20:06:49Z, Unix 1651262809), then the member number (5) and a
+// per-member sequence (8). It is unique across the sandbox (up to 99,999
+// members of 10^8 resources each) and deterministic. A time outside
+// 2001-09-09 to 2033-05-18 (Unix seconds of 10 digits beginning with 1)
+// has no id of this format; its seconds are taken modulo 10^9.
 func resourceID(t time.Time, memberIdx, seq int) string {
 	var b [22]byte
 	pad := func(dst []byte, v int64) {
@@ -792,10 +808,45 @@ func resourceID(t time.Time, memberIdx, seq int) string {
 			v /= 10
 		}
 	}
-	pad(b[0:10], t.Unix())
-	pad(b[10:15], int64(memberIdx+1))
-	pad(b[15:22], int64(seq))
+	pad(b[0:9], ((t.Unix()%1_000_000_000)+1_000_000_000)%1_000_000_000)
+	pad(b[9:14], int64(memberIdx+1))
+	pad(b[14:22], int64(seq))
 	return string(b[:])
+}
+
+// plantedCreations are when member 1's plans and subscriptions were
+// created, in turn: one in each year from 2019 to 2025, at instants whose
+// ids begin as card numbers do in the years where they can (2019 to 2022;
+// one at the vendor's example's second), so that a whole run carries ids
+// that a masking by pattern would alter into every table, finding and
+// sheet (a long-running subscription's findings name it).
+var plantedCreations = []time.Time{
+	time.Date(2022, 4, 29, 20, 6, 49, 0, time.UTC), time.Date(2019, 3, 1, 9, 0, 0, 0, time.UTC),
+	time.Date(2020, 9, 26, 12, 0, 0, 0, time.UTC), time.Date(2021, 6, 15, 8, 0, 0, 0, time.UTC),
+	time.Date(2022, 3, 1, 10, 0, 0, 0, time.UTC), time.Date(2023, 7, 1, 12, 0, 0, 0, time.UTC),
+	time.Date(2024, 7, 1, 12, 0, 0, 0, time.UTC), time.Date(2025, 7, 1, 12, 0, 0, 0, time.UTC),
+}
+
+// plantedCreation is the k-th planted creation time of member 1's next
+// resource (sequence seq), a day after after when it is not (a
+// subscription is created after its plan), moved on to the first second
+// at which its id's first 16 digits pass the Luhn check; created itself
+// when that would not be earlier (a business date before the planted one).
+func plantedCreation(created, after time.Time, k, memberIdx, seq int) time.Time {
+	t := plantedCreations[k%len(plantedCreations)]
+	if !t.After(after) {
+		t = after.Add(24 * time.Hour)
+	}
+	for range 100 {
+		if luhnValid(resourceID(t, memberIdx, seq)[:16]) {
+			break
+		}
+		t = t.Add(time.Second)
+	}
+	if !t.Before(created) {
+		return created
+	}
+	return t
 }
 
 // finish assigns identifiers in a fixed order, builds the platform's
@@ -804,10 +855,16 @@ func (g *generator) finish(m *member) {
 	r := g.stream(m.index, streamIDs, 0)
 	next := m.nextID
 	m.asOf = g.asOf
-	for _, p := range m.plans {
+	for k, p := range m.plans {
+		if m.index == 0 {
+			p.created = plantedCreation(g.business, time.Time{}, k, m.index, m.seq+1)
+		}
 		p.id = next(p.created)
 	}
-	for _, s := range m.subs {
+	for k, s := range m.subs {
+		if m.index == 0 {
+			s.created = plantedCreation(s.created, s.plan.created, k, m.index, m.seq+1)
+		}
 		s.id = next(s.created)
 		for _, pm := range s.payments {
 			pm.id = next(pm.date)

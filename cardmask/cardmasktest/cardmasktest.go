@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // cardNetworks are the IINs and lengths the card numbers are drawn from
@@ -252,4 +253,39 @@ func Luhn(number string) bool {
 		total += d
 	}
 	return total%10 == 0
+}
+
+// PlatformID is an id in the platform's format created at t: its Unix
+// second without the leading 1 (9 digits), then 13 digits, the first
+// seven chosen so that its first 16 digits pass the Luhn check (as one id
+// in ten does: those created from 2014 to 2022 then pass for card numbers),
+// then tail (6 digits).
+func PlatformID(t time.Time, tail string) string {
+	head := fmt.Sprintf("%09d", t.Unix()-1_000_000_000) + "000001"
+	for d := byte('0'); d <= '9'; d++ {
+		if Luhn(head + string(d)) {
+			return head + string(d) + tail
+		}
+	}
+	panic("no Luhn digit")
+}
+
+// PlatformIDs are ids of the platform's format created in each year from
+// 2019 to 2030, and in the windows where they begin as card numbers do
+// (55 in early 2019, 6011 on 2020-09-26, 62 in mid-2021, 644-649 and 65 in
+// 2022), with the vendor's examples (6512628085536163703211, submitted
+// 2022-04-29T20:06:49Z).
+func PlatformIDs() []string {
+	ids := []string{"6512628085536163703211", "6034873819306413101960", "6192112872526176101960"}
+	for y := 2019; y <= 2030; y++ {
+		ids = append(ids, PlatformID(time.Date(y, 7, 1, 12, 0, 0, 0, time.UTC), "123456"))
+	}
+	for _, t := range []time.Time{
+		time.Date(2019, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2020, 9, 26, 12, 0, 0, 0, time.UTC),
+		time.Date(2021, 6, 15, 8, 0, 0, 0, time.UTC), time.Date(2022, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2022, 4, 29, 20, 6, 49, 0, time.UTC),
+	} {
+		ids = append(ids, PlatformID(t, "703211"))
+	}
+	return ids
 }
