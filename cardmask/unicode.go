@@ -1,6 +1,7 @@
 package cardmask
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -26,7 +27,7 @@ import (
 // byte, or a line break (a number wrapped over two lines of a message).
 func needsFold(line []byte) bool {
 	for i, c := range line {
-		if c >= utf8.RuneSelf || c == '\n' || c == '\r' || c == '\\' && i+1 < len(line) && line[i+1] == 'u' {
+		if c >= utf8.RuneSelf || c == '\n' || c == '\r' || c == '\\' && i+1 < len(line) && strings.IndexByte("unr", line[i+1]) >= 0 {
 			return true
 		}
 	}
@@ -48,6 +49,11 @@ func fold(line []byte) (out []byte, ok bool) {
 					i += 6
 					continue
 				}
+			}
+			if line[i+1] == 'n' || line[i+1] == 'r' { // an escaped line break
+				out, ok = append(out, ' '), true
+				i += 2
+				continue
 			}
 			if line[i+1] < utf8.RuneSelf { // an escape pair (\\ included): both bytes
 				out = append(out, line[i], line[i+1])

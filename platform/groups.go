@@ -173,6 +173,9 @@ func (e *GroupsUnavailableError) Unwrap() error { return ErrGroupsUnavailable }
 // management itself (not a fault worth retrying, nor a bad page): 401, 403,
 // 404, or a 4xx whose message says the product is not enabled.
 func groupsRefused(err error) bool {
+	if errors.Is(err, ErrResponseMLE) {
+		return false // the platform wants encrypted answers: its own message says what to do
+	}
 	var ae *APIError
 	if !errors.As(err, &ae) {
 		return false

@@ -500,11 +500,14 @@ func syncAcknowledgements(ctx context.Context, db *store.Store, path string, ack
 // resumed; already_done says how many of those the earlier attempt did, so
 // a re-run of a finished date says 6 of 6 reconciled, not 0.
 func memberCounts(res *pipeline.Result) map[string]int {
-	return map[string]int{
+	counts := map[string]int{
 		string(store.MemberOK):     res.MembersOK + res.Skipped,
 		string(store.MemberFailed): len(res.Failed),
-		alreadyDone:                res.Skipped,
 	}
+	if res.Skipped > 0 { // only a resumed attempt has any: a first run's manifest is as a merge's
+		counts[alreadyDone] = res.Skipped
+	}
+	return counts
 }
 
 // alreadyDone is the manifest's count of members an earlier attempt of the

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode"
 
 	"github.com/xuri/excelize/v2"
 
@@ -281,10 +282,44 @@ func normalForms(text string) []string {
 	strip := strings.NewReplacer(" ", "", "\t", "", "-", "", "+", "", ".", "", "/", "", "_", "")
 	var out []string
 	for range 4 {
-		out = append(out, strip.Replace(text))
+		out = append(out, strip.Replace(text), strip.Replace(asciiReading(text)))
 		text = decode(text)
 	}
 	return out
+}
+
+// asciiReading is text as a person reads its numbers: every decimal digit
+// of any script as its ASCII digit (by Unicode's table of Nd ranges, each
+// of which runs from a zero: written apart from cardmask's reading), and
+// every space, line break, dash and format character taken out.
+func asciiReading(text string) string {
+	var b strings.Builder
+	for _, r := range text {
+		switch {
+		case r < 0x80 && r != '\n' && r != '\r':
+			b.WriteRune(r)
+		case unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Pd, unicode.Cf) || r == '\n' || r == '\r' || r == '\u2212':
+		case unicode.Is(unicode.Nd, r):
+			b.WriteRune('0' + ndValue(r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func ndValue(r rune) rune {
+	for _, rg := range unicode.Nd.R16 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return (r - rune(rg.Lo)) % 10
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return (r - rune(rg.Lo)) % 10
+		}
+	}
+	return 0
 }
 
 // textColumn is every value of one text column, one per line.

@@ -41,7 +41,7 @@ var plantFields = []struct {
 	fields       []string
 	inside       []string // arrays and objects that get a card number as a number or a key
 }{
-	{"groups", "GET", regexp.MustCompile(`^/groups`), []string{"name", "description"}, nil},
+	{"groups", "GET", regexp.MustCompile(`^/group-management/v1/groups`), []string{"name", "description"}, nil},
 	{"plans", "GET", regexp.MustCompile(`^/rbs/v1/plans$`), []string{"name", "description", "code"}, nil},
 	{"subscriptions", "GET", regexp.MustCompile(`^/rbs/v1/subscriptions$`), []string{"name", "code"}, nil},
 	{"payments", "GET", regexp.MustCompile(`^/rbs/v1/subscriptions/[^/]+/payments$`), []string{"transactionID", "id"},
@@ -60,7 +60,29 @@ func disguise(pan string, n int) string {
 		return strings.Join(parts, sep)
 	}
 	var b strings.Builder
-	switch n % 6 {
+	digitsFrom := func(zero rune, escaped bool) string {
+		for _, c := range pan {
+			if escaped {
+				fmt.Fprintf(&b, `\u%04x`, zero+c-'0')
+			} else {
+				b.WriteRune(zero + c - '0')
+			}
+		}
+		return `"` + b.String() + `"`
+	}
+	switch n % 12 {
+	case 6: // pasted from a web page or a PDF
+		return `"` + grouped("\u00a0") + `"`
+	case 7: // an input method's full-width digits
+		return digitsFrom('\uff10', false)
+	case 8: // French number formatting, JSON-escaped
+		return `"` + grouped(`\u202f`) + `"`
+	case 9:
+		return `"order ` + grouped("\u2013") + `"`
+	case 10: // Arabic-Indic digits, JSON-escaped
+		return digitsFrom('\u0660', true)
+	case 11: // zero-width spaces and a line break
+		return `"` + strings.Replace(grouped("\u200b"), "\u200b", `\n`, 1) + `"`
 	case 0:
 		return `"` + pan + `"`
 	case 1:
