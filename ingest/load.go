@@ -24,6 +24,7 @@ type memberBatch struct {
 	payments      *store.Batch
 	transactions  *store.Batch
 	billing       billingRows // the projected schedules (billing.go)
+	notEnabled    []NotEnabled // the products that answered "not enabled" (notenabled.go)
 }
 
 func newMemberBatch(mid string) *memberBatch {
@@ -194,7 +195,8 @@ func loadMembers(ctx context.Context, tx *store.Tx, jobs []loadJob) error {
 		status.Str(st.RunID).Str(maskedID(st.MerchantID)).Str(string(st.Status)).Text(st.Error).
 			Time(st.Started, true).Time(st.Finished, true).
 			Int32(int32(st.Plans), true).Int32(int32(st.Subscriptions), true).Int32(int32(st.Payments), true).
-			Int32(int32(st.Transactions), true).Int64(st.Requests, true).Int64(st.Retries, true).End()
+			Int32(int32(st.Transactions), true).Int64(st.Requests, true).Int64(st.Retries, true).
+			Text(notEnabledProducts(st.NotEnabled)).Text(notEnabledMessages(st.NotEnabled)).End()
 		b := j.batch
 		if b == nil {
 			continue

@@ -219,6 +219,8 @@ COMMENT ON COLUMN run_members.payments IS 'Subscription payments pulled.';
 COMMENT ON COLUMN run_members.transactions IS 'Transactions pulled.';
 COMMENT ON COLUMN run_members.requests IS 'HTTP requests sent for the member, retries included.';
 COMMENT ON COLUMN run_members.retries IS 'Requests that were retries.';
+COMMENT ON COLUMN run_members.products_not_enabled IS 'Products that answered "not enabled" for the member (recurring billing, transaction search), comma-separated; the member is reconciled on the others.';
+COMMENT ON COLUMN run_members.not_enabled_message IS 'Each product not enabled with the platform''s answer (masked, cut to 300 bytes).';
 
 COMMENT ON TABLE finding_kinds IS 'The finding kinds the checks report, with what each means and what to do about it (from queries/findings/*.sql). Refreshed by every run.';
 COMMENT ON COLUMN finding_kinds.kind IS 'Kind (findings.kind).';

@@ -72,3 +72,9 @@ ALTER TABLE journal ADD COLUMN IF NOT EXISTS merchant_advice_code_raw VARCHAR;
 -- The merchant's order number of each call, which the retry kinds' sheets
 -- show (inspect_version 6).
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS client_reference VARCHAR;
+
+-- The products (recurring billing, transaction search) that answered "not
+-- enabled" for a member, and the platform's words: such a member is
+-- reconciled on its other products (ingest/notenabled.go).
+ALTER TABLE run_members ADD COLUMN IF NOT EXISTS products_not_enabled VARCHAR;
+ALTER TABLE run_members ADD COLUMN IF NOT EXISTS not_enabled_message VARCHAR;

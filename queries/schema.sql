@@ -286,6 +286,8 @@ CREATE TABLE IF NOT EXISTS run_members (
     transactions  INTEGER,
     requests      BIGINT,
     retries       BIGINT,
+    products_not_enabled VARCHAR,
+    not_enabled_message  VARCHAR,
     PRIMARY KEY (run_id, merchant_id)
 );
 

@@ -309,3 +309,22 @@ func utcDay(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// withoutRecurringBilling reports whether member idx of an organization of
+// members lacks Recurring Billing: the last member, in every organization
+// of two members or more (member 1 carries the forced plantings), so that
+// every scale has one (docs/sandbox.md). Its /rbs/v1 calls answer "not
+// enabled" (MerchantSettings.RecurringBillingDisabled).
+func withoutRecurringBilling(idx, members int) bool { return members >= 2 && idx == members-1 }
+
+// MembersWithoutRecurringBilling lists the generated members whose account
+// lacks Recurring Billing (withoutRecurringBilling).
+func (s *Server) MembersWithoutRecurringBilling() []string {
+	var out []string
+	for i := 0; i < s.cfg.Scale.Members; i++ {
+		if withoutRecurringBilling(i, s.cfg.Scale.Members) {
+			out = append(out, memberID(i))
+		}
+	}
+	return out
+}

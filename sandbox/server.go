@@ -176,7 +176,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		ri.member = s.cache.get(idx)
 		ri.member.mu.Lock()
 		s.advance(ri.member, s.Clock())
+		noRBS := ri.member.settings.RecurringBillingDisabled
 		ri.member.mu.Unlock()
+		if noRBS && strings.HasPrefix(r.URL.Path, "/rbs/v1/") {
+			s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_MERCHANT_CONFIGURATION",
+				"Recurring Billing is not enabled for merchant "+ri.mid)
+			return
+		}
 	}
 	rec := &recorder{header: w.Header(), status: http.StatusOK, buf: bufPool.Get().(*bytes.Buffer)}
 	defer func() {
