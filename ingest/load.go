@@ -23,7 +23,7 @@ type memberBatch struct {
 	subscriptions *store.Batch
 	payments      *store.Batch
 	transactions  *store.Batch
-	billing       billingRows // the projected schedules (billing.go)
+	billing       billingRows  // the projected schedules (billing.go)
 	notEnabled    []NotEnabled // the products that answered "not enabled" (notenabled.go)
 }
 

@@ -35,7 +35,7 @@ const (
 type generator struct {
 	seed          int64
 	subsPerMember int
-	members       int // the organization's members (withoutRecurringBilling)
+	members       int       // the organization's members (withoutRecurringBilling)
 	business      time.Time // BusinessDate, UTC midnight
 	asOf          time.Time // the data clock: BusinessDate + 1 day 02:00
 	plantStart    time.Time // BusinessDate - 6 days
