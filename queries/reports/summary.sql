@@ -292,7 +292,7 @@ WHERE s.status = 'failed' ORDER BY s.merchant_id
 -- The members reconciled without a product the platform answered "not
 -- enabled" for (run_members.products_not_enabled), with its answer and
 -- their groups. $1 = run ID, $2 = group ID or NULL.
-WITH scope AS (
+WITH not_enabled AS (
     SELECT rm.merchant_id, rm.products_not_enabled, rm.not_enabled_message
     FROM run_members rm
     WHERE rm.run_id = $1 AND rm.status = 'ok' AND rm.products_not_enabled IS NOT NULL
@@ -305,7 +305,7 @@ groups_of AS (
     FROM group_members WHERE run_id = $1 GROUP BY merchant_id
 )
 SELECT s.merchant_id, s.products_not_enabled, s.not_enabled_message, g.groups
-FROM scope s LEFT JOIN groups_of g ON g.merchant_id = s.merchant_id
+FROM not_enabled s LEFT JOIN groups_of g ON g.merchant_id = s.merchant_id
 ORDER BY s.merchant_id
 
 -- name: Alarms
