@@ -561,3 +561,14 @@ COMMENT ON COLUMN acknowledgement_values.value IS 'owner, until, reason, ticket,
 COMMENT ON TABLE upgrades IS 'Changes made once to the data of a file an older version wrote, each by its name when done: platform_answers_masked (card data masked in the text columns of the tables the platform''s answers feed and of those derived from them; journal is inspected again instead; file hashes and paths stay); platform_answers_masked_2 (the same again with the masking of 2026-11-27: card numbers that separators join onto other digits, the track data after them).';
 COMMENT ON COLUMN upgrades.name IS 'The change: platform_answers_masked, platform_answers_masked_2.';
 COMMENT ON COLUMN upgrades.done_at IS 'When it was done (UTC).';
+COMMENT ON TABLE kept_aside IS 'Records not loaded because an amount has more decimals than its currency has (never rounded): the field, the amount as sent and the reason.';
+COMMENT ON COLUMN kept_aside.run_id IS 'Run (runs.run_id).';
+COMMENT ON COLUMN kept_aside.merchant_id IS 'Member merchant ID (MID).';
+COMMENT ON COLUMN kept_aside.record IS 'plan, subscription, payment or transaction.';
+COMMENT ON COLUMN kept_aside.record_id IS 'The record''s id on the platform.';
+COMMENT ON COLUMN kept_aside.field IS 'The amount field refused, e.g. totalAmount.';
+COMMENT ON COLUMN kept_aside.value IS 'The amount as the platform sent it.';
+COMMENT ON COLUMN kept_aside.currency IS 'The record''s ISO 4217 currency.';
+COMMENT ON COLUMN kept_aside.reason IS 'Why it was kept aside.';
+COMMENT ON COLUMN kept_aside.raw IS 'The record as the platform sent it (card numbers masked).';
+COMMENT ON COLUMN kept_aside.loaded_at IS 'When it was kept aside (the run''s start, UTC).';
