@@ -112,8 +112,8 @@ func TestPublishLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 35 || dateType != "DATE" || amountType != "DECIMAL(18,2)" {
-		t.Errorf("findings dataset: %d current rows, date %s, amount %s; want 35, DATE, DECIMAL(18,2)", n, dateType, amountType)
+	if n != 35 || dateType != "DATE" || amountType != "DECIMAL(18,3)" {
+		t.Errorf("findings dataset: %d current rows, date %s, amount %s; want 35, DATE, DECIMAL(18,3)", n, dateType, amountType)
 	}
 	// An acknowledged finding carries its acknowledgement in the dataset.
 	var owner, reason, until, ticket string

@@ -126,6 +126,17 @@ func TestCurrencyMinorUnits(t *testing.T) {
 	if kwd != "12.350" || jpy != "1250.000" {
 		t.Errorf("sums KWD %s JPY %s; want 12.350 and 1250.000", kwd, jpy)
 	}
+	// Texts (reports' reasons, acknowledgements) write an amount with its
+	// currency's decimals, dropping only zeros.
+	var texts string
+	if err := conn.QueryRow(`SELECT concat_ws(' ', amount_text(12.345::DECIMAL(18,3), 'KWD'), amount_text(1000::DECIMAL(18,3), 'JPY'),
+		amount_text(12.340::DECIMAL(18,3), 'USD'), amount_text(12.340::DECIMAL(18,3), 'kwd'), amount_text(1000.5::DECIMAL(18,3), 'JPY'),
+		amount_text(-0.001::DECIMAL(18,3), 'USD'))`).Scan(&texts); err != nil {
+		t.Fatal(err)
+	}
+	if texts != "12.345 1000 12.34 12.340 1000.5 -0.001" {
+		t.Errorf("amount texts %q, want %q", texts, "12.345 1000 12.34 12.340 1000.5 -0.001")
+	}
 	aside := map[string]string{}
 	rows, err = conn.Query(`SELECT value || ' ' || currency, record || ' ' || field || ': ' || reason FROM kept_aside WHERE run_id = '2026-11-20' AND merchant_id = ?`, mid)
 	if err != nil {

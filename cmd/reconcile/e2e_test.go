@@ -131,7 +131,7 @@ func openReadOnly(t *testing.T, path string) *sql.DB {
 
 func dbFindings(t *testing.T, db *sql.DB, runID string) map[findingKey]bool {
 	t.Helper()
-	rows, err := db.Query(`SELECT kind, merchant_id, entity_id, coalesce(CAST(amount AS VARCHAR), ''), coalesce(currency, '')
+	rows, err := db.Query(`SELECT kind, merchant_id, entity_id, coalesce(amount_text(amount, currency), ''), coalesce(currency, '')
 		FROM findings WHERE run_id = ? AND state IN ('new', 'open', 'acknowledged')`, runID) // a run's findings, not the ones it resolved
 	if err != nil {
 		t.Fatal(err)
