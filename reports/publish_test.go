@@ -123,7 +123,7 @@ func TestPublishLayout(t *testing.T) {
 		t.Errorf("the acknowledged finding in Parquet: %q %q %q %q (%v)", owner, reason, until, ticket, err)
 	}
 	for _, c := range []struct{ file, column, logical string }{
-		{"findings/date=2026-11-20/kind=skipped_cycle", "amount", "DecimalType(scale=2, precision=18)"},
+		{"findings/date=2026-11-20/kind=skipped_cycle", "amount", "DecimalType(scale=3, precision=18)"},
 		{"transactions/date=2026-11-20", "submit_time", "TimestampType(isAdjustedToUTC=1"},
 		{"runs/date=2026-11-20", "finished_at", "TimestampType(isAdjustedToUTC=1"},
 	} {
