@@ -328,3 +328,34 @@ func (s *Server) MembersWithoutRecurringBilling() []string {
 	}
 	return out
 }
+
+// memberCurrency is the currency member idx of an organization of members
+// bills its plans in when it is not the drawn USD, EUR or GBP: in every
+// organization of five members or more, the third trades in KWD (three
+// decimals: amounts like 12.345) and the fourth in JPY (none), so that
+// amounts of each minor unit reach the client at every preset scale
+// (docs/sandbox.md). "" for the others.
+func memberCurrency(idx, members int) string {
+	if members < 5 {
+		return ""
+	}
+	switch idx {
+	case 2:
+		return "KWD"
+	case 3:
+		return "JPY"
+	}
+	return ""
+}
+
+// MemberCurrencies maps each generated member that bills in a currency of
+// its own (memberCurrency) to that currency.
+func (s *Server) MemberCurrencies() map[string]string {
+	out := map[string]string{}
+	for i := 0; i < s.cfg.Scale.Members; i++ {
+		if cur := memberCurrency(i, s.cfg.Scale.Members); cur != "" {
+			out[memberID(i)] = cur
+		}
+	}
+	return out
+}

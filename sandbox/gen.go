@@ -85,6 +85,14 @@ func (g *generator) member(idx int) *member {
 	m := &member{index: idx, id: memberID(idx), careless: idx%carelessEvery == 0, settings: DefaultMerchantSettings()}
 	m.settings.RecurringBillingDisabled = withoutRecurringBilling(idx, g.members)
 	m.plans = g.plans(g.stream(idx, streamPlans, 0))
+	if cur := memberCurrency(idx, g.members); cur != "" {
+		// Drawn as every member's, then billed in the member's currency:
+		// amounts are its minor units (fils, yen), so the other draws are
+		// unchanged.
+		for _, p := range m.plans {
+			p.currency = cur
+		}
+	}
 	var eligible []*plan
 	var weights []int
 	for _, p := range m.plans {

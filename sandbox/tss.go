@@ -151,7 +151,7 @@ func (t *transaction) summary(mid string) summaryJSON {
 	}
 	return summaryJSON{ID: t.id, SubmitTimeUtc: ts(t.time), MerchantID: mid,
 		ApplicationInformation:     appInfo{Status: status, ReasonCode: reason, RCode: rcode, RFlag: flag, Applications: apps},
-		OrderInformation:           txnOrder{AmountDetails: txnAmount{TotalAmount: money(t.amount), Currency: t.currency}},
+		OrderInformation:           txnOrder{AmountDetails: txnAmount{TotalAmount: moneyIn(t.amount, t.currency), Currency: t.currency}},
 		PaymentInformation:         pi,
 		ProcessingInformation:      txnProcessing{CommerceIndicator: ci, PaymentSolution: solution},
 		ClientReferenceInformation: codeRef{Code: t.code},
