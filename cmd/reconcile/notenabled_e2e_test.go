@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 )
 
 // TestMemberWithoutRecurringBillingIsReconciled: the sandbox's member whose
@@ -98,5 +100,44 @@ func TestMemberWithoutRecurringBillingIsReconciled(t *testing.T) {
 	}
 	if !shown {
 		t.Errorf("the Summary does not list %s under Members with products not enabled with the platform's answer", mid)
+	}
+}
+
+// TestMemberWithoutTransactionSearchIsReconciled: a member whose Transaction
+// Search answers 403 (as BIN lookup's FORBIDDEN_ACCESS: unverified for
+// Transaction Search) is reconciled on its recurring billing: ok, exit 0,
+// its subscriptions loaded, no transactions, the product recorded.
+func TestMemberWithoutTransactionSearchIsReconciled(t *testing.T) {
+	probe := newFixture(t, sandbox.Config{})
+	mid := probe.srv.Members()[1]
+	f := newFixture(t, sandbox.Config{}, sandboxtest.WithHandler(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/tss/v2/searches" && r.Header.Get("v-c-merchant-id") == mid {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = w.Write([]byte(`{"submitTimeUtc":"2026-11-21T02:00:00Z","status":"FORBIDDEN_ACCESS","reason":"FORBIDDEN_ACCESS","message":"Transaction Search is not enabled for this merchant"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}))
+	work := t.TempDir()
+	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	if code != exitOK {
+		t.Fatalf("run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, stdout, stderr)
+	}
+	conn := openReadOnly(t, db)
+	var status, products, message string
+	var subs, txns int
+	if err := conn.QueryRow(`SELECT status, coalesce(products_not_enabled, ''), coalesce(not_enabled_message, ''),
+			(SELECT count(*) FROM subscriptions WHERE merchant_id = $1), (SELECT count(*) FROM transactions WHERE merchant_id = $1)
+		FROM run_members WHERE run_id = '2026-11-20' AND merchant_id = $1`, mid).Scan(&status, &products, &message, &subs, &txns); err != nil {
+		t.Fatal(err)
+	}
+	if status != "ok" || products != "transaction search" || !strings.Contains(message, "403") ||
+		!strings.Contains(message, "Transaction Search is not enabled") || subs == 0 || txns != 0 {
+		t.Errorf("member %s: status %s, products %q, message %q, %d subscriptions, %d transactions; want ok, transaction search with the 403, its subscriptions and no transactions",
+			mid, status, products, message, subs, txns)
 	}
 }
