@@ -253,6 +253,9 @@ func TestBillingRecoveryDayOverDay(t *testing.T) {
 	statuses := func() map[string]string { // merchant/subscription -> status
 		out := map[string]string{}
 		for _, mid := range f.srv.Members() {
+			if slices.Contains(f.srv.MembersWithoutRecurringBilling(), mid) {
+				continue // its /rbs/v1 calls answer "not enabled"
+			}
 			for s, err := range client.Merchant(mid).Subscriptions(ctx) {
 				if err != nil {
 					t.Fatal(err)
