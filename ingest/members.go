@@ -507,8 +507,10 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 	defer cancel()
 	transactions := r.searchTransactions(ctx, api)
 	var notEnabled []NotEnabled
+	var firstNotEnabled error // the pull's error of the first product not enabled
 	snap, err := subscriptions.Pull(ctx, api, r.opts.PaymentLists, need)
 	if e, ok := platform.NotEnabled(err); ok {
+		firstNotEnabled = err
 		// The account lacks Recurring Billing: its card transactions are
 		// still reconciled, and the stored recurring rows stay as they
 		// were (an empty snapshot replaces nothing).
@@ -531,13 +533,16 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 	}
 	found := <-transactions
 	if e, ok := platform.NotEnabled(found.err); ok {
+		if firstNotEnabled == nil {
+			firstNotEnabled = found.err
+		}
 		notEnabled = append(notEnabled, newNotEnabled(ProductTransactionSearch, e))
 		found = searched{}
 	}
 	if found.err != nil {
 		return nil, found.err
 	}
-	if err := allNotEnabled(notEnabled); err != nil {
+	if err := allNotEnabled(firstNotEnabled, notEnabled); err != nil {
 		return nil, err
 	}
 	b.notEnabled = notEnabled

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -33,20 +34,30 @@ type NotEnabled struct {
 	Message string
 }
 
-// newNotEnabled records e as product's answer. The text is masked before
-// it is cut, so a cut can never leave part of a card number unmasked.
+// newNotEnabled records e as product's answer: what was called and what
+// the platform said, without the correlation id, which differs on every
+// request (a re-run of the day then records the same row). The text is
+// masked before it is cut, so a cut can never leave part of a card number
+// unmasked.
 func newNotEnabled(product string, e *platform.APIError) NotEnabled {
-	return NotEnabled{Product: product, Message: cutText(cardmask.MaskText(e.Error()), maxNotEnabledMessage)}
+	answer := *e
+	answer.CorrelationID = ""
+	return NotEnabled{Product: product, Message: cutText(cardmask.MaskText(answer.Error()), maxNotEnabledMessage)}
 }
 
 // allNotEnabled fails a member for which every product it was asked for
 // answered "not enabled": nothing of it could be reconciled, which is what
-// a key that may not act for the merchant at all looks like too.
-func allNotEnabled(list []NotEnabled) error {
+// a key that may not act for the merchant at all looks like too. The
+// error is the first product's, as the pull gave it (err), followed by the
+// others' answers.
+func allNotEnabled(err error, list []NotEnabled) error {
 	if len(list) < 2 {
 		return nil
 	}
-	return errors.New("no product of the member is enabled for this key: " + notEnabledMessages(list))
+	if err == nil {
+		err = errors.New(list[0].Product + ": " + list[0].Message)
+	}
+	return fmt.Errorf("%w; %s (no product of the member is enabled for this key)", err, notEnabledMessages(list[1:]))
 }
 
 // notEnabledProducts is run_members.products_not_enabled: the products,
