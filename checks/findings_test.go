@@ -56,7 +56,7 @@ func runDay(t *testing.T, s *store.Store, shard string, d day) map[string]int64 
 			amount = a
 		}
 		exec(`INSERT INTO subscriptions (merchant_id, subscription_id, status, billing_amount, currency, run_id, loaded_at)
-			VALUES (?, ?, ?, CAST(? AS DECIMAL(18,2)), 'EUR', ?, now())`, mid, sub, status, amount, runID)
+			VALUES (?, ?, ?, CAST(? AS DECIMAL(18,3)), 'EUR', ?, now())`, mid, sub, status, amount, runID)
 	}
 	counts, err := computeFindings(ctx, s, runID, date, store.WindowFor(date, 3), time.Now())
 	if err != nil {
@@ -69,7 +69,7 @@ func runDay(t *testing.T, s *store.Store, shard string, d day) map[string]int64 
 // states lists a run's delinquency findings as "subscription:state:first_seen".
 func states(t *testing.T, s *store.Store, runID string) []string {
 	t.Helper()
-	rows, err := s.Conn().QueryContext(context.Background(), `SELECT entity_id, state, first_seen_run, CAST(amount AS VARCHAR), currency
+	rows, err := s.Conn().QueryContext(context.Background(), `SELECT entity_id, state, first_seen_run, amount_text(amount, currency), currency
 		FROM findings WHERE run_id = ? AND kind = 'subscription_delinquent'`, runID)
 	if err != nil {
 		t.Fatal(err)

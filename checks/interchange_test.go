@@ -96,7 +96,7 @@ func TestInterchangeAtRisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, err := s.Conn().QueryContext(ctx, `SELECT merchant_id || ' ' || network || ' ' || currency || ' ' || calls || ' ' ||
-		level3_calls || ' ' || level2_calls || ' ' || amount || ' ' || at_risk FROM interchange_at_risk ORDER BY ALL`)
+		level3_calls || ' ' || level2_calls || ' ' || amount_text(amount, currency) || ' ' || amount_text(at_risk, currency) FROM interchange_at_risk ORDER BY ALL`)
 	if err != nil {
 		t.Fatal(err)
 	}

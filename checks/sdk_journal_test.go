@@ -76,7 +76,7 @@ func TestSDKJournal(t *testing.T) {
 	facts := func(id string) string {
 		t.Helper()
 		var out string
-		err := s.Conn().QueryRowContext(ctx, `SELECT concat_ws('|', call_kind, CAST(amount AS VARCHAR), currency,
+		err := s.Conn().QueryRowContext(ctx, `SELECT concat_ws('|', call_kind, amount_text(amount, currency), currency,
 			coalesce(purchase_level, '-'), coalesce(CAST(line_item_count AS VARCHAR), '-'), coalesce(level3_status, '-'),
 			coalesce(purchase_order_number, '-'), coalesce(level3_missing, '-'), coalesce(card_bin, '-'), coalesce(card_last4, '-'))
 			FROM journal WHERE transaction_id = ? AND call_kind <> 'other'`, id).Scan(&out) // not a GET of the transaction
@@ -140,7 +140,7 @@ func TestSDKJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	runDay(t, s, "0/1", day{date: "2026-11-21", members: map[string]string{mid: "ok"}})
-	rows, err := s.Conn().QueryContext(ctx, `SELECT kind, entity_id, CAST(amount AS VARCHAR), currency FROM findings
+	rows, err := s.Conn().QueryContext(ctx, `SELECT kind, entity_id, amount_text(amount, currency), currency FROM findings
 		WHERE run_id = '2026-11-21' AND state IN ('new', 'open') AND kind IN ('level3_incomplete', 'level3_not_transmitted', 'commercial_card_without_level3')
 		ORDER BY kind`)
 	if err != nil {

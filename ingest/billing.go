@@ -121,7 +121,7 @@ func (r *billingRows) addSubscription(mid string, s platform.Subscription, plan 
 	}
 	row = row.Str(string(period.Unit)).Int32(int32(period.Length), true).Int32(int32(total), total > 0).Time(start, true).
 		Time(cutoff, true).Int32(int32(len(due)), true).Time(last, len(due) > 0).Time(next.Due, hasNext).Bool(cut, true)
-	policy(row).Bool(period.WithinTwelveMonths(), true).Amount(period.MonthlyAmount(amount), hasAmount).
+	policy(row).Bool(period.WithinTwelveMonths(), true).Amount(period.MonthlyAmount(amount, platform.CurrencyExponent(currency)), hasAmount).
 		Text(currency).Null().Str(runID).Time(now, true).End()
 	for _, cy := range due {
 		r.expected.Str(mid).Str(s.ID).Int32(int32(cy.Number), true).Time(cy.Due, true).Amount(amount, hasAmount).

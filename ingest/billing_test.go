@@ -52,7 +52,7 @@ func TestAddSchedules(t *testing.T) {
 	}
 	s1 := byID["s1"]
 	if col(sched, s1, "period_unit") != "W" || col(sched, s1, "cycles_total") != int32(3) || col(sched, s1, "cycles_due") != int32(3) ||
-		col(sched, s1, "currency") != "EUR" || col(sched, s1, "next_due_date") != nil || col(sched, s1, "monthly_amount") != int64(3033) {
+		col(sched, s1, "currency") != "EUR" || col(sched, s1, "next_due_date") != nil || col(sched, s1, "monthly_amount") != int64(30330) {
 		t.Errorf("s1 (weekly, 3 cycles from the plan, 7.00 of its own): %v", s1)
 	}
 	if col(sched, s1, "retry_limit") != int32(3) || col(sched, s1, "retry_interval") != 24*time.Hour {
@@ -75,7 +75,7 @@ func TestAddSchedules(t *testing.T) {
 			setup = "fee"
 		}
 		cycles = append(cycles, r[1].(string)+" "+r[3].(time.Time).Format("01-02")+" "+setup)
-		if r[1] == "s1" && r[4] != int64(700) {
+		if r[1] == "s1" && r[4] != int64(7000) {
 			t.Errorf("s1 expects %v a cycle, want its own 7.00", r[4])
 		}
 	}

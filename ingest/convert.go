@@ -22,7 +22,7 @@ func (c *converter) fail(field, value string, err error) {
 	}
 }
 
-// amount returns hundredths (exact into DECIMAL(18,2): store.Batch.Amount),
+// amount returns thousandths (exact into DECIMAL(18,3): store.Batch.Amount),
 // and false when absent or not an amount.
 func (c *converter) amount(field, s string) (int64, bool) {
 	s = strings.TrimSpace(s)

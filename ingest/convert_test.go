@@ -12,13 +12,13 @@ import (
 
 // TestAmountRoundTrip loads decimal strings through the bulk path and reads
 // them back from DuckDB unchanged: the Appender mis-scales floats and
-// decimals (docs/ceilings.md, pitfalls), so this guards the hundredths
+// decimals (docs/ceilings.md, pitfalls), so this guards the thousandths
 // path, through Arrow's decimal128 with -tags duckdb_arrow and through the
 // Appender without.
 func TestAmountRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.Open(t)
-	amounts := []string{"12.34", "0.01", "-5.00", "1000.00", "9999999999999999.99", "-9999999999999999.99", "0.10"}
+	amounts := []string{"12.34", "0.01", "-5.00", "1000.00", "999999999999999.999", "-999999999999999.999", "0.10", "12.345", "-0.001"}
 	plans := store.NewTable("plans", []string{"merchant_id", "plan_id"}, "merchant_id",
 		store.Columns("merchant_id text, plan_id text, billing_amount amount, run_id text, loaded_at time")...)
 	rows := plans.NewBatch()
@@ -46,7 +46,7 @@ func TestAmountRoundTrip(t *testing.T) {
 	if err := s.Conn().QueryRowContext(ctx, `SELECT CAST(sum(billing_amount) FILTER (WHERE plan_id IN ('12.34', '0.01')) AS VARCHAR) FROM plans`).Scan(&sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum != "12.35" {
+	if sum != "12.350" {
 		t.Errorf("12.34 + 0.01 = %s in DuckDB", sum)
 	}
 }

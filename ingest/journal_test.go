@@ -122,8 +122,8 @@ func TestJournalFacts(t *testing.T) {
 	want := []string{
 		"1|capture|lineItems[0].unitOfMeasure|amountDetails.taxDetails[0].rate=8.00||-|-||||0||||||PENDING||||||" + version,
 		"2|sale|||merchant|7|-|recurring|||0||||||DECLINED|12345678901234567890|002|05|03|21|" + version,
-		"3|sale||||-|-||30.00|35.00|3|471510|TRM-1||||AUTHORIZED||||||" + version,
-		"4|installment_cancel||||-|-||||0|||SBXIA1|12.00|12345678901234567899|ACCEPTED||||||" + version,
+		"3|sale||||-|-||30.000|35.000|3|471510|TRM-1||||AUTHORIZED||||||" + version,
+		"4|installment_cancel||||-|-||||0|||SBXIA1|12.000|12345678901234567899|ACCEPTED||||||" + version,
 	}
 	if got := read(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("journal facts:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

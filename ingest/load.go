@@ -24,7 +24,9 @@ type memberBatch struct {
 	subscriptions *store.Batch
 	payments      *store.Batch
 	transactions  *store.Batch
-	billing       billingRows // the projected schedules (billing.go)
+	billing       billingRows  // the projected schedules (billing.go)
+	notEnabled    []NotEnabled // the products that answered "not enabled" (notenabled.go)
+	keptAside     *store.Batch // records kept aside (keepAside)
 }
 
 func newMemberBatch(mid string) *memberBatch {
@@ -34,14 +36,32 @@ func newMemberBatch(mid string) *memberBatch {
 		subscriptions: subscriptionsTable.NewBatch(),
 		payments:      paymentsTable.NewBatch(),
 		transactions:  transactionsTable.NewBatch(),
+		keptAside:     keptAsideTable.NewBatch(),
 	}
+}
+
+// keepAside checks a record's amounts (name and text pairs) against its
+// currency's decimals (platform.CheckCurrencyDecimals). An amount with more
+// decimals than its currency has is never rounded: the record is not
+// loaded, and kept_aside holds it with the field, the amount and the
+// reason, while the rest of the member loads. It says whether the record
+// was kept aside.
+func (b *memberBatch) keepAside(record, id, currency string, raw []byte, runID string, now time.Time, amounts ...string) bool {
+	for i := 0; i+1 < len(amounts); i += 2 {
+		if err := platform.CheckCurrencyDecimals(amounts[i+1], currency); err != nil {
+			b.keptAside.Str(runID).Str(b.merchantID).Str(record).Str(id).Str(amounts[i]).Str(amounts[i+1]).
+				Text(currency).Str(err.Error()).JSONText(raw).Time(now, true).End()
+			return true
+		}
+	}
+	return false
 }
 
 // seal seals the member's batches (store.Batch.Seal) in the member's own
 // goroutine, before they wait for the writer.
 func (b *memberBatch) seal() {
 	for _, batch := range []*store.Batch{b.plans, b.subscriptions, b.payments, b.transactions,
-		b.billing.schedules, b.billing.expected} {
+		b.billing.schedules, b.billing.expected, b.keptAside} {
 		batch.Seal()
 	}
 }
@@ -53,6 +73,9 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string
 	mid := b.merchantID
 	b.reserveRecurring(snap)
 	for _, p := range snap.Plans {
+		if b.keepAside("plan", p.ID, p.Currency, p.Raw, runID, now, "billingAmount", p.BillingAmount, "setupFee", p.SetupFee) {
+			continue
+		}
 		var c converter
 		b.plans.Str(mid).Str(p.ID).Text(p.Code).Text(p.Name).Text(p.Description).Text(p.Status).
 			Int32(c.integer("billingPeriod.length", p.PeriodLength)).Text(p.PeriodUnit).Int32(cyclesTotal(&c, p.CyclesTotal)).
@@ -74,6 +97,9 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string
 		} else if p, ok := prev[s.ID]; ok {
 			stored = p
 		}
+		if b.keepAside("subscription", s.ID, s.Currency, s.Raw, runID, now, "billingAmount", s.BillingAmount, "setupFee", s.SetupFee) {
+			continue
+		}
 		b.subscriptions.Str(mid).Str(s.ID).Text(s.Code).Text(s.PlanID).Text(s.PlanCode).Text(s.Name).Text(s.Status).
 			Time(c.timestamp("startDate", s.StartDate)).Text(s.CustomerID).Text(s.ClientReference).
 			Amount(c.amount("billingAmount", s.BillingAmount)).Amount(c.amount("setupFee", s.SetupFee)).Text(s.Currency).
@@ -89,6 +115,10 @@ func (b *memberBatch) addRecurring(snap *subscriptions.Snapshot, prev map[string
 			continue
 		}
 		for _, p := range list.Payments {
+			if b.keepAside("payment", p.ID, p.Currency, p.Raw, runID, now, "billingAmount", p.BillingAmount,
+				"setupFee", p.SetupFee, "surchargeAmount", p.SurchargeAmount) {
+				continue
+			}
 			var modifiable, hasModifiable bool
 			if p.Modifiable != nil {
 				modifiable, hasModifiable = *p.Modifiable, true
@@ -150,6 +180,9 @@ func cyclesTotal(c *converter, s string) (int32, bool) {
 
 // addTransaction converts one Transaction Search summary into a row.
 func (b *memberBatch) addTransaction(t platform.TransactionSummary, runID string, now time.Time) error {
+	if b.keepAside("transaction", t.ID, t.Currency, t.Raw, runID, now, "totalAmount", t.TotalAmount) {
+		return nil
+	}
 	var c converter
 	names := make([]string, 0, len(t.Applications))
 	for _, a := range t.Applications {
@@ -187,7 +220,7 @@ func jsonText(v any) []byte {
 // status. If it fails, tx can only be rolled back.
 func loadMembers(ctx context.Context, tx *store.Tx, jobs []loadJob) error {
 	status := runMembersTable.NewBatch()
-	var plans, subs, payments, txns, schedules, expected []*store.Batch
+	var plans, subs, payments, txns, schedules, expected, aside []*store.Batch
 	var reloaded [][]string // merchant ID and subscription of every payment list pulled
 	var members []string    // members whose schedules are replaced
 	for _, j := range jobs {
@@ -195,7 +228,8 @@ func loadMembers(ctx context.Context, tx *store.Tx, jobs []loadJob) error {
 		status.Str(st.RunID).Str(maskedID(st.MerchantID)).Str(string(st.Status)).Text(st.Error).
 			Time(st.Started, true).Time(st.Finished, true).
 			Int32(int32(st.Plans), true).Int32(int32(st.Subscriptions), true).Int32(int32(st.Payments), true).
-			Int32(int32(st.Transactions), true).Int64(st.Requests, true).Int64(st.Retries, true).End()
+			Int32(int32(st.Transactions), true).Int64(st.Requests, true).Int64(st.Retries, true).
+			Text(notEnabledProducts(st.NotEnabled)).Text(notEnabledMessages(st.NotEnabled)).End()
 		b := j.batch
 		if b == nil {
 			continue
@@ -203,6 +237,7 @@ func loadMembers(ctx context.Context, tx *store.Tx, jobs []loadJob) error {
 		plans, subs = append(plans, b.plans), append(subs, b.subscriptions)
 		payments, txns = append(payments, b.payments), append(txns, b.transactions)
 		schedules, expected = append(schedules, b.billing.schedules), append(expected, b.billing.expected)
+		aside = append(aside, b.keptAside)
 		members = append(members, b.merchantID)
 		for _, id := range b.reloaded {
 			reloaded = append(reloaded, []string{b.merchantID, id})
@@ -225,6 +260,9 @@ func loadMembers(ctx context.Context, tx *store.Tx, jobs []loadJob) error {
 		return err
 	}
 	if err := loadSchedules(ctx, tx, members, schedules, expected); err != nil {
+		return err
+	}
+	if err := tx.Load(ctx, keptAsideTable, nil, aside...); err != nil {
 		return err
 	}
 	if err := tx.Load(ctx, runMembersTable, nil, status); err != nil {

@@ -47,6 +47,10 @@ type MemberResult struct {
 	Started, Finished                            time.Time
 	Plans, Subscriptions, Payments, Transactions int
 	Requests, Retries                            int64
+	// NotEnabled lists the products that answered "not enabled" for the
+	// member, in the order of notEnabledProducts; the member is reconciled
+	// on what its other products gave (notenabled.go).
+	NotEnabled []NotEnabled
 }
 
 // PullMembers pulls and loads members (pullMembers). It returns each
@@ -471,6 +475,7 @@ func (r *puller) loadJobOf(res groups.Result[*memberBatch], stats *platform.Stat
 	b := res.Value
 	st.Plans, st.Subscriptions = b.plans.Len(), b.subscriptions.Len()
 	st.Payments, st.Transactions = b.payments.Len(), b.transactions.Len()
+	st.NotEnabled = b.notEnabled
 	return loadJob{batch: b, status: st}
 }
 
@@ -501,7 +506,17 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	transactions := r.searchTransactions(ctx, api)
+	var notEnabled []NotEnabled
+	var firstNotEnabled error // the pull's error of the first product not enabled
 	snap, err := subscriptions.Pull(ctx, api, r.opts.PaymentLists, need)
+	if e, ok := platform.NotEnabled(err); ok {
+		firstNotEnabled = err
+		// The account lacks Recurring Billing: its card transactions are
+		// still reconciled, and the stored recurring rows stay as they
+		// were (an empty snapshot replaces nothing).
+		notEnabled = append(notEnabled, newNotEnabled(ProductRecurringBilling, e))
+		snap, err = &subscriptions.Snapshot{Payments: map[string]*platform.PaymentList{}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -517,9 +532,20 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 		return nil, err
 	}
 	found := <-transactions
+	if e, ok := platform.NotEnabled(found.err); ok {
+		if firstNotEnabled == nil {
+			firstNotEnabled = found.err
+		}
+		notEnabled = append(notEnabled, newNotEnabled(ProductTransactionSearch, e))
+		found = searched{}
+	}
 	if found.err != nil {
 		return nil, found.err
 	}
+	if err := allNotEnabled(firstNotEnabled, notEnabled); err != nil {
+		return nil, err
+	}
+	b.notEnabled = notEnabled
 	list, err := maskTransactions(found.list)
 	if err != nil {
 		return nil, err

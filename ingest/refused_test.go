@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,7 +22,8 @@ import (
 // transaction are loaded again one by one, completely.
 func TestRefusedRecordsFailTheirMemberAlone(t *testing.T) {
 	var bad string
-	env := sandboxtest.Start(t, sandbox.Config{Seed: 3, Scale: sandbox.Scale{Members: 4, Subscriptions: 5, Groups: 1}},
+	// Five members: the fifth lacks Recurring Billing (no plans to refuse).
+	env := sandboxtest.Start(t, sandbox.Config{Seed: 3, Scale: sandbox.Scale{Members: 5, Subscriptions: 5, Groups: 1}},
 		sandboxtest.WithHandler(ingest.RefusedPlans(&bad, nil)))
 	members := env.Server.Members()
 	bad = members[1]
@@ -36,6 +38,10 @@ func TestRefusedRecordsFailTheirMemberAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch {
+		case slices.Contains(env.Server.MembersWithoutRecurringBilling(), mid):
+			if plans != 0 || subs != 0 {
+				t.Errorf("member %s without Recurring Billing has %d plans and %d subscriptions stored; want none", mid, plans, subs)
+			}
 		case mid == bad && (plans != 0 || subs != 0):
 			t.Errorf("the refused member %s has %d plans and %d subscriptions stored; want none", mid, plans, subs)
 		case mid != bad && (plans == 0 || subs != 5):

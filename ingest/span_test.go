@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +35,8 @@ func TestRolledBackSpanPullsItsMembersAgain(t *testing.T) {
 	// Each pull of a member starts with its plans: one counter of payment
 	// lists requested per pull.
 	pulls := map[string][]int{}
-	env := sandboxtest.Start(t, sandbox.Config{Seed: 5, Scale: sandbox.Scale{Members: 4, Subscriptions: 30, Groups: 1}},
+	// Five members: the fifth lacks Recurring Billing (its card data only).
+	env := sandboxtest.Start(t, sandbox.Config{Seed: 5, Scale: sandbox.Scale{Members: 5, Subscriptions: 30, Groups: 1}},
 		sandboxtest.WithHandler(func(next http.Handler) http.Handler {
 			refuse := RefusedPlans(&bad, func(mid string) {
 				mu.Lock()
@@ -86,7 +88,7 @@ func TestRolledBackSpanPullsItsMembersAgain(t *testing.T) {
 			t.Errorf("member %s: %s %q; want ok", st.MerchantID, st.Status, st.Error)
 		}
 	}
-	wantPulls := map[string]int{mids[0]: 2, mids[1]: 2, mids[2]: 1, mids[3]: 1}
+	wantPulls := map[string]int{mids[0]: 2, mids[1]: 2, mids[2]: 1, mids[3]: 1, mids[4]: 1}
 	for _, mid := range mids {
 		p := pulls[mid]
 		if len(p) != wantPulls[mid] {
@@ -108,6 +110,12 @@ func TestRolledBackSpanPullsItsMembersAgain(t *testing.T) {
 		}
 		if marked != 1 {
 			t.Errorf("member %s: %d run_members rows of r2 with status %s; want 1", st.MerchantID, marked, st.Status)
+		}
+		if slices.Contains(env.Server.MembersWithoutRecurringBilling(), st.MerchantID) {
+			if plans != 0 || subs != 0 || txns != st.Transactions || st.Status != store.MemberOK {
+				t.Errorf("member %s without Recurring Billing: stored %d plans, %d subscriptions, %d transactions; reported %+v", st.MerchantID, plans, subs, txns, st)
+			}
+			continue
 		}
 		if st.MerchantID != bad && (plans != st.Plans || plans == 0 || subs != 30 || st.Subscriptions != 30 ||
 			payments == 0 || txns != st.Transactions) {

@@ -38,7 +38,11 @@ var (
 			"currency text, run_id text, loaded_at time")...)
 	runMembersTable = store.NewTable("run_members", []string{"run_id", "merchant_id"}, "", store.Columns(
 		"run_id text, merchant_id text, status text, error text, started_at time, finished_at time, "+
-			"plans int32, subscriptions int32, payments int32, transactions int32, requests int64, retries int64")...)
+			"plans int32, subscriptions int32, payments int32, transactions int32, requests int64, retries int64, "+
+			"products_not_enabled text, not_enabled_message text")...)
+	keptAsideTable = store.NewTable("kept_aside", []string{"run_id", "merchant_id", "record", "record_id"}, "", store.Columns(
+		"run_id text, merchant_id text, record text, record_id text, field text, value text, currency text, reason text, "+
+			"raw json, loaded_at time")...)
 	groupsTable = store.NewTable("groups", []string{"group_id"}, "", store.Columns(
 		"group_id text, organization_id text, name text, description text, type text, "+
 			"created_time time, updated_time time, raw json, run_id text, loaded_at time")...)

@@ -144,20 +144,22 @@ func toInt(v any) (int64, bool) {
 	return n, true
 }
 
-// toAmount gives the double nearest to the value rounded to two decimals.
-// Going through the decimal text, never through arithmetic on doubles, is
-// what makes DECIMAL 12.34 come out as the double Excel itself reads for
-// "12.34" (12.34 * 100 / 100 need not be that double).
+// toAmount gives the double nearest to the value rounded to three decimals
+// (the amounts' scale: KWD 12.345 stays 12.345; the cell's number format
+// shows each currency's own decimals, CurrencyFormat). Going through the
+// decimal text, never through arithmetic on doubles, is what makes DECIMAL
+// 12.34 come out as the double Excel itself reads for "12.34" (12.34 * 100
+// / 100 need not be that double).
 func toAmount(v any) (float64, bool) {
 	var s string
 	switch x := v.(type) {
 	case duckdb.Decimal:
-		s = decimalText(roundDecimal(x, 2))
+		s = decimalText(roundDecimal(x, 3))
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return 0, false
 		}
-		s = strconv.FormatFloat(x, 'f', 2, 64)
+		s = strconv.FormatFloat(x, 'f', 3, 64)
 	case float32:
 		return toAmount(float64(x))
 	case string:
@@ -165,7 +167,7 @@ func toAmount(v any) (float64, bool) {
 		if !ok {
 			return 0, false
 		}
-		s = r.FloatString(2)
+		s = r.FloatString(3)
 	default:
 		n, ok := toInt(v)
 		if !ok {

@@ -14,7 +14,7 @@ import (
 
 // Parquet is written by DuckDB itself (COPY ... TO): measured at ~1 M rows in
 // 0.7 s with ZSTD, about three times faster than going through arrow-go's
-// pqarrow, and DuckDB keeps DECIMAL(18,2) and TIMESTAMPTZ as Parquet
+// pqarrow, and DuckDB keeps DECIMAL(18,3) and TIMESTAMPTZ as Parquet
 // DECIMAL and timestamp-with-UTC, which warehouse loaders map exactly.
 
 // ExportParquet writes the query's result to path as one ZSTD-compressed

@@ -20,7 +20,7 @@ var currencySymbols = map[string]string{
 }
 
 // minorUnits are the ISO 4217 currencies without two decimals; amounts are
-// stored as DECIMAL(18,2), so this only changes how many decimals show.
+// stored as DECIMAL(18,3), so this only changes how many decimals show.
 var minorUnits = map[string]int{
 	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0,
 	"PYG": 0, "RWF": 0, "UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,

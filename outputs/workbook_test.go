@@ -574,14 +574,17 @@ func TestCellValue(t *testing.T) {
 	}{
 		{nil, Amount, "", nil},
 		{dec(1234, 2), Amount, "", 12.34},
-		{dec(123450, 4), Amount, "", 12.35}, // half away from zero
-		{dec(-123450, 4), Amount, "", -12.35},
+		{dec(123450, 4), Amount, "", 12.345}, // three decimals kept (KWD)
+		{dec(-123450, 4), Amount, "", -12.345},
+		{dec(123455, 4), Amount, "", 12.346}, // half away from zero
+		{dec(-123455, 4), Amount, "", -12.346},
 		{dec(1234, 2), Text, "", "12.34"},
 		{dec(1230, 2), Text, "", "12.30"},
 		{dec(-5, 2), Text, "", "-0.05"},
 		{0.1 + 0.2, Amount, "", 0.3},
 		{int64(7), Amount, "", 7.0},
-		{"12.345", Amount, "", 12.35},
+		{"12.345", Amount, "", 12.345},
+		{"12.3455", Amount, "", 12.346},
 		{"n/a", Amount, "", "n/a"},
 		{int32(5), Integer, "", int64(5)},
 		{uint64(1) << 60, Integer, "", "1152921504606846976"},

@@ -3,10 +3,7 @@ package platform
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
-	"strings"
 	"time"
 )
 
@@ -63,29 +60,4 @@ func firstNonEmptyForm(f SearchTimeForm) SearchTimeForm {
 		return SearchTimeEpoch
 	}
 	return f
-}
-
-// NotEnabled reports whether err is the platform saying the product is not
-// enabled for the merchant (or not for this key): 403, or a 4xx whose
-// reason or message says "not enabled", "not authorized" or "not
-// configured". The exact answer is in no vendor source (docs/platform.md,
-// unverified): these are the plausible shapes.
-func NotEnabled(err error) bool {
-	var ae *APIError
-	if !errors.As(err, &ae) {
-		return false
-	}
-	if ae.HTTPStatus == http.StatusForbidden {
-		return true
-	}
-	if ae.HTTPStatus < 400 || ae.HTTPStatus >= 500 || ae.HTTPStatus == http.StatusUnauthorized {
-		return false
-	}
-	text := strings.ToLower(ae.Reason + " " + ae.Message)
-	for _, w := range []string{"not enabled", "not authorized", "not_authorized", "not configured", "not_enabled"} {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
 }

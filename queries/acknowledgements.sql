@@ -35,7 +35,7 @@ WHERE b.kind IS NULL OR CAST(a.value AS VARCHAR) <> CAST(b.value AS VARCHAR)
 INSERT INTO acknowledgement_audit (seq, changed_at, changed_by, action, source, run_id, kind, merchant_id, entity_id, before, after)
 SELECT (SELECT coalesce(max(seq), 0) FROM acknowledgement_audit) + row_number() OVER (ORDER BY b.kind, b.merchant_id, b.entity_id),
        $1, $2, $3, $4, $5, b.kind, b.merchant_id, b.entity_id, b.value,
-       CASE WHEN $3 = 'reopen' THEN json_object('amount', CAST(f.amount AS VARCHAR), 'currency', f.currency) END
+       CASE WHEN $3 = 'reopen' THEN json_object('amount', amount_text(f.amount, f.currency), 'currency', f.currency) END
 FROM acknowledgement_before b
 LEFT JOIN findings f ON f.run_id = $5 AND f.kind = b.kind AND f.merchant_id = b.merchant_id AND f.entity_id = b.entity_id
 WHERE NOT EXISTS (SELECT 1 FROM acknowledgements a
@@ -84,7 +84,7 @@ ORDER BY business_date DESC, run_id DESC LIMIT 1
 -- name: Finding
 -- The amount (as text) and currency of a finding run $1 reports (new,
 -- open or acknowledged): kind $2, merchant $3, entity $4.
-SELECT CAST(amount AS VARCHAR), currency FROM findings
+SELECT amount_text(amount, currency), currency FROM findings
 WHERE run_id = $1 AND kind = $2 AND merchant_id = $3 AND entity_id = $4 AND state IN ('new', 'open', 'acknowledged')
 
 -- name: Upsert
@@ -95,7 +95,7 @@ WHERE run_id = $1 AND kind = $2 AND merchant_id = $3 AND entity_id = $4 AND stat
 -- $13. An acknowledgement that would not change is left as it is.
 INSERT INTO acknowledgements (kind, merchant_id, entity_id, reason, owner, until, ticket, amount_recorded, amount, currency,
                               source, created_at, created_by, updated_at, updated_by)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CAST($9 AS DECIMAL(18,2)), $10, $11, $12, $13, $12, $13)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CAST($9 AS DECIMAL(18,3)), $10, $11, $12, $13, $12, $13)
 ON CONFLICT (kind, merchant_id, entity_id) DO UPDATE SET
     reason = excluded.reason, owner = excluded.owner, until = excluded.until, ticket = excluded.ticket,
     amount_recorded = excluded.amount_recorded OR acknowledgements.amount_recorded,
@@ -130,7 +130,7 @@ WHERE a.source = 'file'
 
 -- name: List
 -- The acknowledgements in force, by kind, merchant and entity.
-SELECT kind, merchant_id, entity_id, owner, until, ticket, reason, CAST(amount AS VARCHAR) AS amount, currency, source,
+SELECT kind, merchant_id, entity_id, owner, until, ticket, reason, amount_text(amount, currency) AS amount, currency, source,
        created_by, created_at, updated_by, updated_at
 FROM acknowledgements
 ORDER BY kind, merchant_id, entity_id

@@ -219,6 +219,8 @@ COMMENT ON COLUMN run_members.payments IS 'Subscription payments pulled.';
 COMMENT ON COLUMN run_members.transactions IS 'Transactions pulled.';
 COMMENT ON COLUMN run_members.requests IS 'HTTP requests sent for the member, retries included.';
 COMMENT ON COLUMN run_members.retries IS 'Requests that were retries.';
+COMMENT ON COLUMN run_members.products_not_enabled IS 'Products that answered "not enabled" for the member (recurring billing, transaction search), comma-separated; the member is reconciled on the others.';
+COMMENT ON COLUMN run_members.not_enabled_message IS 'Each product not enabled with the platform''s answer (masked, cut to 300 bytes).';
 
 COMMENT ON TABLE finding_kinds IS 'The finding kinds the checks report, with what each means and what to do about it (from queries/findings/*.sql). Refreshed by every run.';
 COMMENT ON COLUMN finding_kinds.kind IS 'Kind (findings.kind).';
@@ -563,3 +565,14 @@ COMMENT ON COLUMN acknowledgement_values.value IS 'owner, until, reason, ticket,
 COMMENT ON TABLE upgrades IS 'Changes made once to the data of a file an older version wrote, each by its name when done: platform_answers_masked (card data masked in the text columns of the tables the platform''s answers feed and of those derived from them; journal is inspected again instead; file hashes and paths stay); platform_answers_masked_2 (the same again with the masking of 2026-11-27: card numbers that separators join onto other digits, the track data after them).';
 COMMENT ON COLUMN upgrades.name IS 'The change: platform_answers_masked, platform_answers_masked_2.';
 COMMENT ON COLUMN upgrades.done_at IS 'When it was done (UTC).';
+COMMENT ON TABLE kept_aside IS 'Records not loaded because an amount has more decimals than its currency has (never rounded): the field, the amount as sent and the reason.';
+COMMENT ON COLUMN kept_aside.run_id IS 'Run (runs.run_id).';
+COMMENT ON COLUMN kept_aside.merchant_id IS 'Member merchant ID (MID).';
+COMMENT ON COLUMN kept_aside.record IS 'plan, subscription, payment or transaction.';
+COMMENT ON COLUMN kept_aside.record_id IS 'The record''s id on the platform.';
+COMMENT ON COLUMN kept_aside.field IS 'The amount field refused, e.g. totalAmount.';
+COMMENT ON COLUMN kept_aside.value IS 'The amount as the platform sent it.';
+COMMENT ON COLUMN kept_aside.currency IS 'The record''s ISO 4217 currency.';
+COMMENT ON COLUMN kept_aside.reason IS 'Why it was kept aside.';
+COMMENT ON COLUMN kept_aside.raw IS 'The record as the platform sent it (card numbers masked).';
+COMMENT ON COLUMN kept_aside.loaded_at IS 'When it was kept aside (the run''s start, UTC).';

@@ -176,6 +176,13 @@ WHERE NOT EXISTS (SELECT 1 FROM retry_limits)
 INSERT INTO run_members BY NAME SELECT * FROM shard.run_members
 ON CONFLICT DO NOTHING
 
+-- name: kept_aside
+-- Every run's records kept aside (an amount with more decimals than its
+-- currency has), as run_members: a member's rows are in the shard that
+-- took it; a row two shards hold keeps the first's.
+INSERT INTO kept_aside BY NAME SELECT * FROM shard.kept_aside
+ON CONFLICT DO NOTHING
+
 -- name: findings
 -- Every run's findings in every state, resolved ones included: the
 -- date's, and the earlier runs' the alarms' trailing medians read. Two

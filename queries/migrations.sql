@@ -36,8 +36,8 @@ ALTER TABLE journal ADD COLUMN IF NOT EXISTS mit_reason VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS previous_transaction_id VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS action_list VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS product_subtype VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_amount DECIMAL(18,2);
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_detail_amount DECIMAL(18,2);
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_amount DECIMAL(18,3);
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_detail_amount DECIMAL(18,3);
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS healthcare_amount_count INTEGER;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS payment_type VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS session_token VARCHAR;
@@ -46,7 +46,7 @@ ALTER TABLE journal ADD COLUMN IF NOT EXISTS installment_id VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS plan_id VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS ref_network_transaction_id VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS ref_authorization_code VARCHAR;
-ALTER TABLE journal ADD COLUMN IF NOT EXISTS refund_amount DECIMAL(18,2);
+ALTER TABLE journal ADD COLUMN IF NOT EXISTS refund_amount DECIMAL(18,3);
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS payment_solution VARCHAR;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS wallet_data BOOLEAN;
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS terminal_id VARCHAR;
@@ -72,3 +72,42 @@ ALTER TABLE journal ADD COLUMN IF NOT EXISTS merchant_advice_code_raw VARCHAR;
 -- The merchant's order number of each call, which the retry kinds' sheets
 -- show (inspect_version 6).
 ALTER TABLE journal ADD COLUMN IF NOT EXISTS client_reference VARCHAR;
+
+-- The products (recurring billing, transaction search) that answered "not
+-- enabled" for a member, and the platform's words: such a member is
+-- reconciled on its other products (ingest/notenabled.go).
+ALTER TABLE run_members ADD COLUMN IF NOT EXISTS products_not_enabled VARCHAR;
+ALTER TABLE run_members ADD COLUMN IF NOT EXISTS not_enabled_message VARCHAR;
+
+-- Amounts keep three decimals, the minor unit of KWD, BHD, JOD, OMR and
+-- TND (platform.AmountDecimals): a file whose amounts are DECIMAL(18,2)
+-- widens them, every stored value kept exactly. On a file already widened
+-- these change nothing (DuckDB has no conditional ALTER; each costs a scan
+-- of its column on open). Before views.sql, so the views take the new
+-- types.
+ALTER TABLE plans ALTER COLUMN billing_amount TYPE DECIMAL(18,3);
+ALTER TABLE plans ALTER COLUMN setup_fee TYPE DECIMAL(18,3);
+ALTER TABLE subscriptions ALTER COLUMN billing_amount TYPE DECIMAL(18,3);
+ALTER TABLE subscriptions ALTER COLUMN setup_fee TYPE DECIMAL(18,3);
+ALTER TABLE subscription_payments ALTER COLUMN billing_amount TYPE DECIMAL(18,3);
+ALTER TABLE subscription_payments ALTER COLUMN setup_fee TYPE DECIMAL(18,3);
+ALTER TABLE subscription_payments ALTER COLUMN surcharge_amount TYPE DECIMAL(18,3);
+ALTER TABLE transactions ALTER COLUMN amount TYPE DECIMAL(18,3);
+ALTER TABLE journal ALTER COLUMN amount TYPE DECIMAL(18,3);
+ALTER TABLE journal ALTER COLUMN healthcare_amount TYPE DECIMAL(18,3);
+ALTER TABLE journal ALTER COLUMN healthcare_detail_amount TYPE DECIMAL(18,3);
+ALTER TABLE journal ALTER COLUMN refund_amount TYPE DECIMAL(18,3);
+ALTER TABLE findings ALTER COLUMN amount TYPE DECIMAL(18,3);
+ALTER TABLE interchange_at_risk ALTER COLUMN amount TYPE DECIMAL(18,3);
+ALTER TABLE interchange_at_risk ALTER COLUMN at_risk TYPE DECIMAL(18,3);
+ALTER TABLE subscription_schedules ALTER COLUMN monthly_amount TYPE DECIMAL(18,3);
+ALTER TABLE expected_cycles ALTER COLUMN billing_amount TYPE DECIMAL(18,3);
+ALTER TABLE expected_cycles ALTER COLUMN setup_fee TYPE DECIMAL(18,3);
+ALTER TABLE subscription_recoveries ALTER COLUMN amount TYPE DECIMAL(18,3);
+ALTER TABLE delinquency_ageing ALTER COLUMN amount_at_risk TYPE DECIMAL(18,3);
+ALTER TABLE subscription_metrics ALTER COLUMN mrr TYPE DECIMAL(18,3);
+ALTER TABLE subscription_metrics ALTER COLUMN mrr_at_risk TYPE DECIMAL(18,3);
+ALTER TABLE subscription_metrics ALTER COLUMN deferred_amount TYPE DECIMAL(18,3);
+ALTER TABLE billing_match ALTER COLUMN amount TYPE DECIMAL(18,3);
+ALTER TABLE billing_match ALTER COLUMN found_amount TYPE DECIMAL(18,3);
+ALTER TABLE acknowledgements ALTER COLUMN amount TYPE DECIMAL(18,3);

@@ -4,7 +4,8 @@
 -- comment on every table and column in comments.sql. Every statement is
 -- idempotent, so opening an existing file applies what is missing and
 -- changes nothing else.
--- Amounts are DECIMAL(18,2) next to their currency; times are TIMESTAMPTZ in UTC.
+-- Amounts are DECIMAL(18,3) next to their currency (three decimals: the
+-- minor unit of KWD, BHD, JOD, OMR, TND; JPY has none, USD two); times are TIMESTAMPTZ in UTC.
 -- `raw` columns keep the platform's record as received (card data masked), for audit.
 --
 -- The bulk tables (plans, subscriptions, subscription_payments,
@@ -46,8 +47,8 @@ CREATE TABLE IF NOT EXISTS plans (
     billing_period_length INTEGER,
     billing_period_unit   VARCHAR,
     cycles_total          INTEGER,
-    billing_amount        DECIMAL(18,2),
-    setup_fee             DECIMAL(18,2),
+    billing_amount        DECIMAL(18,3),
+    setup_fee             DECIMAL(18,3),
     currency              VARCHAR,
     raw                   JSON,
     run_id                VARCHAR NOT NULL,
@@ -66,8 +67,8 @@ CREATE TABLE IF NOT EXISTS subscriptions (
     start_date             TIMESTAMPTZ,
     customer_id            VARCHAR,
     client_reference       VARCHAR,
-    billing_amount         DECIMAL(18,2),
-    setup_fee              DECIMAL(18,2),
+    billing_amount         DECIMAL(18,3),
+    setup_fee              DECIMAL(18,3),
     currency               VARCHAR,
     billing_period_length  INTEGER,
     billing_period_unit    VARCHAR,
@@ -94,9 +95,9 @@ CREATE TABLE IF NOT EXISTS subscription_payments (
     payment_date          TIMESTAMPTZ,
     billing_start_date    TIMESTAMPTZ,
     billing_end_date      TIMESTAMPTZ,
-    billing_amount        DECIMAL(18,2),
-    setup_fee             DECIMAL(18,2),
-    surcharge_amount      DECIMAL(18,2),
+    billing_amount        DECIMAL(18,3),
+    setup_fee             DECIMAL(18,3),
+    surcharge_amount      DECIMAL(18,3),
     surcharge_description VARCHAR,
     currency              VARCHAR,
     transaction_id        VARCHAR,
@@ -117,7 +118,7 @@ CREATE TABLE IF NOT EXISTS transactions (
     r_flag                   VARCHAR,
     application_names        VARCHAR,
     applications             JSON,
-    amount                   DECIMAL(18,2),
+    amount                   DECIMAL(18,3),
     currency                 VARCHAR,
     card_bin                 VARCHAR,
     card_last4               VARCHAR,
@@ -151,7 +152,7 @@ CREATE TABLE IF NOT EXISTS journal (
     parent_id                  VARCHAR,
     card_bin                   VARCHAR,
     card_last4                 VARCHAR,
-    amount                     DECIMAL(18,2),
+    amount                     DECIMAL(18,3),
     currency                   VARCHAR,
     purchase_level             VARCHAR,
     line_item_count            INTEGER,
@@ -174,8 +175,8 @@ CREATE TABLE IF NOT EXISTS journal (
     previous_transaction_id    VARCHAR,
     action_list                VARCHAR,
     product_subtype            VARCHAR,
-    healthcare_amount          DECIMAL(18,2),
-    healthcare_detail_amount   DECIMAL(18,2),
+    healthcare_amount          DECIMAL(18,3),
+    healthcare_detail_amount   DECIMAL(18,3),
     healthcare_amount_count    INTEGER,
     payment_type               VARCHAR,
     session_token              VARCHAR,
@@ -184,7 +185,7 @@ CREATE TABLE IF NOT EXISTS journal (
     plan_id                    VARCHAR,
     ref_network_transaction_id VARCHAR,
     ref_authorization_code     VARCHAR,
-    refund_amount              DECIMAL(18,2),
+    refund_amount              DECIMAL(18,3),
     payment_solution           VARCHAR,
     wallet_data                BOOLEAN,
     terminal_id                VARCHAR,
@@ -239,7 +240,7 @@ CREATE TABLE IF NOT EXISTS findings (
     merchant_id    VARCHAR NOT NULL,
     entity_id      VARCHAR NOT NULL,
     group_id       VARCHAR,
-    amount         DECIMAL(18,2),
+    amount         DECIMAL(18,3),
     currency       VARCHAR,
     detail         JSON,
     first_seen_run VARCHAR NOT NULL,
@@ -286,7 +287,26 @@ CREATE TABLE IF NOT EXISTS run_members (
     transactions  INTEGER,
     requests      BIGINT,
     retries       BIGINT,
+    products_not_enabled VARCHAR,
+    not_enabled_message  VARCHAR,
     PRIMARY KEY (run_id, merchant_id)
+);
+
+-- Records of a member not loaded because an amount has more decimals than
+-- its currency has (ISO 4217: "12.5" JPY, "12.3456" KWD): never rounded,
+-- kept here with the reason while the rest of the member loads.
+CREATE TABLE IF NOT EXISTS kept_aside (
+    run_id      VARCHAR NOT NULL,
+    merchant_id VARCHAR NOT NULL,
+    record      VARCHAR NOT NULL,
+    record_id   VARCHAR NOT NULL,
+    field       VARCHAR,
+    value       VARCHAR,
+    currency    VARCHAR,
+    reason      VARCHAR,
+    raw         JSON,
+    loaded_at   TIMESTAMPTZ,
+    PRIMARY KEY (run_id, merchant_id, record, record_id)
 );
 
 -- The finding kinds of the catalog (queries/findings/*.sql), refreshed by
@@ -324,10 +344,10 @@ CREATE TABLE IF NOT EXISTS interchange_at_risk (
     calls        INTEGER NOT NULL,
     level3_calls INTEGER NOT NULL,
     level2_calls INTEGER NOT NULL,
-    amount       DECIMAL(18,2) NOT NULL,
+    amount       DECIMAL(18,3) NOT NULL,
     level2_rate  DECIMAL(9,6) NOT NULL,
     level3_rate  DECIMAL(9,6) NOT NULL,
-    at_risk      DECIMAL(18,2) NOT NULL,
+    at_risk      DECIMAL(18,3) NOT NULL,
     PRIMARY KEY (run_id, merchant_id, network, currency)
 );
 
@@ -372,7 +392,7 @@ CREATE TABLE IF NOT EXISTS subscription_schedules (
     retry_interval   INTERVAL NOT NULL,
     retry_tolerance  INTERVAL NOT NULL,
     within_12_months BOOLEAN,
-    monthly_amount   DECIMAL(18,2),
+    monthly_amount   DECIMAL(18,3),
     currency         VARCHAR,
     problem          VARCHAR,
     run_id           VARCHAR NOT NULL,
@@ -386,8 +406,8 @@ CREATE TABLE IF NOT EXISTS expected_cycles (
     subscription_id VARCHAR NOT NULL,
     cycle           INTEGER NOT NULL,
     due_date        TIMESTAMPTZ NOT NULL,
-    billing_amount  DECIMAL(18,2),
-    setup_fee       DECIMAL(18,2),
+    billing_amount  DECIMAL(18,3),
+    setup_fee       DECIMAL(18,3),
     currency        VARCHAR,
     run_id          VARCHAR NOT NULL,
     loaded_at       TIMESTAMPTZ NOT NULL
@@ -420,7 +440,7 @@ CREATE TABLE IF NOT EXISTS subscription_recoveries (
     how             VARCHAR NOT NULL,
     payment_id      VARCHAR,
     paid_at         TIMESTAMPTZ,
-    amount          DECIMAL(18,2),
+    amount          DECIMAL(18,3),
     currency        VARCHAR,
     PRIMARY KEY (run_id, merchant_id, subscription_id)
 );
@@ -439,7 +459,7 @@ CREATE TABLE IF NOT EXISTS delinquency_ageing (
     retries_remaining        INTEGER NOT NULL,
     last_attempt_at          TIMESTAMPTZ,
     next_retry_at            TIMESTAMPTZ,
-    amount_at_risk           DECIMAL(18,2),
+    amount_at_risk           DECIMAL(18,3),
     currency                 VARCHAR,
     PRIMARY KEY (run_id, merchant_id, subscription_id)
 );
@@ -455,14 +475,14 @@ CREATE TABLE IF NOT EXISTS subscription_metrics (
     active          INTEGER NOT NULL,
     delinquent      INTEGER NOT NULL,
     suspended       INTEGER NOT NULL,
-    mrr             DECIMAL(18,2) NOT NULL,
-    mrr_at_risk     DECIMAL(18,2) NOT NULL,
+    mrr             DECIMAL(18,3) NOT NULL,
+    mrr_at_risk     DECIMAL(18,3) NOT NULL,
     churned_today   INTEGER NOT NULL,
     cancelled_today INTEGER NOT NULL,
     suspended_today INTEGER NOT NULL,
     recovered_today INTEGER NOT NULL,
     skipped_cycles  INTEGER NOT NULL,
-    deferred_amount DECIMAL(18,2) NOT NULL
+    deferred_amount DECIMAL(18,3) NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS billing_match (
@@ -479,9 +499,9 @@ CREATE TABLE IF NOT EXISTS billing_match (
     billing_cycle   INTEGER,
     payment_date    TIMESTAMPTZ,
     payment_status  VARCHAR,
-    amount          DECIMAL(18,2),
+    amount          DECIMAL(18,3),
     currency        VARCHAR,
-    found_amount    DECIMAL(18,2),
+    found_amount    DECIMAL(18,3),
     found_currency  VARCHAR,
     found_status    VARCHAR,
     PRIMARY KEY (run_id, merchant_id, payment_id, leg)
@@ -516,7 +536,7 @@ CREATE TABLE IF NOT EXISTS acknowledgements (
     until           DATE NOT NULL,
     ticket          VARCHAR,
     amount_recorded BOOLEAN NOT NULL,
-    amount          DECIMAL(18,2),
+    amount          DECIMAL(18,3),
     currency        VARCHAR,
     source          VARCHAR NOT NULL,
     created_at      TIMESTAMPTZ NOT NULL,

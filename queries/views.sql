@@ -40,6 +40,23 @@ CREATE OR REPLACE MACRO payment_status_outcome(status) AS
         ELSE 'unknown'
     END;
 
+-- amount_text(amount, currency) writes an amount as decimal text with its
+-- currency's decimals (ISO 4217 exponent: JPY none, USD two, KWD three; a
+-- code it does not know two), for the texts of reports and
+-- acknowledgements: amounts are DECIMAL(18,3), whose own text would show
+-- USD 12.34 as "12.340". Only zeros are dropped, never another digit, so
+-- no amount is rounded. (platform.CurrencyExponent holds the same list.)
+CREATE OR REPLACE MACRO amount_text(a, cur) AS (
+    CASE
+        WHEN upper(cur) IN ('BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND', 'CLF', 'UYW')
+            THEN CAST(CAST(a AS DECIMAL(38,3)) AS VARCHAR)
+        WHEN upper(cur) IN ('BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI',
+                            'VND', 'VUV', 'XAF', 'XOF', 'XPF')
+            THEN regexp_replace(CAST(CAST(a AS DECIMAL(38,3)) AS VARCHAR), '\.?0*$', '')
+        ELSE regexp_replace(CAST(CAST(a AS DECIMAL(38,3)) AS VARCHAR), '(\.[0-9][0-9])0$', '\1')
+    END
+);
+
 -- A run's findings without the resolved ones: what "the findings of run X"
 -- meant before resolved rows existed. Acknowledged findings are findings
 -- the run reports too.
@@ -245,7 +262,7 @@ GROUP BY p.merchant_id, p.subscription_id, p.currency;
 CREATE OR REPLACE VIEW acknowledgement_values AS
 SELECT kind, merchant_id, entity_id,
        json_object('owner', owner, 'until', until, 'reason', reason, 'ticket', ticket,
-                   'amount', CAST(amount AS VARCHAR), 'currency', currency, 'source', source) AS value
+                   'amount', amount_text(amount, currency), 'currency', currency, 'source', source) AS value
 FROM acknowledgements;
 
 -- Every attempt to charge a card, for the card-network retry checks

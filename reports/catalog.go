@@ -72,6 +72,7 @@ var (
 	findingsByGroupAndKindSQL = queries.Must("reports/summary.sql", "FindingsByGroupAndKind")
 	fundingMixByGroupSQL      = queries.Must("reports/summary.sql", "FundingMixByGroup")
 	failedMembersSQL          = queries.Must("reports/summary.sql", "FailedMembers")
+	notEnabledMembersSQL      = queries.Must("reports/summary.sql", "NotEnabledMembers")
 	kindFindingsSQL           = queries.Must("reports/findings.sql", "KindFindings")
 	kindTotalsSQL             = queries.Must("reports/findings.sql", "KindTotals")
 	resolvedFindingsSQL       = queries.Must("reports/findings.sql", "ResolvedFindings")
@@ -303,6 +304,18 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 			Columns: []outputs.Column{
 				{Header: "Merchant ID", Type: outputs.Text}, {Header: "Error", Type: outputs.Text, Wrap: true},
 				{Header: "Groups", Type: outputs.Text}},
+		},
+		{
+			// Reconciled, but without what these products would have
+			// given (ingest/notenabled.go): not failures, yet a reader
+			// must see why such a member has no subscriptions or no
+			// transactions.
+			Title: "Members with products not enabled",
+			Query: notEnabledMembersSQL,
+			Args:  args,
+			Columns: []outputs.Column{
+				{Header: "Merchant ID", Type: outputs.Text}, {Header: "Products not enabled", Type: outputs.Text},
+				{Header: "Platform's answer", Type: outputs.Text, Wrap: true}, {Header: "Groups", Type: outputs.Text}},
 		},
 	}...)
 	return outputs.Sheet{Name: SummarySheet, Blocks: blocks, Charts: []outputs.Chart{

@@ -112,8 +112,8 @@ func TestPublishLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 35 || dateType != "DATE" || amountType != "DECIMAL(18,2)" {
-		t.Errorf("findings dataset: %d current rows, date %s, amount %s; want 35, DATE, DECIMAL(18,2)", n, dateType, amountType)
+	if n != 35 || dateType != "DATE" || amountType != "DECIMAL(18,3)" {
+		t.Errorf("findings dataset: %d current rows, date %s, amount %s; want 35, DATE, DECIMAL(18,3)", n, dateType, amountType)
 	}
 	// An acknowledged finding carries its acknowledgement in the dataset.
 	var owner, reason, until, ticket string
@@ -123,7 +123,7 @@ func TestPublishLayout(t *testing.T) {
 		t.Errorf("the acknowledged finding in Parquet: %q %q %q %q (%v)", owner, reason, until, ticket, err)
 	}
 	for _, c := range []struct{ file, column, logical string }{
-		{"findings/date=2026-11-20/kind=skipped_cycle", "amount", "DecimalType(scale=2, precision=18)"},
+		{"findings/date=2026-11-20/kind=skipped_cycle", "amount", "DecimalType(scale=3, precision=18)"},
 		{"transactions/date=2026-11-20", "submit_time", "TimestampType(isAdjustedToUTC=1"},
 		{"runs/date=2026-11-20", "finished_at", "TimestampType(isAdjustedToUTC=1"},
 	} {

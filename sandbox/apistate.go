@@ -121,6 +121,12 @@ type MerchantSettings struct {
 	// customers no emails (the merchant notifies them where a mandate
 	// requires it).
 	NotificationsDisabled bool `json:"notificationsDisabled"`
+	// RecurringBillingDisabled: the account lacks Recurring Billing, so
+	// every /rbs/v1 call answers 400 INVALID_MERCHANT_CONFIGURATION
+	// (the reason the SDK's InlineResponse4005 lists); the member's other
+	// products work. The generated member without it
+	// (withoutRecurringBilling) has no plans or subscriptions.
+	RecurringBillingDisabled bool `json:"recurringBillingDisabled"`
 }
 
 // DefaultMerchantSettings are every member's settings at start.

@@ -111,7 +111,7 @@ func (ss *bnplSession) json(now time.Time) map[string]any {
 	}
 	return map[string]any{"_links": sessionLinks(ss.id, ss.state == sessionUsed), "id": ss.id, "status": status, "submitTimeUtc": ts(now),
 		"reconciliationId": ss.reconID, "clientReferenceInformation": map[string]any{"code": ss.code},
-		"orderInformation":     map[string]any{"amountDetails": map[string]any{"totalAmount": money(ss.amount), "currency": ss.currency}},
+		"orderInformation":     map[string]any{"amountDetails": map[string]any{"totalAmount": moneyIn(ss.amount, ss.currency), "currency": ss.currency}},
 		"processorInformation": map[string]any{"paymentUrl": ss.paymentURL, "token": ss.token}}
 }
 
@@ -264,7 +264,7 @@ func bnplAuthJSON(t *transaction, now time.Time) map[string]any {
 	}
 	resp := map[string]any{"_links": links, "id": t.id, "status": a.status, "submitTimeUtc": ts(now),
 		"reconciliationId": t.reconciliationID, "clientReferenceInformation": map[string]any{"code": t.code},
-		"orderInformation":     map[string]any{"amountDetails": map[string]any{"totalAmount": money(t.amount), "currency": t.currency}},
+		"orderInformation":     map[string]any{"amountDetails": map[string]any{"totalAmount": moneyIn(t.amount, t.currency), "currency": t.currency}},
 		"processorInformation": proc}
 	if a.decline != "" {
 		resp["errorInformation"] = map[string]any{"reason": a.decline, "message": a.app.RMessage}
@@ -307,7 +307,7 @@ func (s *Server) refreshStatus(x *exchange, _ noBody) answer {
 func (s *Server) createIntent(x *exchange, _ noBody, ss *bnplSession) answer {
 	now := s.Clock()
 	return reply(http.StatusCreated, map[string]any{"id": x.member.nextID(now), "status": "CREATED", "submitTimeUtc": ts(now),
-		"orderInformation":     map[string]any{"amountDetails": map[string]any{"totalAmount": money(ss.amount), "currency": ss.currency}},
+		"orderInformation":     map[string]any{"amountDetails": map[string]any{"totalAmount": moneyIn(ss.amount, ss.currency), "currency": ss.currency}},
 		"processorInformation": map[string]any{"token": ss.token},
 		"_links":               map[string]link{"session": {Href: "/pts/v2/payment-references/" + ss.id, Method: http.MethodGet}}})
 }
@@ -334,7 +334,7 @@ func (s *Server) bnplCapture(x *exchange, d doc, auth *transaction) answer {
 		"refund": {Href: self + "/refunds", Method: http.MethodPost}},
 		"id": id, "status": "SETTLED", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 		"clientReferenceInformation": map[string]any{"code": auth.code},
-		"orderInformation":           map[string]any{"amountDetails": map[string]any{"totalAmount": money(amount), "currency": auth.currency}},
+		"orderInformation":           map[string]any{"amountDetails": map[string]any{"totalAmount": moneyIn(amount, auth.currency), "currency": auth.currency}},
 		"processorInformation":       map[string]any{"transactionId": auth.networkTxnID, "responseCode": "00"}}
 	auth.api.captured += amount
 	appendTxn(m, &transaction{id: id, rootID: auth.id, reconciliationID: reconID, time: now,

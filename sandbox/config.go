@@ -330,3 +330,53 @@ func utcDay(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// withoutRecurringBilling reports whether member idx of an organization of
+// members lacks Recurring Billing: the last member, in every organization
+// of two members or more (member 1 carries the forced plantings), so that
+// every scale has one (docs/sandbox.md). Its /rbs/v1 calls answer "not
+// enabled" (MerchantSettings.RecurringBillingDisabled).
+func withoutRecurringBilling(idx, members int) bool { return members >= 2 && idx == members-1 }
+
+// MembersWithoutRecurringBilling lists the generated members whose account
+// lacks Recurring Billing (withoutRecurringBilling).
+func (s *Server) MembersWithoutRecurringBilling() []string {
+	var out []string
+	for i := 0; i < s.cfg.Scale.Members; i++ {
+		if withoutRecurringBilling(i, s.cfg.Scale.Members) {
+			out = append(out, memberID(i))
+		}
+	}
+	return out
+}
+
+// memberCurrency is the currency member idx of an organization of members
+// bills its plans in when it is not the drawn USD, EUR or GBP: in every
+// organization of five members or more, the third trades in KWD (three
+// decimals: amounts like 12.345) and the fourth in JPY (none), so that
+// amounts of each minor unit reach the client at every preset scale
+// (docs/sandbox.md). "" for the others.
+func memberCurrency(idx, members int) string {
+	if members < 5 {
+		return ""
+	}
+	switch idx {
+	case 2:
+		return "KWD"
+	case 3:
+		return "JPY"
+	}
+	return ""
+}
+
+// MemberCurrencies maps each generated member that bills in a currency of
+// its own (memberCurrency) to that currency.
+func (s *Server) MemberCurrencies() map[string]string {
+	out := map[string]string{}
+	for i := 0; i < s.cfg.Scale.Members; i++ {
+		if cur := memberCurrency(i, s.cfg.Scale.Members); cur != "" {
+			out[memberID(i)] = cur
+		}
+	}
+	return out
+}

@@ -150,7 +150,7 @@ func TestClockAndEngineDeterminism(t *testing.T) {
 	s1, c1 := newTestServer(t, cfg)
 	s2, c2 := newTestServer(t, cfg)
 	s2.cache = newMemberCache(1, s2.gen.member)
-	mids := s1.Members()
+	mids := s1.Members()[:3] // the 4th lacks Recurring Billing
 	for i := 0; i < 45; i++ {
 		if _, err := s1.AdvanceClock(24 * time.Hour); err != nil {
 			t.Fatal(err)

@@ -120,7 +120,7 @@ func (s *Server) reverse(x *exchange, d doc, auth *transaction) answer {
 	resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/reversals/" + id, Method: http.MethodGet}},
 		"id": id, "status": "REVERSED", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 		"clientReferenceInformation": map[string]any{"code": code},
-		"reversalAmountDetails":      map[string]any{"reversedAmount": money(auth.amount), "currency": auth.currency},
+		"reversalAmountDetails":      map[string]any{"reversedAmount": moneyIn(auth.amount, auth.currency), "currency": auth.currency},
 		"processorInformation":       map[string]any{"responseCode": "00"}}
 	a := &apiTxn{status: "REVERSED", app: okApp("ics_auth_reversal"), commerce: "internet", response: resp}
 	auth.reversed = true
@@ -175,7 +175,7 @@ func (s *Server) void(kinds ...txnKind) func(*exchange, doc, *transaction) answe
 		resp := map[string]any{"_links": map[string]any{"self": link{Href: "/pts/v2/voids/" + id, Method: http.MethodGet}},
 			"id": id, "status": "VOIDED", "submitTimeUtc": ts(now), "reconciliationId": reconID,
 			"clientReferenceInformation": map[string]any{"code": code},
-			"voidAmountDetails":          map[string]any{"voidAmount": money(t.amount), "currency": t.currency}}
+			"voidAmountDetails":          map[string]any{"voidAmount": moneyIn(t.amount, t.currency), "currency": t.currency}}
 		t.voided = true
 		if voidsAuth {
 			t.reversed = true

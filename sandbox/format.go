@@ -40,6 +40,46 @@ func money(c int64) string {
 	return string(b)
 }
 
+// currencyExponents are the ISO 4217 currencies whose minor unit is not a
+// hundredth: the generated members trading in KWD and JPY
+// (memberCurrency) are billed in fils and yen, and their amounts are
+// written with three decimals and with none.
+var currencyExponents = map[string]int{"JPY": 0, "KRW": 0, "CLP": 0, "ISK": 0, "VND": 0,
+	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3}
+
+// moneyIn writes minor units of currency as a decimal amount with that
+// currency's decimals: 1234 USD "12.34", 12345 KWD "12.345", 1000 JPY
+// "1000".
+func moneyIn(c int64, currency string) string {
+	exp, ok := currencyExponents[currency]
+	if !ok || exp == 2 {
+		return money(c)
+	}
+	neg := c < 0
+	if neg {
+		c = -c
+	}
+	s := strconv.FormatInt(c, 10)
+	if exp > 0 {
+		for len(s) <= exp {
+			s = "0" + s
+		}
+		s = s[:len(s)-exp] + "." + s[len(s)-exp:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// optMoneyIn is moneyIn, or nothing (an omitted field) for zero.
+func optMoneyIn(c int64, currency string) string {
+	if c == 0 {
+		return ""
+	}
+	return moneyIn(c, currency)
+}
+
 // optMoney is money, or nothing (an omitted field) for zero.
 func optMoney(c int64) string {
 	if c == 0 {

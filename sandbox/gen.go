@@ -35,6 +35,7 @@ const (
 type generator struct {
 	seed          int64
 	subsPerMember int
+	members       int       // the organization's members (withoutRecurringBilling)
 	business      time.Time // BusinessDate, UTC midnight
 	asOf          time.Time // the data clock: BusinessDate + 1 day 02:00
 	plantStart    time.Time // BusinessDate - 6 days
@@ -46,6 +47,7 @@ func newGenerator(cfg Config) *generator {
 	return &generator{
 		seed:          cfg.Seed,
 		subsPerMember: cfg.Scale.Subscriptions,
+		members:       cfg.Scale.Members,
 		business:      b,
 		asOf:          b.Add(26 * time.Hour),
 		plantStart:    b.AddDate(0, 0, -(plantDays - 1)),
@@ -82,7 +84,16 @@ func memberID(idx int) string { return fmt.Sprintf("sbxmid%06d", idx+1) }
 // member generates member idx from scratch.
 func (g *generator) member(idx int) *member {
 	m := &member{index: idx, id: memberID(idx), careless: idx%carelessEvery == 0, settings: DefaultMerchantSettings()}
+	m.settings.RecurringBillingDisabled = withoutRecurringBilling(idx, g.members)
 	m.plans = g.plans(g.stream(idx, streamPlans, 0))
+	if cur := memberCurrency(idx, g.members); cur != "" {
+		// Drawn as every member's, then billed in the member's currency:
+		// amounts are its minor units (fils, yen), so the other draws are
+		// unchanged.
+		for _, p := range m.plans {
+			p.currency = cur
+		}
+	}
 	var eligible []*plan
 	var weights []int
 	for _, p := range m.plans {
@@ -104,6 +115,12 @@ func (g *generator) member(idx int) *member {
 		g.forceCalls(m)
 	}
 	g.plantBilling(m)
+	if m.settings.RecurringBillingDisabled {
+		// Drawn as every member's (so the streams of what follows are
+		// unchanged), then dropped: the account has no recurring billing,
+		// and its card transactions are the payments API's alone.
+		m.plans, m.subs = nil, nil
+	}
 	g.plantAreas(m)
 	g.plantRetries(m)
 	if idx == 0 {

@@ -27,6 +27,10 @@ type tclient struct {
 	hc   *http.Client
 	// tamper, when set, runs after signing (to break a request on purpose).
 	tamper func(*http.Request)
+	// noRBS holds the members without Recurring Billing: their
+	// subscriptions and plans are none, once their /rbs/v1 call is seen to
+	// answer "not enabled" (rbsNotEnabled).
+	noRBS map[string]bool
 }
 
 func newTestServer(t testing.TB, cfg Config) (*Server, *tclient) {
@@ -41,8 +45,26 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *tclient) {
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
 	c := s.Config()
-	return s, &tclient{t: t, base: hs.URL, hc: hs.Client(),
+	noRBS := map[string]bool{}
+	for _, mid := range s.MembersWithoutRecurringBilling() {
+		noRBS[mid] = true
+	}
+	return s, &tclient{t: t, base: hs.URL, hc: hs.Client(), noRBS: noRBS,
 		sg: signer{KeyID: c.KeyID, Secret: c.Secret, SignAs: c.OrganizationID}}
+}
+
+// rbsNotEnabled reports whether mid lacks Recurring Billing, after checking
+// that its path then answers 400 INVALID_MERCHANT_CONFIGURATION.
+func (c *tclient) rbsNotEnabled(path, mid string) bool {
+	if !c.noRBS[mid] {
+		return false
+	}
+	var e struct{ Status, Reason string }
+	c.call("GET", path, mid, nil, 400, &e)
+	if e.Status != "INVALID_REQUEST" || e.Reason != "INVALID_MERCHANT_CONFIGURATION" {
+		c.t.Fatalf("GET %s as %s (no Recurring Billing): %s %s, want INVALID_REQUEST INVALID_MERCHANT_CONFIGURATION", path, mid, e.Status, e.Reason)
+	}
+	return true
 }
 
 // rawBody is a request body sent as it is, well-formed or not.
@@ -158,6 +180,9 @@ func (c *tclient) subscriptions(mid string) []tSub { return allSubscriptions[tSu
 // into T.
 func allSubscriptions[T any](c *tclient, mid string) []T {
 	var all []T
+	if c.rbsNotEnabled("/rbs/v1/subscriptions?offset=0&limit=100", mid) {
+		return nil
+	}
 	for off := 0; ; {
 		var page struct {
 			TotalCount    int

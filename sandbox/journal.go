@@ -146,7 +146,7 @@ func (c *call) request(careless bool) map[string]any {
 	}
 	req := map[string]any{"clientReferenceInformation": map[string]any{"code": c.code}}
 	proc := map[string]any{}
-	order := map[string]any{"amountDetails": map[string]any{"totalAmount": money(c.amount), "currency": c.currency}}
+	order := map[string]any{"amountDetails": map[string]any{"totalAmount": moneyIn(c.amount, c.currency), "currency": c.currency}}
 	switch c.kind {
 	case callAuth:
 		proc["capture"], proc["commerceIndicator"] = false, "internet"
@@ -180,13 +180,13 @@ func (c *call) request(careless bool) map[string]any {
 		for i, it := range c.items {
 			gross := int64(it.quantity) * it.unitPrice
 			items[i] = map[string]any{"productCode": it.productCode, "productName": it.productName, "quantity": it.quantity,
-				"unitPrice": money(it.unitPrice), "unitOfMeasure": it.unitOfMeasure, "commodityCode": it.commodityCode,
-				"discountAmount": money(it.discount), "discountRate": rate(it.discount, gross), "taxAmount": money(it.tax),
-				"taxDetails": []map[string]any{{"rate": "0.08", "amount": money(it.tax)}}, "totalAmount": money(it.total)}
+				"unitPrice": moneyIn(it.unitPrice, c.currency), "unitOfMeasure": it.unitOfMeasure, "commodityCode": it.commodityCode,
+				"discountAmount": moneyIn(it.discount, c.currency), "discountRate": rate(it.discount, gross), "taxAmount": moneyIn(it.tax, c.currency),
+				"taxDetails": []map[string]any{{"rate": "0.08", "amount": moneyIn(it.tax, c.currency)}}, "totalAmount": moneyIn(it.total, c.currency)}
 			tax += it.tax
 		}
 		order["lineItems"] = items
-		order["amountDetails"].(map[string]any)["taxDetails"] = []map[string]any{{"amount": money(tax), "rate": "0.08"}}
+		order["amountDetails"].(map[string]any)["taxDetails"] = []map[string]any{{"amount": moneyIn(tax, c.currency), "rate": "0.08"}}
 		order["shippingDetails"] = map[string]any{"shipFromPostalCode": "78701"}
 		if c.kind != callCapture {
 			order["shipTo"] = map[string]any{"administrativeArea": c.bill.state, "country": c.bill.country, "postalCode": c.bill.postal}
@@ -222,17 +222,17 @@ func (c *call) response() map[string]any {
 	id := c.respID
 	var self, status string
 	links := map[string]any{}
-	amounts := map[string]any{"totalAmount": money(c.amount), "currency": c.currency}
+	amounts := map[string]any{"totalAmount": moneyIn(c.amount, c.currency), "currency": c.currency}
 	switch c.kind {
 	case callAuth:
 		self, status = "/pts/v2/payments/"+id, "AUTHORIZED"
 		links["capture"] = link{Href: self + "/captures", Method: http.MethodPost}
 		links["authReversal"] = link{Href: self + "/reversals", Method: http.MethodPost}
-		amounts["authorizedAmount"] = money(c.amount)
+		amounts["authorizedAmount"] = moneyIn(c.amount, c.currency)
 	case callSale:
 		self, status = "/pts/v2/payments/"+id, "AUTHORIZED"
 		links["void"] = link{Href: self + "/voids", Method: http.MethodPost}
-		amounts["authorizedAmount"] = money(c.amount)
+		amounts["authorizedAmount"] = moneyIn(c.amount, c.currency)
 	case callCapture:
 		self, status = "/pts/v2/captures/"+id, "PENDING"
 		links["void"] = link{Href: self + "/voids", Method: http.MethodPost}
@@ -254,7 +254,7 @@ func (c *call) response() map[string]any {
 	if c.kind == callCredit {
 		// A credit answers its amount as the platform's SDK models it.
 		delete(order, "amountDetails")
-		resp["creditAmountDetails"] = map[string]any{"creditAmount": money(c.amount), "currency": c.currency}
+		resp["creditAmountDetails"] = map[string]any{"creditAmount": moneyIn(c.amount, c.currency), "currency": c.currency}
 	}
 	if c.l3Status != nil && (c.kind == callCapture || c.kind == callSale) {
 		// Payments and captures only (SDK models
@@ -311,10 +311,10 @@ func (s *Server) billingJournal(m *member) ([]byte, error) {
 				cur = f.currency
 			}
 			req := map[string]any{"event": event, "paymentDate": ts(pm.date), "subscriptionId": sub.id,
-				"subscriptionName": sub.name, "billingAmount": money(pm.amount + f.amountDelta), "currency": cur,
+				"subscriptionName": sub.name, "billingAmount": moneyIn(pm.amount+f.amountDelta, cur), "currency": cur,
 				"merchantName": "Sandbox Merchant " + strconv.Itoa(m.index+1), "transactionId": pm.txnID}
 			if pm.setupFee != 0 {
-				req["setupFee"] = money(pm.setupFee)
+				req["setupFee"] = moneyIn(pm.setupFee, cur)
 			}
 			entries = append(entries, entry{pm.date, pm.id, journalLine{Time: ts(pm.date), MerchantID: m.id,
 				Method: http.MethodPost, Path: billingNoticePath, Request: req, Status: http.StatusOK,

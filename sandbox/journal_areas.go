@@ -43,12 +43,12 @@ func (x *callExt) path(c *call) string {
 type jobj = map[string]any
 
 func callAmounts(c *call) jobj {
-	return jobj{"totalAmount": money(c.amount), "currency": c.currency}
+	return jobj{"totalAmount": moneyIn(c.amount, c.currency), "currency": c.currency}
 }
 
 // refundAmounts is a refund's amount as the platform's SDK models it.
 func refundAmounts(amount int64, currency string) jobj {
-	return jobj{"refundAmount": money(amount), "currency": currency}
+	return jobj{"refundAmount": moneyIn(amount, currency), "currency": currency}
 }
 
 func (c *call) address(country string) jobj {
@@ -99,7 +99,7 @@ func (x *callExt) request(c *call, careless bool) map[string]any {
 		}
 		req["orderInformation"] = jobj{"amountDetails": callAmounts(auth)}
 		if x.refund > 0 {
-			proc["refundOptions"] = jobj{"refundAmount": money(x.refund)}
+			proc["refundOptions"] = jobj{"refundAmount": moneyIn(x.refund, c.currency)}
 		}
 		return req
 	}
@@ -122,7 +122,7 @@ func (x *callExt) response(c *call) map[string]any {
 		return jobj{"_links": jobj{"self": link{Href: "/pts/v2/reversals/" + id, Method: http.MethodGet}},
 			"id": id, "status": "REVERSED", "submitTimeUtc": ts(c.time), "reconciliationId": c.reconcileID,
 			"clientReferenceInformation": code,
-			"reversalAmountDetails":      jobj{"reversedAmount": money(c.amount), "currency": c.currency},
+			"reversalAmountDetails":      jobj{"reversedAmount": moneyIn(c.amount, c.currency), "currency": c.currency},
 			"processorInformation":       jobj{"responseCode": "00"}}
 	case callSession:
 		links := map[string]link{}
@@ -204,7 +204,7 @@ func (x *callExt) decorateRequest(c *call, req map[string]any, careless bool) {
 		}
 		list := make([]jobj, len(x.health))
 		for i, h := range x.health {
-			list[i] = jobj{"amountType": h.typ, "amount": money(h.amount)}
+			list[i] = jobj{"amountType": h.typ, "amount": moneyIn(h.amount, c.currency)}
 		}
 		req["healthCareInformation"] = jobj{"amountDetails": list}
 	}

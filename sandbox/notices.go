@@ -47,7 +47,7 @@ func notify(m *member, sub *subscription, pm *payment, event string, at time.Tim
 		return
 	}
 	n := Notification{Event: event, SentTime: ts(at), Email: lower(sub.firstName) + "." + lower(sub.lastName) + "@example.com",
-		PaymentDate: ts(pm.date), SubscriptionID: sub.id, SubscriptionName: sub.name, BillingAmount: money(pm.amount),
+		PaymentDate: ts(pm.date), SubscriptionID: sub.id, SubscriptionName: sub.name, BillingAmount: moneyIn(pm.amount, pm.currency),
 		Currency: pm.currency, SetupFee: optMoney(pm.setupFee), MerchantName: "Sandbox Merchant " + strconv.Itoa(m.index+1)}
 	if event != noticePrepayment {
 		n.TransactionID = pm.txnID

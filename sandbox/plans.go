@@ -77,7 +77,7 @@ func renderPlan(p *plan) planJSON {
 	pj := planJSON{Links: links, ID: p.id,
 		PlanInformation: planInfo{Code: p.code, Status: p.status, Name: p.name, Description: p.description,
 			BillingPeriod: period{Length: strconv.Itoa(p.length), Unit: string(p.unit)}},
-		OrderInformation: orderInfo{AmountDetails: amountDetails{Currency: p.currency, BillingAmount: money(p.amount), SetupFee: optMoney(p.setupFee)}}}
+		OrderInformation: orderInfo{AmountDetails: amountDetails{Currency: p.currency, BillingAmount: moneyIn(p.amount, p.currency), SetupFee: optMoneyIn(p.setupFee, p.currency)}}}
 	if p.total > 0 {
 		pj.PlanInformation.BillingCycles = &cyclesInfo{Total: strconv.Itoa(p.total)}
 	}

@@ -223,7 +223,13 @@ func (s *Server) serveAuthenticated(w *recorder, r *http.Request, ri *reqInfo) {
 		ri.member = s.cache.get(idx)
 		ri.member.mu.Lock()
 		s.advance(ri.member, s.Clock())
+		noRBS := ri.member.settings.RecurringBillingDisabled
 		ri.member.mu.Unlock()
+		if noRBS && strings.HasPrefix(r.URL.Path, "/rbs/v1/") {
+			s.writeError(w, ri, http.StatusBadRequest, "INVALID_REQUEST", "INVALID_MERCHANT_CONFIGURATION",
+				"Recurring Billing is not enabled for merchant "+ri.mid)
+			return
+		}
 	}
 	s.mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, ri)))
 }

@@ -45,9 +45,9 @@ func renderPayment(pm *payment, now time.Time) paymentJSON {
 	pj := paymentJSON{ID: pm.id, Status: pm.status, PaymentType: pm.ptype, TransactionID: pm.txnID,
 		Date: ts(pm.date), Currency: pm.currency, BillingStartDate: ts(pm.periodStart), BillingEndDate: ts(pm.periodEnd),
 		BillingCycle: strconv.Itoa(pm.cycle), PaymentNumber: strconv.Itoa(pm.number),
-		BillingAmount: money(pm.amount), SetupFee: optMoney(pm.setupFee), Modifiable: pm.modifiable(now)}
+		BillingAmount: moneyIn(pm.amount, pm.currency), SetupFee: optMoneyIn(pm.setupFee, pm.currency), Modifiable: pm.modifiable(now)}
 	if pm.surcharge > 0 {
-		pj.SurchargeAmount, pj.SurchargeDescription = money(pm.surcharge), "Card surcharge"
+		pj.SurchargeAmount, pj.SurchargeDescription = moneyIn(pm.surcharge, pm.currency), "Card surcharge"
 	}
 	return pj
 }

@@ -86,7 +86,7 @@ func renderSubscription(sub *subscription, detail bool) subscriptionJSON {
 			StartDate: ts(sub.start), Status: sub.status},
 		PaymentInformation: subPaymentInfo{Customer: idRef{ID: sub.card.customerID}},
 		OrderInformation: orderInfo{
-			AmountDetails: amountDetails{Currency: t.currency, BillingAmount: money(t.amount), SetupFee: optMoney(t.setupFee)},
+			AmountDetails: amountDetails{Currency: t.currency, BillingAmount: moneyIn(t.amount, t.currency), SetupFee: optMoneyIn(t.setupFee, t.currency)},
 			BillTo:        &billToJSON{FirstName: sub.firstName, LastName: sub.lastName}},
 	}
 	if t.total > 0 {
@@ -94,7 +94,7 @@ func renderSubscription(sub *subscription, detail bool) subscriptionJSON {
 	}
 	if detail {
 		sj.ReactivationInformation = &reactivationInfo{MissedPaymentsCount: strconv.Itoa(sub.missed),
-			MissedPaymentsTotalAmount: money(int64(sub.missed) * t.amount)}
+			MissedPaymentsTotalAmount: moneyIn(int64(sub.missed)*t.amount, t.currency)}
 	}
 	return sj
 }

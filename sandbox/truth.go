@@ -187,7 +187,7 @@ func memberFindings(m *member, w0, w1 time.Time) map[string][]Finding {
 	in := func(t time.Time) bool { return !t.Before(w0) && t.Before(w1) }
 	out := map[string][]Finding{}
 	add := func(kind, entity string, amount int64, currency string) {
-		out[kind] = append(out[kind], Finding{MerchantID: m.id, EntityID: entity, Amount: money(amount), Currency: currency})
+		out[kind] = append(out[kind], Finding{MerchantID: m.id, EntityID: entity, Amount: moneyIn(amount, currency), Currency: currency})
 	}
 	for _, sub := range m.subs {
 		switch sub.status {

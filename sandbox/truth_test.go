@@ -27,18 +27,20 @@ func panRuns(b []byte) []string {
 	return out
 }
 
+// cents reads an amount as minor units of its currency, whose decimals
+// it is written with: "12.34" (USD) 1234, "12.345" (KWD) 12345, "1000"
+// (JPY) 1000.
 func cents(t *testing.T, s string) int64 {
 	t.Helper()
 	if s == "" {
 		return 0
 	}
-	whole, frac, _ := strings.Cut(s, ".")
-	w, err1 := strconv.ParseInt(whole, 10, 64)
-	f, err2 := strconv.ParseInt(frac, 10, 64)
-	if err1 != nil || err2 != nil || len(frac) != 2 {
+	whole, frac, dot := strings.Cut(s, ".")
+	w, err1 := strconv.ParseInt(whole+frac, 10, 64)
+	if err1 != nil || (dot && len(frac) != 2 && len(frac) != 3) || (!dot && strings.HasPrefix(whole, "0") && whole != "0") {
 		t.Fatalf("amount %q", s)
 	}
-	return w*100 + f
+	return w
 }
 
 type tJournalLine struct {

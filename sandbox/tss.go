@@ -166,7 +166,7 @@ func (t *transaction) summary(mid string) summaryJSON {
 	}
 	return summaryJSON{ID: t.id, SubmitTimeUtc: ts(t.time), MerchantID: mid, Status: status,
 		ApplicationInformation:     appInfo{ReasonCode: reason, RCode: rcode, RFlag: flag, Applications: apps},
-		OrderInformation:           txnOrder{AmountDetails: txnAmount{TotalAmount: money(t.amount), Currency: t.currency}},
+		OrderInformation:           txnOrder{AmountDetails: txnAmount{TotalAmount: moneyIn(t.amount, t.currency), Currency: t.currency}},
 		PaymentInformation:         pi,
 		ProcessingInformation:      txnProcessing{CommerceIndicator: ci, PaymentSolution: solution},
 		ClientReferenceInformation: codeRef{Code: t.code},

@@ -31,7 +31,7 @@ const (
 	JSON                     // JSON: handed over as its text, checked and stored by DuckDB's cast
 	Int32                    // INTEGER
 	Int64                    // BIGINT
-	Amount                   // DECIMAL(18,2): handed over in hundredths, stored exactly
+	Amount                   // DECIMAL(18,3): handed over in thousandths (platform.ParseAmount), stored exactly
 	Time                     // TIMESTAMPTZ, to the microsecond
 	Bool                     // BOOLEAN
 	Interval                 // INTERVAL: a duration, no months or days
@@ -47,7 +47,7 @@ var kindInfo = map[Kind]struct {
 	JSON:     {"JSON", arrow.BinaryTypes.String},
 	Int32:    {"INTEGER", arrow.PrimitiveTypes.Int32},
 	Int64:    {"BIGINT", arrow.PrimitiveTypes.Int64},
-	Amount:   {"DECIMAL(18,2)", &arrow.Decimal128Type{Precision: 18, Scale: 2}},
+	Amount:   {"DECIMAL(18,3)", &arrow.Decimal128Type{Precision: 18, Scale: 3}},
 	Time:     {"TIMESTAMP WITH TIME ZONE", &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
 	Bool:     {"BOOLEAN", arrow.FixedWidthTypes.Boolean},
 	Interval: {"INTERVAL", arrow.FixedWidthTypes.MonthDayNanoInterval},
@@ -292,14 +292,14 @@ func (b *Batch) keyInt(v int64) {
 	b.col++
 }
 
-// Amount sets a DECIMAL(18,2) column to hundredths (platform.ParseAmount),
+// Amount sets a DECIMAL(18,3) column to thousandths (platform.ParseAmount),
 // NULL unless ok.
-func (b *Batch) Amount(hundredths int64, ok bool) *Batch {
+func (b *Batch) Amount(thousandths int64, ok bool) *Batch {
 	fb := b.field(Amount).(*array.Decimal128Builder)
 	if !ok {
 		fb.AppendNull()
 	} else {
-		fb.Append(decimal128.FromI64(hundredths))
+		fb.Append(decimal128.FromI64(thousandths))
 	}
 	b.key("")
 	return b
@@ -365,7 +365,7 @@ func (b *Batch) End() {
 }
 
 // Add sets a whole row from values of the columns' Go types (string; []byte
-// for JSON; int32, int64, hundredths as int64 for Amount; time.Time; bool;
+// for JSON; int32, int64, thousandths as int64 for Amount; time.Time; bool;
 // time.Duration), nil for NULL, and ends it. For rows built as []any; the
 // typed setters spare boxing each value.
 func (b *Batch) Add(values ...any) {
@@ -515,7 +515,7 @@ func recordOf(schema *arrow.Schema, cols []arrow.Array, rows int64) arrow.Record
 }
 
 // Values seals the batch and returns its rows as Go values, in the types Add
-// takes (an amount as int64 hundredths, JSON as its text in a string), nil
+// takes (an amount as int64 thousandths, JSON as its text in a string), nil
 // for NULL: what a load would write, for tests to read.
 func (b *Batch) Values() [][]any {
 	rec := b.record()
@@ -543,7 +543,7 @@ func goValue(col arrow.Array, i int) any {
 	case *array.Int64:
 		return a.Value(i)
 	case *array.Decimal128:
-		return int64(a.Value(i).LowBits()) // DECIMAL(18,2) fits an int64 of hundredths
+		return int64(a.Value(i).LowBits()) // DECIMAL(18,3) fits an int64 of thousandths
 	case *array.Timestamp:
 		return time.UnixMicro(int64(a.Value(i))).UTC()
 	case *array.Boolean:

@@ -121,7 +121,7 @@ func TestLoadRoundTrip(t *testing.T) {
 	at := time.Date(2026, 2, 28, 23, 59, 59, 123456000, time.UTC)
 	sb := schedules.NewBatch()
 	sb.Str("m1").Str("s1").Int32(-7, true).Time(at, true).Time(at, true).Bool(true, true).Int32(3, true).
-		Interval(36*time.Hour+time.Microsecond).Interval(0).Amount(-123456789012, true).Str("").Str("r").Time(at, true).End()
+		Interval(36*time.Hour+time.Microsecond).Interval(0).Amount(-1234567890120, true).Str("").Str("r").Time(at, true).End()
 	sb.Str("m1").Str("s2").Int32(0, false).Time(at, false).Time(at, true).Bool(false, false).Int32(0, true).
 		Interval(time.Hour).Interval(time.Hour).Amount(0, false).Text("").Str("r").Time(at, true).End()
 	rb := runs.NewBatch()
@@ -141,7 +141,7 @@ func TestLoadRoundTrip(t *testing.T) {
 	if err := s.Conn().QueryRowContext(ctx, q).Scan(&got); err != nil {
 		t.Fatal(err)
 	}
-	if got != "s1|-7|2026-02-28 23:59:59.123456+00|true|3|36:00:00.000001|00:00:00|-1234567890.12|false| ; s2|0|01:00:00|01:00:00|true" {
+	if got != "s1|-7|2026-02-28 23:59:59.123456+00|true|3|36:00:00.000001|00:00:00|-1234567890.120|false| ; s2|0|01:00:00|01:00:00|true" {
 		t.Errorf("schedules came back as %q", got)
 	}
 	var requests int64
@@ -166,7 +166,7 @@ func TestLoadRoundTrip(t *testing.T) {
 func TestLoadChecksColumns(t *testing.T) {
 	ctx := context.Background()
 	for decl, want := range map[string]string{
-		"merchant_id text, plan_id text, billing_amount text": "column billing_amount is DECIMAL(18,2) in the database, loaded as VARCHAR",
+		"merchant_id text, plan_id text, billing_amount text": "column billing_amount is DECIMAL(18,3) in the database, loaded as VARCHAR",
 		"merchant_id text, plan_id text, no_such text":        "the table has no column no_such",
 	} {
 		s := storetest.Open(t)
@@ -186,8 +186,8 @@ func TestUpdate(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.Open(t)
 	b := plansPart.NewBatch()
-	b.Str("m1").Str("p1").Str("one").Amount(100, true).Str("r").Time(time.Now(), true).End()
-	b.Str("m1").Str("p2").Str("two").Amount(200, true).Str("r").Time(time.Now(), true).End()
+	b.Str("m1").Str("p1").Str("one").Amount(1000, true).Str("r").Time(time.Now(), true).End()
+	b.Str("m1").Str("p2").Str("two").Amount(2000, true).Str("r").Time(time.Now(), true).End()
 	names := store.NewTable("plans", []string{"merchant_id", "plan_id"}, "", store.Columns("merchant_id text, plan_id text, name text")...)
 	u := names.NewBatch()
 	u.Str("m1").Str("p2").Str("renamed").End()
@@ -202,7 +202,7 @@ func TestUpdate(t *testing.T) {
 	if err := s.Conn().QueryRowContext(ctx, `SELECT string_agg(plan_id || ' ' || name || ' ' || billing_amount, ', ' ORDER BY plan_id) FROM plans`).Scan(&got); err != nil {
 		t.Fatal(err)
 	}
-	if got != "p1 one 1.00, p2 renamed 2.00" {
+	if got != "p1 one 1.000, p2 renamed 2.000" {
 		t.Errorf("after the update: %s", got)
 	}
 	assertNoLoadViews(t, s)

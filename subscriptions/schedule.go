@@ -127,11 +127,18 @@ func (p Period) monthsPer() *big.Rat {
 
 // MonthlyAmount normalises an amount billed once per period to a month
 // (for MRR): D × 30.4375 / length, W × (52/12) / length, M / length,
-// Y / (12 × length). Amounts are in hundredths; the result is rounded to
-// the nearest hundredth, halves away from zero. Computed exactly (no
-// floating point), so the same subscription always adds the same cents.
-func (p Period) MonthlyAmount(hundredths int64) int64 {
-	q := new(big.Rat).Quo(new(big.Rat).SetInt64(hundredths), p.monthsPer())
+// Y / (12 × length). Amounts are in thousandths (platform.ParseAmount);
+// the result is rounded to the currency's minor unit (exponent decimals:
+// a cent of USD, a yen, a fils of KWD), halves away from zero. Computed
+// exactly (no floating point), so the same subscription always adds the
+// same cents.
+func (p Period) MonthlyAmount(thousandths int64, exponent int) int64 {
+	unit := int64(1) // thousandths per minor unit
+	for e := min(max(exponent, 0), 3); e < 3; e++ {
+		unit *= 10
+	}
+	q := new(big.Rat).Quo(new(big.Rat).SetInt64(thousandths), p.monthsPer())
+	q.Quo(q, new(big.Rat).SetInt64(unit))
 	num, den := new(big.Int).Set(q.Num()), q.Denom()
 	neg := num.Sign() < 0
 	num.Abs(num)
@@ -141,7 +148,7 @@ func (p Period) MonthlyAmount(hundredths int64) int64 {
 	if neg {
 		num.Neg(num)
 	}
-	return num.Int64()
+	return num.Int64() * unit
 }
 
 // Cycle is one billing cycle of a schedule.

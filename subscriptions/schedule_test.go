@@ -187,24 +187,29 @@ func TestRetrySchedule(t *testing.T) {
 func TestMonthlyAmount(t *testing.T) {
 	for _, c := range []struct {
 		p      Period
-		amount int64
+		amount int64 // thousandths
+		exp    int   // the currency's decimals
 		want   int64
 	}{
-		{Period{'M', 1}, 1234, 1234},
-		{Period{'M', 3}, 3000, 1000},
-		{Period{'M', 3}, 1000, 333},    // 3.333… → 3.33
-		{Period{'M', 6}, 1000, 167},    // 1.666… → 1.67
-		{Period{'Y', 1}, 12000, 1000},  // a twelfth
-		{Period{'Y', 2}, 12000, 500},   // a twenty-fourth
-		{Period{'W', 1}, 1200, 5200},   // × 52 / 12
-		{Period{'W', 2}, 1200, 2600},   // × 52 / 24
-		{Period{'D', 1}, 100, 3044},    // × 30.4375 = 30.4375 → 30.44
-		{Period{'D', 7}, 700, 3044},    // × 30.4375 / 7
-		{Period{'D', 30}, 3000, 3044},  // × 30.4375 / 30
-		{Period{'M', 1}, -1234, -1234}, // a credit stays a credit
+		{Period{'M', 1}, 12340, 2, 12340},
+		{Period{'M', 3}, 30000, 2, 10000},
+		{Period{'M', 3}, 10000, 2, 3330},     // 3.333… → 3.33
+		{Period{'M', 6}, 10000, 2, 1670},     // 1.666… → 1.67
+		{Period{'Y', 1}, 120000, 2, 10000},   // a twelfth
+		{Period{'Y', 2}, 120000, 2, 5000},    // a twenty-fourth
+		{Period{'W', 1}, 12000, 2, 52000},    // × 52 / 12
+		{Period{'W', 2}, 12000, 2, 26000},    // × 52 / 24
+		{Period{'D', 1}, 1000, 2, 30440},     // × 30.4375 = 30.4375 → 30.44
+		{Period{'D', 7}, 7000, 2, 30440},     // × 30.4375 / 7
+		{Period{'D', 30}, 30000, 2, 30440},   // × 30.4375 / 30
+		{Period{'M', 1}, -12340, 2, -12340},  // a credit stays a credit
+		{Period{'M', 3}, 10000, 3, 3333},     // KWD 10.000 / 3 → 3.333
+		{Period{'D', 1}, 1000, 3, 30438},     // KWD 30.4375 → 30.438
+		{Period{'M', 3}, 1000000, 0, 333000}, // JPY 1000 / 3 → 333
+		{Period{'M', 6}, 1000000, 0, 167000}, // JPY 166.67 → 167
 	} {
-		if got := c.p.MonthlyAmount(c.amount); got != c.want {
-			t.Errorf("%s: MonthlyAmount(%d) = %d, want %d", c.p, c.amount, got, c.want)
+		if got := c.p.MonthlyAmount(c.amount, c.exp); got != c.want {
+			t.Errorf("%s: MonthlyAmount(%d, %d) = %d, want %d", c.p, c.amount, c.exp, got, c.want)
 		}
 	}
 }

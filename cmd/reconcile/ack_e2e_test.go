@@ -150,7 +150,7 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 	}
 	// The same findings as without acknowledgements, in the same states
 	// but for the two acknowledged.
-	const findingsOfDay2 = `SELECT kind, merchant_id, entity_id, coalesce(CAST(amount AS VARCHAR), ''), coalesce(currency, ''),
+	const findingsOfDay2 = `SELECT kind, merchant_id, entity_id, coalesce(amount_text(amount, currency), ''), coalesce(currency, ''),
 		CASE WHEN state = 'acknowledged' THEN '(acknowledged)' ELSE state END
 		FROM findings WHERE run_id = '2026-11-21' ORDER BY ALL`
 	got, want := queryDB(t, db, findingsOfDay2), queryDB(t, plain, findingsOfDay2)

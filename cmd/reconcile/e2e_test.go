@@ -131,7 +131,7 @@ func openReadOnly(t *testing.T, path string) *sql.DB {
 
 func dbFindings(t *testing.T, db *sql.DB, runID string) map[findingKey]bool {
 	t.Helper()
-	rows, err := db.Query(`SELECT kind, merchant_id, entity_id, coalesce(CAST(amount AS VARCHAR), ''), coalesce(currency, '')
+	rows, err := db.Query(`SELECT kind, merchant_id, entity_id, coalesce(amount_text(amount, currency), ''), coalesce(currency, '')
 		FROM findings WHERE run_id = ? AND state IN ('new', 'open', 'acknowledged')`, runID) // a run's findings, not the ones it resolved
 	if err != nil {
 		t.Fatal(err)
@@ -659,7 +659,10 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 			ref, _ := excelize.CoordinatesToCellName(amount+1, tab.headerRow+1+row)
 			raw, _ := wb.GetCellValue(sheet, ref, excelize.Options{RawCellValue: true})
 			typ, _ := wb.GetCellType(sheet, ref)
-			if v, err := strconv.ParseFloat(raw, 64); err != nil || fmt.Sprintf("%.2f", v) != f.Amount || typ == excelize.CellTypeInlineString {
+			// The amount is written with its currency's decimals (12.34 USD,
+			// 12.345 KWD, 1000 JPY): the cell holds the double of that text.
+			want, _ := strconv.ParseFloat(f.Amount, 64)
+			if v, err := strconv.ParseFloat(raw, 64); err != nil || v != want || typ == excelize.CellTypeInlineString {
 				t.Errorf("sheet %s %s: %q (type %v), want the number %s", kind, ref, raw, typ, f.Amount)
 			}
 		}

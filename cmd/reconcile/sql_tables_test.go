@@ -53,7 +53,7 @@ func TestSQLTables(t *testing.T) {
 	if c := byName["state"]; c == nil || !strings.Contains(c["description"], "resolved") || c["type"] != "VARCHAR" {
 		t.Errorf("findings.state: %v", c)
 	}
-	if c := byName["amount"]; c == nil || c["type"] != "DECIMAL(18,2)" {
+	if c := byName["amount"]; c == nil || c["type"] != "DECIMAL(18,3)" {
 		t.Errorf("findings.amount: %v", c)
 	}
 	code, _, stderr = runCLI(t, nil, "sql", "--db", db, "--tables", "nosuch")

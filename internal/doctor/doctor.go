@@ -264,7 +264,8 @@ func classify(err error) Check {
 		return Check{Outcome: OK}
 	case platform.IsStatus(err, http.StatusUnauthorized):
 		return Check{Outcome: Refused, Detail: platformWords(err)}
-	case platform.NotEnabled(err):
+	}
+	if _, off := platform.NotEnabled(err); off {
 		return Check{Outcome: NotEnabled, Detail: platformWords(err)}
 	}
 	return Check{Outcome: Failed, Detail: platformWords(err), Fix: "see the platform's answer: " + platformWords(err)}

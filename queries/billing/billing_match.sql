@@ -35,7 +35,7 @@ WITH pays AS (
 ),
 notices AS (
     SELECT j.merchant_id, (j.request->>'transactionId') AS transaction_id, (j.request->>'event') AS event,
-           TRY_CAST((j.request->>'billingAmount') AS DECIMAL(18,2)) + coalesce(TRY_CAST((j.request->>'setupFee') AS DECIMAL(18,2)), 0) AS amount,
+           TRY_CAST((j.request->>'billingAmount') AS DECIMAL(18,3)) + coalesce(TRY_CAST((j.request->>'setupFee') AS DECIMAL(18,3)), 0) AS amount,
            (j.request->>'currency') AS currency
     FROM journal j
     WHERE j.status BETWEEN 200 AND 299

@@ -20,7 +20,7 @@ WITH carried AS (
 SELECT
     c.merchant_id,
     c.bin AS entity_id,
-    CAST(NULL AS DECIMAL(18,2)) AS amount,
+    CAST(NULL AS DECIMAL(18,3)) AS amount,
     CAST(NULL AS VARCHAR) AS currency,
     json_object('lookup_status', any_value(b.lookup_status), 'occurrences', sum(c.occurrences)) AS detail
 FROM carried c

@@ -288,6 +288,26 @@ SELECT s.merchant_id, s.error, g.groups
 FROM scope s LEFT JOIN groups_of g ON g.merchant_id = s.merchant_id
 WHERE s.status = 'failed' ORDER BY s.merchant_id
 
+-- name: NotEnabledMembers
+-- The members reconciled without a product the platform answered "not
+-- enabled" for (run_members.products_not_enabled), with its answer and
+-- their groups. $1 = run ID, $2 = group ID or NULL.
+WITH not_enabled AS (
+    SELECT rm.merchant_id, rm.products_not_enabled, rm.not_enabled_message
+    FROM run_members rm
+    WHERE rm.run_id = $1 AND rm.status = 'ok' AND rm.products_not_enabled IS NOT NULL
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+groups_of AS (
+    SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
+    FROM group_members WHERE run_id = $1 GROUP BY merchant_id
+)
+SELECT s.merchant_id, s.products_not_enabled, s.not_enabled_message, g.groups
+FROM not_enabled s LEFT JOIN groups_of g ON g.merchant_id = s.merchant_id
+ORDER BY s.merchant_id
+
 -- name: Alarms
 -- The alarms the run raised (package alarms, --alarms), one row each in
 -- the program's order: the rule's name, what it says, and the finding

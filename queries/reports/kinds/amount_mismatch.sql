@@ -41,8 +41,8 @@ SELECT TRY_CAST(f.detail->>'payment_date' AS TIMESTAMPTZ) AS "When",
        t.card_last4 AS "Last four",
        f.amount AS "Amount",
        f.currency AS "Currency",
-       TRY_CAST(f.detail->>'transaction_amount' AS DECIMAL(18,2)) AS "Transaction amount",
-       TRY_CAST(f.detail->>'difference' AS DECIMAL(18,2)) AS "Difference",
+       TRY_CAST(f.detail->>'transaction_amount' AS DECIMAL(18,3)) AS "Transaction amount",
+       TRY_CAST(f.detail->>'difference' AS DECIMAL(18,3)) AS "Difference",
        (f.detail->>'transaction_currency') AS "Transaction currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
@@ -50,7 +50,7 @@ SELECT TRY_CAST(f.detail->>'payment_date' AS TIMESTAMPTZ) AS "When",
        f.ack_owner AS "Owner",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
-       format('The transaction collected {} {} where the payment should have collected {} {}', coalesce(CAST(TRY_CAST(f.detail->>'transaction_amount' AS DECIMAL(18,2)) AS VARCHAR), '?'), coalesce(f.detail->>'transaction_currency', ''), coalesce(CAST(f.amount AS VARCHAR), '?'), coalesce(f.currency, '')) AS "Reason"
+       format('The transaction collected {} {} where the payment should have collected {} {}', coalesce(amount_text(TRY_CAST(f.detail->>'transaction_amount' AS DECIMAL(18,3)), coalesce(f.detail->>'transaction_currency', f.currency)), '?'), coalesce(f.detail->>'transaction_currency', ''), coalesce(amount_text(f.amount, f.currency), '?'), coalesce(f.currency, '')) AS "Reason"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

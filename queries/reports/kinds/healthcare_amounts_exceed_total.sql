@@ -55,8 +55,8 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        b.funding_source AS "Funding source",
        (f.detail->>'response_status') AS "Response status",
        TRY_CAST(f.detail->>'entries' AS INTEGER) AS "Healthcare entries",
-       TRY_CAST(f.detail->>'healthcare_amount' AS DECIMAL(18,2)) AS "Healthcare amount",
-       TRY_CAST(f.detail->>'other_healthcare_amounts' AS DECIMAL(18,2)) AS "Other healthcare amounts",
+       TRY_CAST(f.detail->>'healthcare_amount' AS DECIMAL(18,3)) AS "Healthcare amount",
+       TRY_CAST(f.detail->>'other_healthcare_amounts' AS DECIMAL(18,3)) AS "Other healthcare amounts",
        f.amount AS "Amount",
        f.currency AS "Currency",
        f.state AS "State",
@@ -65,7 +65,7 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.ack_owner AS "Owner",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
-       format('Healthcare amounts of {} {} exceed the total of {} {}', CAST(greatest(coalesce(TRY_CAST(f.detail->>'healthcare_amount' AS DECIMAL(18,2)), 0), coalesce(TRY_CAST(f.detail->>'other_healthcare_amounts' AS DECIMAL(18,2)), 0)) AS VARCHAR), coalesce(f.currency, ''), coalesce(CAST(f.amount AS VARCHAR), '?'), coalesce(f.currency, '')) AS "Reason"
+       format('Healthcare amounts of {} {} exceed the total of {} {}', amount_text(greatest(coalesce(TRY_CAST(f.detail->>'healthcare_amount' AS DECIMAL(18,3)), 0), coalesce(TRY_CAST(f.detail->>'other_healthcare_amounts' AS DECIMAL(18,3)), 0)), f.currency), coalesce(f.currency, ''), coalesce(amount_text(f.amount, f.currency), '?'), coalesce(f.currency, '')) AS "Reason"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -33,9 +33,9 @@ SELECT TRY_CAST(f.detail->>'last_refund' AS TIMESTAMPTZ) AS "When",
        f.entity_id AS "Plan acceptance ID",
        (f.detail->>'plan_id') AS "Plan ID",
        (f.detail->>'authorization_id') AS "Authorization ID",
-       TRY_CAST(f.detail->>'captured' AS DECIMAL(18,2)) AS "Captured",
-       TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,2)) AS "Refunded (captures)",
-       TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,2)) AS "Refunded through the plan",
+       TRY_CAST(f.detail->>'captured' AS DECIMAL(18,3)) AS "Captured",
+       TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,3)) AS "Refunded (captures)",
+       TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,3)) AS "Refunded through the plan",
        f.amount AS "Amount",
        f.currency AS "Currency",
        f.state AS "State",
@@ -44,7 +44,7 @@ SELECT TRY_CAST(f.detail->>'last_refund' AS TIMESTAMPTZ) AS "When",
        f.ack_owner AS "Owner",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
-       format('Refunds of {} {} (captures {}, through the plan {}) exceed the {} captured by {}', CAST(coalesce(TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,2)), 0) + coalesce(TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,2)), 0) AS VARCHAR), coalesce(f.currency, ''), coalesce(CAST(TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,2)) AS VARCHAR), '0.00'), coalesce(CAST(TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,2)) AS VARCHAR), '0.00'), coalesce(CAST(TRY_CAST(f.detail->>'captured' AS DECIMAL(18,2)) AS VARCHAR), '0.00'), coalesce(CAST(f.amount AS VARCHAR), '?')) AS "Reason"
+       format('Refunds of {} {} (captures {}, through the plan {}) exceed the {} captured by {}', amount_text(coalesce(TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,3)), 0) + coalesce(TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,3)), 0), f.currency), coalesce(f.currency, ''), coalesce(amount_text(TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,3)), f.currency), '0.00'), coalesce(amount_text(TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,3)), f.currency), '0.00'), coalesce(amount_text(TRY_CAST(f.detail->>'captured' AS DECIMAL(18,3)), f.currency), '0.00'), coalesce(amount_text(f.amount, f.currency), '?')) AS "Reason"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -41,9 +41,9 @@ SELECT TRY_CAST(f.detail->>'payment_date' AS TIMESTAMPTZ) AS "When",
        b.brand AS "Card brand",
        t.card_bin AS "BIN",
        t.card_last4 AS "Last four",
-       TRY_CAST(f.detail->>'subscription_amount' AS DECIMAL(18,2)) AS "Subscription amount",
+       TRY_CAST(f.detail->>'subscription_amount' AS DECIMAL(18,3)) AS "Subscription amount",
        (f.detail->>'subscription_currency') AS "Subscription currency",
-       TRY_CAST(f.detail->>'plan_amount' AS DECIMAL(18,2)) AS "Plan amount",
+       TRY_CAST(f.detail->>'plan_amount' AS DECIMAL(18,3)) AS "Plan amount",
        (f.detail->>'plan_currency') AS "Plan currency",
        f.amount AS "Amount",
        f.currency AS "Currency",
@@ -53,7 +53,7 @@ SELECT TRY_CAST(f.detail->>'payment_date' AS TIMESTAMPTZ) AS "When",
        f.ack_owner AS "Owner",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
-       format('Billed {} {}; the subscription''s amount is {} {} and the plan''s {} {}', coalesce(CAST(f.amount AS VARCHAR), '?'), coalesce(f.currency, ''), coalesce(CAST(TRY_CAST(f.detail->>'subscription_amount' AS DECIMAL(18,2)) AS VARCHAR), '(none)'), coalesce(f.detail->>'subscription_currency', ''), coalesce(CAST(TRY_CAST(f.detail->>'plan_amount' AS DECIMAL(18,2)) AS VARCHAR), '(none)'), coalesce(f.detail->>'plan_currency', '')) AS "Reason"
+       format('Billed {} {}; the subscription''s amount is {} {} and the plan''s {} {}', coalesce(amount_text(f.amount, f.currency), '?'), coalesce(f.currency, ''), coalesce(amount_text(TRY_CAST(f.detail->>'subscription_amount' AS DECIMAL(18,3)), coalesce(f.detail->>'subscription_currency', f.currency)), '(none)'), coalesce(f.detail->>'subscription_currency', ''), coalesce(amount_text(TRY_CAST(f.detail->>'plan_amount' AS DECIMAL(18,3)), coalesce(f.detail->>'plan_currency', f.currency)), '(none)'), coalesce(f.detail->>'plan_currency', '')) AS "Reason"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
