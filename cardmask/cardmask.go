@@ -122,16 +122,17 @@ const removed = "REMOVED"
 // random lines of card numbers, digits, X and separators, as
 // TestMaskLineIdempotent makes them, changed in five passes at most).
 func MaskLine(line []byte) []byte {
+	line = maskASCII(line)
 	if needsFold(line) {
+		// What is left of card data is beyond ASCII (unicode.go): only
+		// then is the line kept as folded.
 		if folded, ok := fold(line); ok {
 			if masked := maskASCII(folded); string(masked) != string(folded) {
 				return masked
 			}
-			// Nothing to mask once folded: the line as it was, but masked
-			// as read (a card number in ASCII beside the other text).
 		}
 	}
-	return maskASCII(line)
+	return line
 }
 
 // maskASCII is MaskLine on a line read as bytes (unicode.go says why the

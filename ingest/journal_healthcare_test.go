@@ -40,8 +40,8 @@ func TestHealthcareAmountTypesOfBothNetworks(t *testing.T) {
 	if imports, err := ImportJournals(ctx, s, path, time.Now()); err != nil || len(imports) != 1 || imports[0].Loaded != 4 {
 		t.Fatalf("import: %+v, %v", imports, err)
 	}
-	rows, err := s.Conn().QueryContext(ctx, `SELECT transaction_id, coalesce(CAST(healthcare_amount AS VARCHAR), '-'),
-		coalesce(CAST(healthcare_detail_amount AS VARCHAR), '-') FROM journal ORDER BY line`)
+	rows, err := s.Conn().QueryContext(ctx, `SELECT transaction_id, coalesce(amount_text(healthcare_amount, 'USD'), '-'),
+		coalesce(amount_text(healthcare_detail_amount, 'USD'), '-') FROM journal ORDER BY line`)
 	if err != nil {
 		t.Fatal(err)
 	}
