@@ -48,7 +48,7 @@ func newMemberBatch(mid string) *memberBatch {
 // was kept aside.
 func (b *memberBatch) keepAside(record, id, currency string, raw []byte, runID string, now time.Time, amounts ...string) bool {
 	for i := 0; i+1 < len(amounts); i += 2 {
-		if err := platform.CheckCurrencyDecimals(amounts[i+1], currency); err != nil {
+		if err := checkAmount(amounts[i+1], currency); err != nil {
 			b.keptAside.Str(runID).Str(b.merchantID).Str(record).Str(id).Str(amounts[i]).Str(amounts[i+1]).
 				Text(currency).Str(err.Error()).JSONText(raw).Time(now, true).End()
 			return true
@@ -56,6 +56,39 @@ func (b *memberBatch) keepAside(record, id, currency string, raw []byte, runID s
 	}
 	return false
 }
+
+// checkAmount is why an amount of a record cannot be loaded as sent: more
+// decimals than its currency has, beyond what an amount column holds, or
+// negative (the platform sends no negative billing amount, fee or
+// transaction total: a sign there is a merchant's or a proxy's error, and
+// summed it would hide as much money as it shows). "" and a well-formed
+// amount pass.
+func checkAmount(amount, currency string) error {
+	if err := platform.CheckCurrencyDecimals(amount, currency); err != nil {
+		return err
+	}
+	a := strings.TrimSpace(amount)
+	if a == "" {
+		return nil
+	}
+	beyond := fmt.Errorf("amount %s %s is beyond what an amount column holds (DECIMAL(18,3): under 10^15)", a, strings.TrimSpace(currency))
+	v, err := platform.ParseAmount(a)
+	switch {
+	case err != nil && strings.Contains(err.Error(), "out of range"):
+		return beyond
+	case err != nil:
+		return err
+	case v < 0:
+		return fmt.Errorf("amount %s %s is negative; the platform sends none here", a, strings.TrimSpace(currency))
+	case v >= maxColumnAmount:
+		return beyond
+	}
+	return nil
+}
+
+// maxColumnAmount is the first amount, in thousandths, an amount column
+// (DECIMAL(18,3)) cannot hold.
+const maxColumnAmount = 1_000_000_000_000_000_000
 
 // seal seals the member's batches (store.Batch.Seal) in the member's own
 // goroutine, before they wait for the writer.
