@@ -41,7 +41,7 @@ var plantFields = []struct {
 	fields       []string
 	inside       []string // arrays and objects that get a card number as a number or a key
 }{
-	{"groups", "GET", regexp.MustCompile(`^/group-management/v1/groups`), []string{"name", "description"}, nil},
+	{"groups", "GET", regexp.MustCompile(`^/group-management/v1/groups`), []string{"id", "name", "description"}, nil},
 	{"plans", "GET", regexp.MustCompile(`^/rbs/v1/plans$`), []string{"name", "description", "code"}, nil},
 	{"subscriptions", "GET", regexp.MustCompile(`^/rbs/v1/subscriptions$`), []string{"name", "code"}, nil},
 	{"payments", "GET", regexp.MustCompile(`^/rbs/v1/subscriptions/[^/]+/payments$`), []string{"transactionID", "id"},
@@ -217,7 +217,9 @@ func TestNoCardDataFromPlatformResponses(t *testing.T) {
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
 	metricsFile := filepath.Join(work, "reconcile.prom")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--metrics-file", metricsFile, "--log-level", "debug")...)
+	// One workbook per group: a group's file name is built from its ID,
+	// which carries a card number too.
+	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--metrics-file", metricsFile, "--log-level", "debug", "--split-by", "group")...)
 	if code != exitPartial {
 		t.Fatalf("run exited %d, want %d (one member failed)\nstdout:\n%s\nstderr:\n%s", code, exitPartial, stdout, stderr)
 	}
