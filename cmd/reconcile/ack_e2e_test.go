@@ -83,6 +83,7 @@ func stateOf(t *testing.T, db, runID string, f finding) string {
 // by the file) and the whole trail in acknowledgement_audit. Every run
 // exits 0 and reports the same findings.
 func TestAcknowledgeEndToEnd(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")

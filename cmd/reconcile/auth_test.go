@@ -29,6 +29,7 @@ func writeFile(t *testing.T, path string, data []byte, mode os.FileMode) string 
 // is started trusting the P12 file's certificate (mode and password from
 // the environment, as cron would set them).
 func TestRunAuthModes(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	dir := t.TempDir()
 	// What is tested is that every request of a whole run authenticates:
 	// the run is ok (every member reconciled, nothing refused).

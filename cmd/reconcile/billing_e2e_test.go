@@ -75,6 +75,7 @@ func compareSets(t *testing.T, what string, got, want map[string]bool) {
 // match and the ageing with what the sandbox planted, entity by entity,
 // and the metrics with the documented formula over the subscriptions.
 func TestBillingMatchesGroundTruthMedium(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	if testing.Short() {
 		t.Skip("medium scale: a run of 5,000 subscriptions")
 	}
@@ -247,6 +248,7 @@ func TestBillingMatchesGroundTruthMedium(t *testing.T) {
 // made through the API so that both ways of recovering occur: one whose
 // retry succeeds, one whose card is updated before its retry succeeds.
 func TestBillingRecoveryDayOverDay(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	ctx := context.Background()
 	client := f.client

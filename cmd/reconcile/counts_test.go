@@ -19,6 +19,7 @@ import (
 // attempt completed as a field of their own. It printed "0 of 6 members
 // reconciled" and wrote "members": {"ok": 0} while the workbook said 6.
 func TestMemberCountsAgreeAfterARerun(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")

@@ -80,6 +80,7 @@ func currencyRewrite(mid string, amounts [][2]string) sandboxtest.Option {
 // aside with its reason, never rounded, while the rest of the member loads
 // and the run ends ok.
 func TestCurrencyMinorUnits(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	probe := newFixture(t, sandbox.Config{})
 	mid := probe.srv.Members()[1]
 	f := newFixture(t, sandbox.Config{}, currencyRewrite(mid, [][2]string{

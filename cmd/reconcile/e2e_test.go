@@ -171,6 +171,7 @@ func compareFindings(t *testing.T, got, want map[findingKey]bool) {
 }
 
 func TestRunMatchesGroundTruth(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
@@ -274,6 +275,7 @@ func TestRunMatchesGroundTruth(t *testing.T) {
 // incremental pulls, then forced with every list pulled again. No table
 // changes its row count or gains a duplicate key.
 func TestRerunSameDateChangesNothing(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
@@ -455,6 +457,7 @@ func TestFailingMemberIsRecordedAndOthersReported(t *testing.T) {
 // write, so the embedded sandbox is started and reconciled, and every
 // output says its data is simulated.
 func TestEmbeddedDefault(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	work := t.TempDir()
 	db, out, prom := filepath.Join(work, "reconcile.duckdb"), filepath.Join(work, "out"), filepath.Join(work, "reconcile.prom")
 	code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--out", out, "--metrics-file", prom)

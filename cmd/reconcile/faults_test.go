@@ -49,6 +49,7 @@ func TestTransientFaultsAreRetried(t *testing.T) {
 }
 
 func TestMemberAnswering500IsRecorded(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	probe := newFixture(t, sandbox.Config{})
 	bad := probe.srv.Members()[2]
 	code, db, stdout, stderr, f := runWithFaults(t, sandbox.Faults{FailMembers: map[string]int{bad: 500}})

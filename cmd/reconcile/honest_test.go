@@ -159,6 +159,7 @@ func TestNoMembersFailsUnlessAllowed(t *testing.T) {
 // spec's list has no totalCount, so a short one cannot be told; a
 // platform that sends one anyway has it checked, platform.TestListingsStopEarlyAreShortfalls.)
 func TestListingShortfallsFail(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	probe := newFixture(t, sandbox.Config{})
 	bad := probe.srv.Members()[3]
 	for _, listing := range sandbox.Listings {

@@ -67,6 +67,7 @@ func idYear(id string) int {
 // ground truth does, the workbook, the snapshot and the Parquet files
 // carry them, and no masked form of any of them appears anywhere.
 func TestIDsUnchangedThroughARun(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	rec := &idRecorder{ids: map[string]bool{}}
 	f := newFixture(t, sandbox.Config{}, sandboxtest.WithHandler(rec.wrap))
 	work := t.TempDir()

@@ -12,6 +12,7 @@ import (
 // member again, makes at most 10% of the first run's requests, because no
 // payment list that cannot have changed is pulled again.
 func TestIncrementalRequests(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	if testing.Short() {
 		t.Skip("scale medium: skipped with -short")
 	}

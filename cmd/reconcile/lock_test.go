@@ -95,6 +95,7 @@ func TestSandboxJournalsNotThroughALink(t *testing.T) {
 // sandbox is not held to the platform's default of 20 requests a second
 // (a medium demo waited minutes for it), unless --rate says so.
 func TestEmbeddedSandboxNotHeldToThePlatformRate(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	for args, want := range map[string]string{"": `"rate":5000`, "--rate 20": `"rate":20`} {
 		work := t.TempDir()
 		cmd := append([]string{"run", "--db", filepath.Join(work, "r.duckdb"), "--out", filepath.Join(work, "out"),

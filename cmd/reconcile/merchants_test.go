@@ -71,6 +71,7 @@ func memberResults(t *testing.T, db *sql.DB, mids []string) map[string]memberRes
 // findings per member), without a single group management request; the
 // members belong to no group. --merchants with --groups is refused.
 func TestRunNamedMerchants(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	var groupCalls atomic.Int64
 	f := newFixture(t, sandbox.Config{}, groupRequests(&groupCalls))
 	all := f.srv.Members()
@@ -186,6 +187,7 @@ func TestRunNamedMerchants(t *testing.T) {
 // naming what was tried, the platform's words and what to do; the same
 // run with --merchants (here from the environment) reconciles them.
 func TestRunWithoutGroupManagement(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	for _, status := range []int{404, 403} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{GroupsUnavailable: status}})

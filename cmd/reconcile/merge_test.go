@@ -83,6 +83,7 @@ kinds:
 // the manifest, compared above), and its one digest has the full run's
 // numbers, which are the merged publication's (checkMergeNotice).
 func TestMergeEqualsFullRun(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	scale, _ := sandbox.ParseScale(mergeScale)
 	f := newFixture(t, sandbox.Config{Scale: scale})
 	work := t.TempDir()
@@ -638,6 +639,7 @@ func (c *mergeCase) refused(want ...string) {
 // partial run, in the Summary and the manifest. And the four shards,
 // one partial, merge to what a full run with that member failing publishes.
 func TestMergeRefusesWhatIsNoRun(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	const date = "2026-11-20"
 	scale, _ := sandbox.ParseScale("members=8,subscriptions=4,groups=2")
 	probe, err := sandbox.New(sandbox.Config{Scale: scale, BusinessDate: testDate, Seed: 7})

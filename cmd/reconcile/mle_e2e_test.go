@@ -125,6 +125,7 @@ func (p *peekWriter) Write(b []byte) (int, error) {
 // manifest, the metrics and --alarms carry the key's expiry; and no output
 // holds the key, its password or a decrypted body's envelope.
 func TestResponseMLEWholeRun(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	dir := t.TempDir()
 	const kid = "MLE-E2E-1"
 	const password = "portal-p12-password"

@@ -114,6 +114,7 @@ func digestOf(t *testing.T, m notifytest.Message) (subject, text string) {
 // a day a member fails (the alarms are raised, everywhere they are shown,
 // the exit code stays 3), and a day back to normal (the alarms clear).
 func TestDigestAndAlarmsOverThreeNights(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	bad := f.srv.Members()[3]
 	var failing atomic.Bool

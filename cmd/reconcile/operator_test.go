@@ -19,6 +19,7 @@ import (
 // metrics parse and count the ground truth, and the second day's workbook,
 // manifest and findings table agree on what is new, still open and resolved.
 func TestOperatorOutputsOverTwoDays(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out, prom := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), filepath.Join(work, "reconcile.prom")

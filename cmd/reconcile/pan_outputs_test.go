@@ -128,6 +128,7 @@ func plantedCards(mid string) []plantedCard {
 // journal that carries card numbers in every disguise, security codes and
 // track data, and reads back every output: none of it survives anywhere.
 func TestNoCardDataInAnyOutput(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	planted := plantedCards(f.srv.Members()[0])
 	var lines []string
@@ -429,6 +430,7 @@ func workbookText(t *testing.T, path string) string {
 // manifest's settings) and logged, and no card number survives in any
 // output; the masked names are there, so the files were read.
 func TestNoCardNumberInOperatorPaths(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	pan := func(n int) string { return testCardNumber("411111", 900+n, 16) }
 	group := func(p, sep string) string { return p[0:4] + sep + p[4:8] + sep + p[8:12] + sep + p[12:16] }

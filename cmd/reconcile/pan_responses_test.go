@@ -207,6 +207,7 @@ func (p *responsePlanter) plantInside(kind string, body []byte, field string) []
 // number in their errors: none of them survives in any output, and the run
 // still loads every member but the failing one.
 func TestNoCardDataFromPlatformResponses(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	p := &responsePlanter{kinds: map[string]int{}}
 	f := newFixture(t, sandbox.Config{}, sandboxtest.WithHandler(p.wrap))
 	members := f.srv.Members()

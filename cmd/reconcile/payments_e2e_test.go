@@ -32,6 +32,7 @@ var paymentKinds = []string{
 // longer --bnpl-session-age judges no session stale and looser
 // --retry-limits no reattempt over them.
 func TestPaymentsAuditAtMediumScale(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	if testing.Short() {
 		t.Skip("medium scale: about 20 s")
 	}

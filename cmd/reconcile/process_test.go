@@ -126,6 +126,7 @@ func tableDigests(t *testing.T, path string) map[string]string {
 // runs the date again (resuming), and compares every table with a run that
 // was never interrupted.
 func TestKillAndRerunEqualsCleanRun(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	if testing.Short() {
 		t.Skip("builds the binary and kills it several times: skipped with -short")
 	}

@@ -13,6 +13,7 @@ import (
 // equal one full run: every member reconciled by exactly one shard, and the
 // union of their findings equal to the ground truth.
 func TestShardsMergeToOneRun(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	scale, _ := sandbox.ParseScale("members=24,subscriptions=10,groups=3")
 	f := newFixture(t, sandbox.Config{Scale: scale})
 	work := t.TempDir()
