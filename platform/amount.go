@@ -156,7 +156,10 @@ func allDigits(s string) bool {
 // field does not flood a log.
 func quoteShort(s string) string {
 	if len(s) > 40 {
-		return strconv.Quote(s[:40]) + "..."
+		if q := firstBytes(s, 40); q != "" {
+			return strconv.Quote(q) + "..."
+		}
+		return fmt.Sprintf("(a number of %d characters)", len(s)) // never quoted in part
 	}
 	return strconv.Quote(s)
 }

@@ -76,3 +76,31 @@ func TestErrorBodyNeverCutInsideANumber(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotesNeverCutInsideANumber walks the places the client quotes
+// outside text up to a bound (an error body, a redirect's Location, an
+// amount in an error): a card number at every offset across the bound is
+// quoted whole or not at all, never to its 15th digit, which the masker
+// downstream would no longer recognise as a card.
+func TestQuotesNeverCutInsideANumber(t *testing.T) {
+	const pan = "4111111111111111"
+	quoters := map[string]struct {
+		quote func(string) string
+		bound int
+	}{
+		"error body (firstBytes 200)": {func(s string) string { return firstBytes(s, 200) }, 200},
+		"amount (quoteShort 40)":      {quoteShort, 40},
+	}
+	for name, q := range quoters {
+		for pad := q.bound - len(pan) - 2; pad <= q.bound+2; pad++ {
+			text := strings.Repeat("x", max(pad, 0)) + pan + " tail"
+			got := q.quote(text)
+			for cut := 13; cut < len(pan); cut++ {
+				if strings.Contains(got, pan[:cut]) && !strings.Contains(got, pan) {
+					t.Errorf("%s, card at %d: %q keeps %d of its digits", name, pad, got, cut)
+					break
+				}
+			}
+		}
+	}
+}
