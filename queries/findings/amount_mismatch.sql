@@ -1,6 +1,7 @@
 -- A PAID subscription payment dated inside the window whose transaction's
 -- amount differs from billing amount + setup fee + surcharge (those present),
--- or whose currency differs. Amount: the expected amount.
+-- or whose currency differs. Amount: the expected amount; the difference
+-- only where the currencies agree.
 -- Action: check the plan and any amendment; refund or re-bill the difference.
 SELECT
     p.merchant_id,
@@ -10,7 +11,10 @@ SELECT
     json_object('subscription_id', p.subscription_id, 'transaction_id', p.transaction_id,
                 'payment_date', p.payment_date,
                 'transaction_amount', t.amount, 'transaction_currency', t.currency,
-                'difference', t.amount - (p.billing_amount + coalesce(p.setup_fee, 0) + coalesce(p.surcharge_amount, 0))) AS detail
+                -- Amounts of two currencies have no difference: none then,
+                -- the two currencies say what is wrong.
+                'difference', CASE WHEN t.currency IS NOT DISTINCT FROM p.currency
+                                   THEN t.amount - (p.billing_amount + coalesce(p.setup_fee, 0) + coalesce(p.surcharge_amount, 0)) END) AS detail
 FROM subscription_payments p
 JOIN transactions t
   ON t.merchant_id = p.merchant_id AND t.transaction_id = p.transaction_id
