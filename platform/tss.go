@@ -239,8 +239,13 @@ func decodeSummary(raw json.RawMessage) (TransactionSummary, error) {
 	if err != nil {
 		return TransactionSummary{}, err
 	}
+	return w.summary(raw), nil
+}
+
+// summary is the wire record as a TransactionSummary.
+func (w *summaryWire) summary(raw json.RawMessage) TransactionSummary {
 	ai, pi := w.ApplicationInformation, w.PaymentInformation
-	s := TransactionSummary{
+	return TransactionSummary{
 		ID:                    string(w.ID),
 		SubmitTimeUTC:         string(w.SubmitTimeUTC),
 		MerchantID:            string(w.MerchantID),
@@ -261,38 +266,30 @@ func decodeSummary(raw json.RawMessage) (TransactionSummary, error) {
 		Applications:          applications(ai.Applications),
 		Raw:                   raw,
 	}
-	return s, nil
 }
 
-// decodeDetail reads a transaction detail into the summary's shape.
+// decodeDetail reads a transaction detail into the summary's shape: the
+// fields the two share, then the detail's own (its status may be under
+// applicationInformation, its customer token under customer.id, and it
+// names the instrument identifier).
 func decodeDetail(raw json.RawMessage) (TransactionSummary, error) {
-	w, err := decodeRecord[detailWire]("transaction detail", raw)
+	d, err := decodeRecord[detailWire]("transaction detail", raw)
 	if err != nil {
 		return TransactionSummary{}, err
 	}
-	ai, pi := w.ApplicationInformation, w.PaymentInformation
-	return TransactionSummary{
-		ID:                     string(w.ID),
-		SubmitTimeUTC:          string(w.SubmitTimeUTC),
-		MerchantID:             string(w.MerchantID),
-		Status:                 string(firstNonEmpty(w.Status, ai.Status)),
-		ReasonCode:             string(ai.ReasonCode),
-		RCode:                  string(ai.RCode),
-		RFlag:                  string(ai.RFlag),
-		TotalAmount:            string(w.OrderInformation.AmountDetails.TotalAmount),
-		Currency:               string(w.OrderInformation.AmountDetails.Currency),
-		CardPrefix:             string(pi.Card.Prefix),
-		CardSuffix:             string(pi.Card.Suffix),
-		CardType:               string(pi.Card.Type),
-		CustomerID:             string(firstNonEmpty(pi.Customer.CustomerID, pi.Customer.ID)),
-		InstrumentIdentifierID: string(pi.InstrumentIdentifier.ID),
-		PaymentSolution:        string(w.ProcessingInformation.PaymentSolution),
-		CommerceIndicator:      string(w.ProcessingInformation.CommerceIndicator),
-		BusinessApplicationID:  string(w.ProcessingInformation.BusinessApplicationID),
-		ClientReference:        string(w.ClientReferenceInformation.Code),
-		Applications:           applications(ai.Applications),
-		Raw:                    raw,
-	}, nil
+	w := summaryWire{ID: d.ID, SubmitTimeUTC: d.SubmitTimeUTC, MerchantID: d.MerchantID,
+		Status:                     firstNonEmpty(d.Status, d.ApplicationInformation.Status),
+		OrderInformation:           d.OrderInformation,
+		ProcessingInformation:      d.ProcessingInformation,
+		ClientReferenceInformation: d.ClientReferenceInformation}
+	ai, pi := d.ApplicationInformation, d.PaymentInformation
+	w.ApplicationInformation.ReasonCode, w.ApplicationInformation.RCode = ai.ReasonCode, ai.RCode
+	w.ApplicationInformation.RFlag, w.ApplicationInformation.Applications = ai.RFlag, ai.Applications
+	w.PaymentInformation.Card = pi.Card
+	w.PaymentInformation.Customer.CustomerID = firstNonEmpty(pi.Customer.CustomerID, pi.Customer.ID)
+	s := w.summary(raw)
+	s.InstrumentIdentifierID = string(pi.InstrumentIdentifier.ID)
+	return s, nil
 }
 
 func applications(ws []applicationWire) []Application {
