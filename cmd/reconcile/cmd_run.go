@@ -839,17 +839,11 @@ func readMerchants(s string) ([]string, error) {
 	source := "--merchants"
 	if path, ok := strings.CutPrefix(strings.TrimSpace(s), "@"); ok {
 		source = "--merchants @" + path
-		f, err := os.Open(path)
+		// A regular file only, and bounded: a FIFO would block the run in
+		// open(2), a device would be read without end (readBoundedFile).
+		b, err := readBoundedFile(path, maxMerchantsFile)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, maxMerchantsFile+1))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
-		}
-		if len(b) > maxMerchantsFile {
-			return nil, fmt.Errorf("%s: larger than %d MiB", source, maxMerchantsFile>>20)
 		}
 		for _, line := range strings.Split(string(b), "\n") {
 			line, _, _ = strings.Cut(line, "#")

@@ -170,3 +170,29 @@ func TestSQLReadsOnlyBoundedRegularFiles(t *testing.T) {
 		t.Errorf("a query file over the bound: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestMerchantsFileOnlyARegularFile: --merchants @FILE reads as the sql
+// command's files are read: a FIFO with no writer (which blocked the run
+// in open(2)) or a device is refused at once, naming the setting.
+func TestMerchantsFileOnlyARegularFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "mids")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, "/dev/zero"} {
+		done := make(chan struct{})
+		var err error
+		go func() {
+			defer close(done)
+			_, err = readMerchants("@" + path)
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("--merchants @%s still reading after a minute", path)
+		}
+		if err == nil || !strings.Contains(err.Error(), "--merchants @"+path) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("--merchants @%s: %v; want it refused as not a regular file", path, err)
+		}
+	}
+}
