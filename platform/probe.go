@@ -39,7 +39,7 @@ func (m *Merchant) Probe(ctx context.Context, family Family, now time.Time) erro
 		body, err := json.Marshal(searchRequest{
 			Name:     "reconcile doctor",
 			Timezone: searchTimezone,
-			Query:    searchRange(firstNonEmptyForm(m.c.searchTimeForm), now.Add(-24*time.Hour), now, m.c.now()),
+			Query:    searchRange(m.c.timeForm(), now.Add(-24*time.Hour), now, m.c.now()),
 			Limit:    1,
 			Sort:     "id:asc,submitTimeUtc:asc",
 		})
@@ -53,11 +53,4 @@ func (m *Merchant) Probe(ctx context.Context, family Family, now time.Time) erro
 		return err
 	}
 	return fmt.Errorf("probe: unknown family %q", family)
-}
-
-func firstNonEmptyForm(f SearchTimeForm) SearchTimeForm {
-	if f == "" {
-		return SearchTimeEpoch
-	}
-	return f
 }

@@ -150,6 +150,29 @@ type applicationWire struct {
 	RMessage         flexString `json:"rMessage"`
 }
 
+// The parts of a transaction a summary and a detail write alike.
+type (
+	txnOrderWire struct {
+		AmountDetails struct {
+			TotalAmount flexString `json:"totalAmount"`
+			Currency    flexString `json:"currency"`
+		} `json:"amountDetails"`
+	}
+	txnCardWire struct {
+		Prefix flexString `json:"prefix"`
+		Suffix flexString `json:"suffix"`
+		Type   flexString `json:"type"`
+	}
+	txnProcessingWire struct {
+		PaymentSolution       flexString `json:"paymentSolution"`
+		CommerceIndicator     flexString `json:"commerceIndicator"`
+		BusinessApplicationID flexString `json:"businessApplicationId"`
+	}
+	txnReferenceWire struct {
+		Code flexString `json:"code"`
+	}
+)
+
 type summaryWire struct {
 	ID                     flexString `json:"id"`
 	SubmitTimeUTC          flexString `json:"submitTimeUtc"`
@@ -161,30 +184,15 @@ type summaryWire struct {
 		RFlag        flexString        `json:"rFlag"`
 		Applications []applicationWire `json:"applications"`
 	} `json:"applicationInformation"`
-	OrderInformation struct {
-		AmountDetails struct {
-			TotalAmount flexString `json:"totalAmount"`
-			Currency    flexString `json:"currency"`
-		} `json:"amountDetails"`
-	} `json:"orderInformation"`
+	OrderInformation   txnOrderWire `json:"orderInformation"`
 	PaymentInformation struct {
-		Card struct {
-			Prefix flexString `json:"prefix"`
-			Suffix flexString `json:"suffix"`
-			Type   flexString `json:"type"`
-		} `json:"card"`
+		Card     txnCardWire `json:"card"`
 		Customer struct {
 			CustomerID flexString `json:"customerId"`
 		} `json:"customer"`
 	} `json:"paymentInformation"`
-	ProcessingInformation struct {
-		PaymentSolution       flexString `json:"paymentSolution"`
-		CommerceIndicator     flexString `json:"commerceIndicator"`
-		BusinessApplicationID flexString `json:"businessApplicationId"`
-	} `json:"processingInformation"`
-	ClientReferenceInformation struct {
-		Code flexString `json:"code"`
-	} `json:"clientReferenceInformation"`
+	ProcessingInformation      txnProcessingWire `json:"processingInformation"`
+	ClientReferenceInformation txnReferenceWire  `json:"clientReferenceInformation"`
 }
 
 // detailWire is what the client reads of GET /tss/v2/transactions/{id}
@@ -204,18 +212,9 @@ type detailWire struct {
 		RFlag        flexString        `json:"rFlag"`
 		Applications []applicationWire `json:"applications"`
 	} `json:"applicationInformation"`
-	OrderInformation struct {
-		AmountDetails struct {
-			TotalAmount flexString `json:"totalAmount"`
-			Currency    flexString `json:"currency"`
-		} `json:"amountDetails"`
-	} `json:"orderInformation"`
+	OrderInformation   txnOrderWire `json:"orderInformation"`
 	PaymentInformation struct {
-		Card struct {
-			Prefix flexString `json:"prefix"`
-			Suffix flexString `json:"suffix"`
-			Type   flexString `json:"type"`
-		} `json:"card"`
+		Card     txnCardWire `json:"card"`
 		Customer struct {
 			CustomerID flexString `json:"customerId"`
 			ID         flexString `json:"id"`
@@ -224,14 +223,8 @@ type detailWire struct {
 			ID flexString `json:"id"`
 		} `json:"instrumentIdentifier"`
 	} `json:"paymentInformation"`
-	ProcessingInformation struct {
-		PaymentSolution       flexString `json:"paymentSolution"`
-		CommerceIndicator     flexString `json:"commerceIndicator"`
-		BusinessApplicationID flexString `json:"businessApplicationId"`
-	} `json:"processingInformation"`
-	ClientReferenceInformation struct {
-		Code flexString `json:"code"`
-	} `json:"clientReferenceInformation"`
+	ProcessingInformation      txnProcessingWire `json:"processingInformation"`
+	ClientReferenceInformation txnReferenceWire  `json:"clientReferenceInformation"`
 }
 
 func decodeSummary(raw json.RawMessage) (TransactionSummary, error) {
@@ -346,10 +339,7 @@ func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) i
 	return func(yield func(TransactionSummary, error) bool) {
 		f, t := from.UTC().Format(searchTimeLayout), to.UTC().Format(searchTimeLayout)
 		what := fmt.Sprintf("search transactions of merchant %s submitted in [%s, %s)", m.id, f, t)
-		form := m.c.searchTimeForm
-		if form == "" {
-			form = SearchTimeEpoch
-		}
+		form := m.c.timeForm()
 		if !to.After(from) {
 			yield(TransactionSummary{}, fmt.Errorf("%s: the window is empty", what))
 			return
@@ -424,4 +414,13 @@ func (m *Merchant) TransactionDetail(ctx context.Context, id string) (Transactio
 		return TransactionSummary{}, fmt.Errorf("%s: %w", what, err)
 	}
 	return s, nil
+}
+
+// timeForm is the form search windows are written in: WithSearchTimeForm's,
+// epoch milliseconds by default.
+func (c *Client) timeForm() SearchTimeForm {
+	if c.searchTimeForm == "" {
+		return SearchTimeEpoch
+	}
+	return c.searchTimeForm
 }
