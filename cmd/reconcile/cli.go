@@ -37,26 +37,45 @@ type partialError struct{ why string }
 func (e partialError) Error() string { return e.why }
 func (e partialError) Unwrap() error { return errPartial }
 
-// version is set at build time with -ldflags "-X main.version=..."; the
-// module version from the build info is used otherwise.
+// version is set at build time with -ldflags "-X main.version=v1.2.3";
+// without it the version comes from the build information (versionFrom).
 var version = ""
 
+// buildVersion is the one version string of this binary: `reconcile
+// version`, the manifest, the metrics' reconcile_run_info, the workbook and
+// the User-Agent of every request all print it.
 func buildVersion() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += "+" + s.Value[:12]
-			}
-		}
-		if v != "" {
-			return v
+	bi, _ := debug.ReadBuildInfo()
+	return versionFrom(bi)
+}
+
+// versionFrom reads a version from the build information: the module's
+// version when it has one (go install ...@v1.2.3, or a pseudo-version that
+// already names the commit), else "devel" with the commit when the build
+// recorded it ("devel+0123456789ab", "-dirty" for uncommitted changes). It
+// never returns Go's "(devel)": parentheses are a comment in a User-Agent.
+func versionFrom(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	v := "devel"
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += "+" + s.Value[:12]
 		}
 	}
-	return "dev"
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.modified" && s.Value == "true" && v != "devel" {
+			v += "-dirty"
+		}
+	}
+	return v
 }
 
 // env is the process environment a command runs in; tests pass their own.
