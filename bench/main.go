@@ -311,7 +311,7 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 	cmd := exec.CommandContext(ctx, bin, "run", "--base-url", "http://"+addr, "--organization-id", "sbxorg",
 		"--key-id", "sandbox-key", "--date", "2026-11-20", "--journal", filepath.Join(dir, "journals", "*.ndjson"),
 		"--db", filepath.Join(dir, "r.duckdb"), "--out", filepath.Join(dir, "out"),
-		"--rate", "100000", "--concurrency", "8")
+		"--rate", "100000", "--concurrency", "8", "--log-level", "debug") // debug: the stages' memory
 	cmd.Env = append(os.Environ(), "RECONCILE_SECRET="+secret)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -335,18 +335,22 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 			Memory   map[string]string `json:"memory"`
 			Peak     map[string]string `json:"memory_at_peak"`
 		}
-		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "run finished" {
-			r.rows, r.requests = l.Rows, l.Requests
-			var parts []string
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "run memory" {
 			for _, s := range stageOrder {
-				if d, ok := l.Stages[s]; ok {
-					parts = append(parts, s+" "+d)
-				}
 				if m, ok := l.Memory[s]; ok {
 					r.memory = append(r.memory, [2]string{s, m})
 				}
 				if m, ok := l.Peak[s]; ok {
 					r.peaks = append(r.peaks, [2]string{s, m})
+				}
+			}
+		}
+		if l.Msg == "run finished" {
+			r.rows, r.requests = l.Rows, l.Requests
+			var parts []string
+			for _, s := range stageOrder {
+				if d, ok := l.Stages[s]; ok {
+					parts = append(parts, s+" "+d)
 				}
 			}
 			r.stages = strings.Join(parts, ", ")

@@ -36,6 +36,10 @@ type PullOptions struct {
 	// Loaded, when set, is told each member's outcome once it is committed
 	// (from the writer goroutine; keep it quick).
 	Loaded func(MemberResult)
+	// Started, when set, is told when a member's pull begins (from the
+	// fan-out's goroutines, concurrently; keep it quick): with Loaded it
+	// tells which members are in flight.
+	Started func(merchantID string)
 }
 
 // MemberResult is a member's row in run_members: how its pull and load
@@ -68,7 +72,7 @@ func PullMembers(ctx context.Context, s *store.Store, opts PullOptions, members 
 func newPuller(ctx context.Context, s *store.Store, opts PullOptions, members []groups.Member) (*puller, error) {
 	opts.Concurrency, opts.PaymentLists = max(opts.Concurrency, 1), max(opts.PaymentLists, 1)
 	r := &puller{store: s, opts: opts, runID: opts.RunID, window: opts.Window, now: opts.Now, log: opts.Logger,
-		loadRows: maxRowsPerLoad, spanWait: maxSpanWait}
+		loadRows: maxRowsPerLoad, spanWait: maxSpanWait, interrupted: func() bool { return ctx.Err() != nil }}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -131,6 +135,9 @@ type puller struct {
 	// (maxRowsPerLoad, maxSpanWait; tests take less).
 	loadRows int
 	spanWait time.Duration
+	// interrupted tells whether the run's context is done: a member that
+	// did not finish then was stopped, not failed.
+	interrupted func() bool
 }
 
 // LoadDirectory stores the organization's groups and their members as
@@ -248,6 +255,10 @@ func (r *puller) loaded(st MemberResult) MemberResult {
 		r.log.Info("member loaded", "merchant_id", st.MerchantID, "plans", st.Plans,
 			"subscriptions", st.Subscriptions, "payments", st.Payments, "transactions", st.Transactions,
 			"requests", st.Requests, "retries", st.Retries)
+	} else if r.interrupted() {
+		// Stopped by a signal, not failed: the run says so in one line
+		// (pipeline.Interrupted), not a warning per member not finished.
+		r.log.Debug("member not finished: the run was interrupted", "merchant_id", st.MerchantID, "error", st.Error)
 	} else {
 		r.log.Warn("member failed", "merchant_id", st.MerchantID, "error", st.Error)
 	}
@@ -319,6 +330,9 @@ func (r *puller) fanOut(ctx context.Context, members []groups.Member, stats map[
 	}()
 	groups.FanOut(ctx, members, r.opts.Concurrency, r.opts.MemberTimeout,
 		func(ctx context.Context, m groups.Member) (*memberBatch, error) {
+			if r.opts.Started != nil {
+				r.opts.Started(m.MerchantID)
+			}
 			return r.pullMember(platform.WithStats(ctx, stats[m.MerchantID]), m.MerchantID)
 		},
 		func(res groups.Result[*memberBatch]) { jobs <- r.loadJobOf(res, stats[res.Member.MerchantID]) })

@@ -49,6 +49,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -126,6 +127,7 @@ type Progress struct {
 	MembersTotal  int
 	MembersDone   int // ok or failed so far
 	MembersFailed int
+	MembersActive int   // being pulled or loaded now
 	Requests      int64 // attempts sent so far, retries included
 	Retries       int64
 	Started       time.Time
@@ -157,6 +159,22 @@ type Result struct {
 	Stages       []Stage  // how long each stage took, in order
 	Rows         int64    // records loaded from the platform (plans, subscriptions, payments, transactions)
 }
+
+// Interrupted is the error of a run stopped (a signal) while it pulled its
+// members: the members it completed, and those an earlier attempt of the
+// date completed, stay committed, and a run of the same date resumes after
+// them. Its text is the one line an operator reads after Ctrl-C.
+type Interrupted struct {
+	Kept    int // members complete for the date: this attempt's and earlier ones'
+	Members int
+	Cause   error // the context's cause: context.Canceled, or what stopped it
+}
+
+func (e *Interrupted) Error() string {
+	return fmt.Sprintf("interrupted: %d of %d members kept; run again to resume", e.Kept, e.Members)
+}
+
+func (e *Interrupted) Unwrap() error { return e.Cause }
 
 // Stage is the duration of one stage of a run, the requests it made and
 // the memory the process held at its end and at its highest.
@@ -202,14 +220,18 @@ var ErrNoMembers = errors.New("no members discovered")
 type MemberFailure struct{ MerchantID, Error string }
 
 type runner struct {
-	store         *store.Store
-	opts          Options
-	runID         string
-	window        store.Window
-	now           time.Time
-	log           *slog.Logger
-	runStats      platform.Stats // every request of the run; members' own Stats nest under it
+	store    *store.Store
+	opts     Options
+	runID    string
+	window   store.Window
+	now      time.Time
+	log      *slog.Logger
+	runStats platform.Stats // every request of the run; members' own Stats nest under it
+	// progress is reported from the run's goroutine and, in the members
+	// stage, from the fan-out's (started) and the writer's (loaded).
+	progressMu    sync.Mutex
 	progress      Progress
+	active        map[string]bool // members being pulled or loaded
 	res           *Result
 	stageStart    time.Time
 	stageRequests int64
@@ -218,6 +240,8 @@ type runner struct {
 // report notes the start of a stage (stage != "") and sends the progress,
 // if anyone listens.
 func (r *runner) report(stage string) {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
 	if stage != "" {
 		now, requests := time.Now(), r.runStats.Requests.Load()
 		peak := r.opts.Memory.Peak() // the stage ending, or before the first
@@ -229,6 +253,11 @@ func (r *runner) report(stage string) {
 		r.stageStart, r.stageRequests = now, requests
 		r.progress.Stage = stage
 	}
+	r.send()
+}
+
+// send gives the progress to its listener, if any; progressMu is held.
+func (r *runner) send() {
 	if r.opts.OnProgress == nil {
 		return
 	}
@@ -384,6 +413,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		PaymentsMaxAge: r.opts.PaymentsMaxAge,
 		Logger:         r.log,
 		Loaded:         r.loaded,
+		Started:        r.started,
 	}, todo)
 	if err != nil {
 		return fail(err)
@@ -398,7 +428,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	if ctx.Err() != nil {
-		return fail(context.Cause(ctx))
+		return fail(&Interrupted{Kept: res.MembersOK + res.Skipped, Members: res.Members, Cause: context.Cause(ctx)})
 	}
 
 	r.report("bins")
@@ -519,13 +549,29 @@ func (r *runner) check(ctx context.Context, run checks.Run) (map[string]int64, e
 	return checks.Findings(ctx, r.store, run)
 }
 
+// started counts a member whose pull began (from the fan-out's goroutines).
+func (r *runner) started(merchantID string) {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	if r.active == nil {
+		r.active = map[string]bool{}
+	}
+	r.active[merchantID] = true
+	r.progress.MembersActive = len(r.active)
+	r.send()
+}
+
 // loaded counts a member's outcome in the progress.
 func (r *runner) loaded(st ingest.MemberResult) {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
 	r.progress.MembersDone++
 	if st.Status != store.MemberOK {
 		r.progress.MembersFailed++
 	}
-	r.report("")
+	delete(r.active, st.MerchantID)
+	r.progress.MembersActive = len(r.active)
+	r.send()
 }
 
 // finishRun records how the run ended: its status, counts and error.

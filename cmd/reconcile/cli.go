@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -186,7 +187,12 @@ func exitCode(ctx context.Context, err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reconcile: partial run:", errorText(err))
 		return exitPartial
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		fmt.Fprintln(stderr, "reconcile: interrupted")
+		var stopped *pipeline.Interrupted
+		if errors.As(err, &stopped) {
+			fmt.Fprintln(stderr, "reconcile:", stopped.Error())
+		} else {
+			fmt.Fprintln(stderr, "reconcile: interrupted")
+		}
 		return exitInterrupted
 	case errors.Is(err, store.ErrDatabaseLocked):
 		fmt.Fprintln(stderr, "reconcile:", errorText(err))

@@ -442,10 +442,12 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		peaks = append(peaks, st.Name, peakText(st.Peak))
 	}
 	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
-		"rows", res.Rows, slog.Group("stages", stages...), slog.Group("memory", memory...),
-		slog.Group("memory_at_peak", peaks...),
+		"rows", res.Rows, slog.Group("stages", stages...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
+	// The memory of each stage is for whoever tunes --memory-limit or
+	// chases a leak (docs/dev), not for the nightly log.
+	log.Debug("run memory", "run_id", res.RunID, slog.Group("memory", memory...), slog.Group("memory_at_peak", peaks...))
 	printSummary(e, res, pub, o.db, runSource(o))
 	printAlarms(e.stdout, alarmList)
 	o.hooks.delivered(notice.send(ctx, db.Conn(), run, pub, log))

@@ -13,14 +13,15 @@ import (
 	"github.com/reconcile/reconcile/sandbox"
 )
 
-// TestRunLogsEachStagesMemory: the run's last record says, for every stage,
-// the memory at its end and at its highest resident memory sampled, whose
-// the memory is included (Go's, DuckDB's jemalloc's, malloc's): what the
-// benchmark prints, and what an operator reads when a night ran short.
+// TestRunLogsEachStagesMemory: at --log-level debug the run's last records
+// say, for every stage, the memory at its end and at its highest resident
+// memory sampled, whose the memory is included (Go's, DuckDB's jemalloc's,
+// malloc's): what the benchmark prints, and what an operator reads when a
+// night ran short.
 func TestRunLogsEachStagesMemory(t *testing.T) {
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"))...)
+	code, stdout, stderr := runCLI(t, sandboxEnv, append(f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")), "--log-level", "debug")...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -32,7 +33,7 @@ func TestRunLogsEachStagesMemory(t *testing.T) {
 	sc := bufio.NewScanner(strings.NewReader(stderr))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if strings.Contains(sc.Text(), `"msg":"run finished"`) {
+		if strings.Contains(sc.Text(), `"msg":"run finished"`) || strings.Contains(sc.Text(), `"msg":"run memory"`) {
 			if err := json.Unmarshal(sc.Bytes(), &finished); err != nil {
 				t.Fatal(err)
 			}

@@ -21,7 +21,7 @@ import (
 // calls them unconditionally.
 type runHooks struct {
 	onProgress func(pipeline.Progress)
-	onDone     func() // the run's data is published: stop drawing progress
+	onDone     func(outputs string) // the run's data is published in outputs: stop drawing progress
 	res        *pipeline.Result
 	pub        *reports.Published
 	log        *slog.Logger
@@ -71,7 +71,7 @@ func (h *runHooks) published(p *reports.Published) {
 	}
 	h.pub = p
 	if h.onDone != nil {
-		h.onDone()
+		h.onDone(p.Dir)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -260,6 +261,12 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	clean.Process.Signal(syscall.SIGINT)
 	if code := wait(clean); code != exitInterrupted || strings.Contains(stderr.String(), "exiting at once") {
 		t.Errorf("one SIGINT: exit %d, stderr:\n%s\nwant 130 from a clean stop", code, stderr)
+	}
+	// One line says what was kept; the members the stop cut short are not
+	// each reported as failed.
+	if got := stderr.String(); !regexp.MustCompile(`(?m)^reconcile: interrupted: \d+ of \d+ members kept; run again to resume$`).MatchString(got) ||
+		strings.Contains(got, `"member failed"`) {
+		t.Errorf("one SIGINT: stderr:\n%s\nwant one line \"interrupted: N of M members kept; run again to resume\" and no member failed", got)
 	}
 	var status string
 	if err := openReadOnly(t, filepath.Join(work, "clean.duckdb")).QueryRow(`SELECT status FROM runs`).Scan(&status); err != nil || status != "failed" {

@@ -20,11 +20,15 @@ const progressRefresh = 500 * time.Millisecond
 
 // progressDisplay draws one status line at the bottom of a terminal:
 //
-//	members 120/10,000 [##----------] 2 errors · 4,210 requests · 12 retries · 3m12s · ~1h02m left
+//	members 120/10,000 [##----------] 8 in flight · 2 errors · 4,210 requests · 12 retries · 18 req/s · 3m12s · ~1h02m left
 //
 // Errors are the members that failed (each is also logged with its reason);
 // retries are shown apart, since a retried request that then succeeded is
-// not an error. The time left extrapolates the members stage's pace so far.
+// not an error. The request rate is that of the last rateWindow. The time
+// left extrapolates the members stage's pace so far; it falls as soon as
+// the pace says so but rises only once a higher estimate has held for
+// etaRiseAfter (or the shown one has run out), so it does not climb for
+// minutes while the first, slow members finish.
 //
 // Log records go through Write, which clears the line, writes the record and
 // draws the line again, so logs and the line never mix.
@@ -36,6 +40,8 @@ type progressDisplay struct {
 	live   platform.Stats // the run's requests as they happen (attach with platform.WithStats)
 	stage  string         // the pipeline's stage, or "publish" after it
 	pulled time.Time      // when the members stage started
+	eta    etaHold        // the time left shown
+	rate   requestRate    // requests per second, lately
 	drawn  bool           // a line is on screen
 	closed bool
 	stop   chan struct{}
@@ -129,25 +135,94 @@ func (d *progressDisplay) draw() {
 	p := d.p
 	p.Requests = max(p.Requests, d.live.Requests.Load())
 	p.Retries = max(p.Retries, d.live.Retries.Load())
-	io.WriteString(d.w, "\r\033[K"+renderProgress(p, d.stage, d.pulled, d.now()))
+	now := d.now()
+	perSecond := d.rate.add(now, p.Requests)
+	left := time.Duration(-1)
+	if d.stage == "members" {
+		left = d.eta.show(now, estimateLeft(p, d.pulled, now))
+	}
+	io.WriteString(d.w, "\r\033[K"+renderProgress(p, d.stage, now, perSecond, left))
 	d.drawn = true
 }
 
-// renderProgress is the status line for a run at now; pulled is when its
-// members stage started (zero before).
-func renderProgress(p pipeline.Progress, stage string, pulled, now time.Time) string {
+// estimateLeft extrapolates the members stage's pace so far to the
+// members not done; -1 before the first member is done or after the last.
+func estimateLeft(p pipeline.Progress, pulled, now time.Time) time.Duration {
+	if p.MembersDone == 0 || p.MembersDone >= p.MembersTotal || pulled.IsZero() {
+		return -1
+	}
+	per := now.Sub(pulled) / time.Duration(p.MembersDone)
+	return per * time.Duration(p.MembersTotal-p.MembersDone)
+}
+
+// etaRiseAfter is how long a higher estimate of the time left must hold
+// before the display shows it.
+const etaRiseAfter = 2 * time.Minute
+
+// etaHold is the time left as shown: the finish time it implies falls at
+// once, and rises only as etaRiseAfter says.
+type etaHold struct {
+	finish      time.Time // the shown estimate's finish time
+	higherSince time.Time // since when the estimate has been later than finish
+}
+
+// show takes the estimate at now (-1: none) and returns the time left to
+// show (-1: none).
+func (h *etaHold) show(now time.Time, estimate time.Duration) time.Duration {
+	if estimate < 0 {
+		*h = etaHold{}
+		return -1
+	}
+	f := now.Add(estimate)
+	switch {
+	case h.finish.IsZero() || !f.After(h.finish):
+		h.finish, h.higherSince = f, time.Time{}
+	case h.higherSince.IsZero():
+		h.higherSince = now
+	}
+	if !h.higherSince.IsZero() && (now.Sub(h.higherSince) >= etaRiseAfter || !h.finish.After(now)) {
+		h.finish, h.higherSince = f, time.Time{}
+	}
+	return h.finish.Sub(now)
+}
+
+// rateWindow is the span the request rate is measured over.
+const rateWindow = 10 * time.Second
+
+// requestRate measures requests per second over the last rateWindow from
+// the run's running count.
+type requestRate struct {
+	at    []time.Time
+	count []int64
+}
+
+// add records the count at now and returns the rate over the window.
+func (r *requestRate) add(now time.Time, count int64) float64 {
+	r.at, r.count = append(r.at, now), append(r.count, count)
+	for len(r.at) > 2 && now.Sub(r.at[1]) >= rateWindow {
+		r.at, r.count = r.at[1:], r.count[1:]
+	}
+	span := now.Sub(r.at[0]).Seconds()
+	if span <= 0 {
+		return 0
+	}
+	return float64(count-r.count[0]) / span
+}
+
+// renderProgress is the status line for a run at now: perSecond is the
+// recent request rate, left the time left to show (-1: none).
+func renderProgress(p pipeline.Progress, stage string, now time.Time, perSecond float64, left time.Duration) string {
 	elapsed := "0s"
 	if !p.Started.IsZero() {
 		elapsed = shortDuration(now.Sub(p.Started))
 	}
-	counters := fmt.Sprintf("%s requests · %s retries · %s", thousands(p.Requests), thousands(p.Retries), elapsed)
+	counters := fmt.Sprintf("%s requests · %s retries · %.0f req/s · %s", thousands(p.Requests), thousands(p.Retries), perSecond, elapsed)
 	switch stage {
 	case "members":
-		line := fmt.Sprintf("members %s/%s %s %s · %s", thousands(int64(p.MembersDone)), thousands(int64(p.MembersTotal)),
-			bar(p.MembersDone, p.MembersTotal, 12), plural(p.MembersFailed, "error"), counters)
-		if p.MembersDone > 0 && p.MembersDone < p.MembersTotal && !pulled.IsZero() {
-			per := now.Sub(pulled) / time.Duration(p.MembersDone)
-			line += " · ~" + shortDuration(per*time.Duration(p.MembersTotal-p.MembersDone)) + " left"
+		line := fmt.Sprintf("members %s/%s %s %d in flight · %s · %s", thousands(int64(p.MembersDone)), thousands(int64(p.MembersTotal)),
+			bar(p.MembersDone, p.MembersTotal, 12), p.MembersActive, plural(p.MembersFailed, "error"), counters)
+		if left >= 0 {
+			line += " · ~" + shortDuration(left) + " left"
 		}
 		return line
 	case "start", "":
@@ -208,10 +283,10 @@ func shortDuration(d time.Duration) string {
 // finish ends the display with the run's last status as a line that
 // stays, the run's final summary on the terminal, instead of clearing it:
 //
-//	done · members 6/6, 0 errors · 139 requests · 0 retries · 12s
+//	done · members 6/6, 0 errors · 139 requests · 0 retries · 12s · outputs in out/2026-11-27
 //
 // Later writes pass through, as after close.
-func (d *progressDisplay) finish() {
+func (d *progressDisplay) finish(outputs string) {
 	d.mu.Lock()
 	if !d.closed {
 		d.clear()
@@ -222,9 +297,13 @@ func (d *progressDisplay) finish() {
 		if !p.Started.IsZero() {
 			elapsed = shortDuration(d.now().Sub(p.Started))
 		}
-		fmt.Fprintf(d.w, "done · members %s/%s, %s · %s requests · %s retries · %s\n",
+		where := ""
+		if outputs != "" {
+			where = " · outputs in " + terminalLine(outputs)
+		}
+		fmt.Fprintf(d.w, "done · members %s/%s, %s · %s requests · %s retries · %s%s\n",
 			thousands(int64(p.MembersDone)), thousands(int64(p.MembersTotal)), plural(p.MembersFailed, "error"),
-			thousands(p.Requests), thousands(p.Retries), elapsed)
+			thousands(p.Requests), thousands(p.Retries), elapsed, where)
 	}
 	d.mu.Unlock()
 	d.close()

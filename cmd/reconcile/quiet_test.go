@@ -53,26 +53,27 @@ func TestQuietTerminal(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, screen, stdout)
 	}
 	for _, want := range []string{
-		"members 6/6 [############] 1 error",          // the status line
-		`level=WARN msg="member failed"`,              // a warning,
-		"merchant_id=" + bad + ` error="list plans: `, // with its reason
-		"done · members 6/6, 1 error · ",              // the final line
-		`msg="run finished"`,                          // the run's own records
+		"members 6/6 [############] 0 in flight · 1 error", // the status line
+		`level=WARN msg="member failed"`,                   // a warning,
+		"merchant_id=" + bad + ` error="list plans: `,      // with its reason
+		"done · members 6/6, 1 error · ",                   // the final line
+		`msg="run finished"`,                               // the run's own records
 	} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the terminal lacks %q:\n%s", want, screen)
 		}
 	}
-	if strings.Contains(screen, `msg="member loaded"`) || strings.Contains(screen, `msg="journal file"`) {
-		t.Errorf("a line per member or journal file on the terminal:\n%s", screen)
+	if strings.Contains(screen, `msg="member loaded"`) || strings.Contains(screen, `msg="journal file"`) ||
+		strings.Contains(screen, "memory.") {
+		t.Errorf("a line per member or journal file, or memory internals, on the terminal:\n%s", screen)
 	}
 	if !strings.Contains(stdout, "run 2026-11-20 (partial): 5 of 6 members reconciled") {
 		t.Errorf("the summary on stdout:\n%s", stdout)
 	}
 
 	_, screen, _ = onTerminal(t, f.runArgs(filepath.Join(work, "b.duckdb"), filepath.Join(work, "b"), "--log-level", "debug")...)
-	if strings.Count(screen, `msg="member loaded"`) != 5 {
-		t.Errorf("--log-level debug: want a line per loaded member:\n%s", screen)
+	if strings.Count(screen, `msg="member loaded"`) != 5 || !strings.Contains(screen, `msg="run memory"`) {
+		t.Errorf("--log-level debug: want a line per loaded member and the run's memory:\n%s", screen)
 	}
 }
 
