@@ -8,7 +8,7 @@
 //
 // # What it serves
 //
-// Every service area of the interface spec, with the shapes of docs/wire.md:
+// Every service area of the interface spec, with the shapes of docs/dev/wire.md:
 //
 //   - Group management: create, list, get, patch, delete (groups.go), under
 //     the spec's permission rules (users.go).
@@ -157,5 +157,5 @@
 // they cannot be voided; the cents of an amount can ask for an outcome
 // (engine.go); a Level II/III rate above 1 (a percent written where the
 // spec writes a fraction) is passed through, not rejected, as the rest of
-// Level II/III data is. docs/wire.md lists the wire-level decisions.
+// Level II/III data is. docs/dev/wire.md lists the wire-level decisions.
 package sandbox
