@@ -12,7 +12,7 @@ import (
 
 // TestAmountRoundTrip loads decimal strings through the bulk path and reads
 // them back from DuckDB unchanged: the Appender mis-scales floats and
-// decimals (docs/ceilings.md, pitfalls), so this guards the thousandths
+// decimals (docs/dev/ceilings.md, pitfalls), so this guards the thousandths
 // path, through Arrow's decimal128 with -tags duckdb_arrow and through the
 // Appender without.
 func TestAmountRoundTrip(t *testing.T) {

@@ -661,7 +661,7 @@ func TestContinuationName(t *testing.T) {
 }
 
 // BenchmarkWriteWorkbook writes 100k rows x 8 mixed columns from DuckDB,
-// the shape of a large findings sheet; compare rows/s with docs/ceilings.md's
+// the shape of a large findings sheet; compare rows/s with docs/dev/ceilings.md's
 // ~45-70k rows/s ceiling for the stream writer.
 func BenchmarkWriteWorkbook(b *testing.B) {
 	const n = 100_000

@@ -25,7 +25,7 @@ import (
 // buffer stays empty and the zip goes to the file as it is made.
 //
 // The parts are deflated at level 1: ~70k instead of ~45k rows/s
-// (docs/ceilings.md) for a file ~25% larger (9.1 vs 7.2 MB for 100k rows of
+// (docs/dev/ceilings.md) for a file ~25% larger (9.1 vs 7.2 MB for 100k rows of
 // 8 columns), a good trade for a file written nightly and read by a handful
 // of people.
 func writeWorkbookFile(f *excelize.File, out *os.File) error {

@@ -186,7 +186,7 @@ func (q BINQuery) request() (*binRequest, error) {
 // POST /bin/v1/binlookup. The platform answers 201 (200 is accepted too) with
 // status COMPLETED, MULTIPLE (the prefix matched several ranges; retry with a
 // token) or NO MATCH. A 404 whose body status is NO MATCH is also a NO MATCH
-// result, not an error (docs/wire.md).
+// result, not an error (docs/dev/wire.md).
 func (m *Merchant) LookupBIN(ctx context.Context, q BINQuery) (*BINResult, error) {
 	what := "BIN lookup for merchant " + m.id
 	req, err := q.request()

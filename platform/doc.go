@@ -22,7 +22,7 @@
 // retries included, is signed afresh with its own Date and digest (and a
 // JWT of its own).
 //
-// Shapes not given by the interface specification follow docs/wire.md,
+// Shapes not given by the interface specification follow docs/dev/wire.md,
 // which takes the platform's SDK models as the reference; the decoders read
 // the SDK's spellings and the older ones.
 package platform

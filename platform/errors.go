@@ -180,7 +180,7 @@ func IsStatus(err error, httpStatus int) bool {
 	return errors.As(err, &e) && e.HTTPStatus == httpStatus
 }
 
-// errorBody is the platform's error body (spec "Errors", docs/wire.md).
+// errorBody is the platform's error body (spec "Errors", docs/dev/wire.md).
 // Some services put reason and message under errorInformation instead.
 // Two more shapes carry the platform's words elsewhere, and are read so
 // that they reach the operator's error text rather than a bare "401

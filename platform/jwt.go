@@ -18,7 +18,7 @@ import (
 // AuthMode is how a client authenticates its requests.
 type AuthMode string
 
-// The three modes of the platform (docs/wire.md, "Authentication"). The
+// The three modes of the platform (docs/dev/wire.md, "Authentication"). The
 // platform's own SDKs mark the HTTP signature deprecated and recommend a
 // JWT with the same shared secret; a JWT signed with a P12 certificate's
 // key is the third mode.

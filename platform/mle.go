@@ -325,7 +325,7 @@ func (k ResponseMLEKey) Open(b []byte) ([]byte, error) {
 func (c *Client) noMLEKeyError() error {
 	mode, _ := ParseAuthMode(string(c.creds.Mode))
 	if mode == AuthHTTPSignature {
-		return fmt.Errorf("%w: the platform encrypts its answers (message-level encryption) and an HTTP signature cannot ask for them: move to JWT: --auth jwt (same key id and secret) or --auth jwt-p12, with --response-mle-key FILE (the \"REST – API Response MLE\" key generated in the merchant portal; README, Authentication)", ErrResponseMLE)
+		return fmt.Errorf("%w: the platform encrypts its answers (message-level encryption) and an HTTP signature cannot ask for them: move to JWT: --auth jwt (same key id and secret) or --auth jwt-p12, with --response-mle-key FILE (the \"REST – API Response MLE\" key generated in the merchant portal; docs/account.md, Authentication)", ErrResponseMLE)
 	}
 	return fmt.Errorf("%w: the platform encrypts its answers (message-level encryption) and no response key is configured: give --response-mle-key FILE (the \"REST – API Response MLE\" key generated in the merchant portal) and its password (--response-mle-password-file or RECONCILE_RESPONSE_MLE_PASSWORD)", ErrResponseMLE)
 }

@@ -100,7 +100,7 @@ var answers = []answer{
 	{
 		request: "GET /group-management/v1/groups",
 		noModel: "the vendor's SDK has no group management operation or model (no src/api file serves a groups " +
-			"path, which the test checks); the fields are those of the platform interface spec as docs/wire.md " +
+			"path, which the test checks); the fields are those of the platform interface spec as docs/dev/wire.md " +
 			"gives them, unverified against the vendor",
 		wire:    groupPage{},
 		records: map[string]any{"_embedded.groups[]": groupWire{}},

@@ -85,7 +85,7 @@ func TestCheckFixtures(t *testing.T) {
 }
 
 // A new kind without a fixture fails here, and so does a fixture left
-// behind by a kind that no longer exists; the README says how to add one.
+// behind by a kind that no longer exists; CONTRIBUTING.md says how to add one.
 func TestEveryKindHasAFixture(t *testing.T) {
 	kinds := Kinds()
 	for _, k := range kinds {

@@ -54,7 +54,7 @@ type Check struct {
 	SQL    string
 }
 
-// kindOrder is the order of the first eight rows of the README's Findings table; kinds added later
+// kindOrder is the order of the first eight rows of docs/findings.md's table; kinds added later
 // are appended after it in alphabetical order.
 var kindOrder = []string{
 	"level3_not_transmitted",

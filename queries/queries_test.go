@@ -6,12 +6,12 @@ import (
 )
 
 // Every kind brings its own description and advice: the workbook's Legend
-// sheet, the finding_kinds table and the README read them from here, so a
+// sheet, the finding_kinds table and docs/findings.md read them from here, so a
 // new .sql file without them would ship a kind nobody can act on.
 func TestEveryCheckHasDescriptionAndAction(t *testing.T) {
 	checks := Checks()
 	if len(checks) < 8 {
-		t.Fatalf("%d checks, want at least the 8 first kinds of the README's Findings table", len(checks))
+		t.Fatalf("%d checks, want at least the 8 first kinds of docs/findings.md's table", len(checks))
 	}
 	for _, c := range checks {
 		if len(c.Description) < 20 {

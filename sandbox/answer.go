@@ -12,7 +12,7 @@ import (
 // HTML escaping, and the buffer every answer is written into first (so that
 // a fault can truncate it, server.go).
 
-// errorBody is the platform's error body (wire.md).
+// errorBody is the platform's error body (docs/dev/wire.md).
 type errorBody struct {
 	Status        string        `json:"status"`
 	Reason        string        `json:"reason"`

@@ -86,7 +86,7 @@ type binIssuerJSON struct {
 func issuerPhone(prefix string) string { return "+1-555-" + prefix[:3] + "-" + prefix[3:6] }
 
 // binLookup answers 201 for all three outcomes; MULTIPLE and NO MATCH carry
-// no record body (wire.md).
+// no record body (docs/dev/wire.md).
 func (s *Server) binLookup(x *exchange, req binLookupRequest) answer {
 	pi := req.PaymentInformation
 	creds := map[string]string{

@@ -266,7 +266,7 @@ func TestClockEndpoint(t *testing.T) {
 
 // TestContractFaultStatuses: "Installments: 502 unexpected system error or
 // time-out"; "Group update or delete: 500 unexpected error or time-out";
-// other services 503 (wire.md).
+// other services 503 (docs/dev/wire.md).
 func TestContractFaultStatuses(t *testing.T) {
 	_, c := newTestServer(t, Config{Seed: 1, Faults: Faults{ErrorRate: 1}})
 	if code, _ := c.status("POST", "/fin/v1/plans/", memberID(0), plansBody(visaCredit2, "600.00")); code != 502 {

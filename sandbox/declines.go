@@ -6,7 +6,7 @@ import (
 )
 
 // How the platform answers an authorization or sale the issuer declined
-// (docs/wire.md, Declines): a 201 with status DECLINED, errorInformation,
+// (docs/dev/wire.md, Declines): a 201 with status DECLINED, errorInformation,
 // and in processorInformation the network's response code and, on Visa
 // and Mastercard cards, the merchant advice codes that say whether and
 // when the card may be tried again. Transaction Search shows the decline

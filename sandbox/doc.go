@@ -3,12 +3,12 @@
 // --base-url) and its test bed. A reconciliation run against it is compared,
 // entity by entity, with the ground truth it writes, so the data carries no
 // anomaly that is not planted and recorded, and the ground truth is computed
-// from the data by the definitions of the README's Findings table rather than from the
+// from the data by the definitions of docs/findings.md rather than from the
 // planting decisions. docs/sandbox.md is the user's guide.
 //
 // # What it serves
 //
-// Every service area of the interface spec, with the shapes of docs/wire.md:
+// Every service area of the interface spec, with the shapes of docs/dev/wire.md:
 //
 //   - Group management: create, list, get, patch, delete (groups.go), under
 //     the spec's permission rules (users.go).
@@ -150,12 +150,12 @@
 // custom billing frequencies take the retry schedule of their unit; an
 // inactive plan offers only self and activate links; billingCycles.total
 // "0" asks for a bill-indefinitely plan; plans are deleted with DELETE on
-// the plan; commercial credits always carry Level III, because the README's
+// the plan; commercial credits always carry Level III, because docs/findings.md's
 // rule flags captures and sales only; tokens are stateless (enciphered BIN
 // and range), so any merchant's BIN lookup resolves them without a token
 // table; card payments settle in a nightly batch at 00:00 UTC, after which
 // they cannot be voided; the cents of an amount can ask for an outcome
 // (engine.go); a Level II/III rate above 1 (a percent written where the
 // spec writes a fraction) is passed through, not rejected, as the rest of
-// Level II/III data is. docs/wire.md lists the wire-level decisions.
+// Level II/III data is. docs/dev/wire.md lists the wire-level decisions.
 package sandbox

@@ -640,7 +640,7 @@ func (g *generator) callSet(r *rand.Rand, t time.Time, set callSetKind, o callOp
 	case set == setAuthOnly:
 	case set == setCredit && commercial:
 		// Commercial credits always carry Level III: the product's rule
-		// (the README's Findings table) flags captures and sales only, so a credit without it
+		// (docs/findings.md) flags captures and sales only, so a credit without it
 		// would be an anomaly neither side agrees on.
 		l3 = true
 	case commercial:

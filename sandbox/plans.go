@@ -252,7 +252,7 @@ func readTerms(c *checks, d doc, base planTerms, partial bool) planTerms {
 		c.require(d, totalP)
 		// "0" bills indefinitely: the spec does not show how a
 		// bill-indefinitely plan is asked for, and 0 is what the
-		// response side reads as indefinite (wire.md).
+		// response side reads as indefinite (docs/dev/wire.md).
 		if n, err := strconv.Atoi(d.str(totalP)); err == nil && n >= 0 && n <= 9999 {
 			t.total = n
 		} else if d.str(totalP) != "" {

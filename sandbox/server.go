@@ -208,7 +208,7 @@ func (s *Server) serveAuthenticated(w *recorder, r *http.Request, ri *reqInfo) {
 	case s.roll(f.ErrorRate):
 		// The spec names the status of an unexpected error or time-out
 		// for two services: 502 for installments, 500 for group update
-		// and delete; elsewhere 503 (wire.md).
+		// and delete; elsewhere 503 (docs/dev/wire.md).
 		code := http.StatusServiceUnavailable
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/fin/v1/"):

@@ -53,7 +53,7 @@ func renderPayment(pm *payment, now time.Time) paymentJSON {
 }
 
 // listPayments lists every processed payment, then at most
-// scheduledPaymentsCount future ones (wire.md).
+// scheduledPaymentsCount future ones (docs/dev/wire.md).
 func (s *Server) listPayments(x *exchange, _ noBody) answer {
 	id := x.r.PathValue("id")
 	v, refused := x.queryInts(nil, offsetParam, intParam{"limit", 20, 1, 100}, intParam{"scheduledPaymentsCount", 5, 0, 9999})

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Finding kinds (the README's Findings table) that the sandbox plants and reports.
+// Finding kinds (docs/findings.md) that the sandbox plants and reports.
 const (
 	KindLevel3NotTransmitted        = "level3_not_transmitted"
 	KindCommercialCardWithoutLevel3 = "commercial_card_without_level3"
@@ -134,7 +134,7 @@ func (s *Server) forEachMember(fn func(idx int) error) error {
 	return nil
 }
 
-// GroundTruth computes the findings by the definitions of the README's Findings table over
+// GroundTruth computes the findings by the definitions of docs/findings.md over
 // the Config window, streaming over the members. It is the truth of the
 // data as generated, groups included: writes through the API and moving
 // the clock change the data but not the ground truth, so a test that

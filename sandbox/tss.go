@@ -109,7 +109,7 @@ type detailJSON struct {
 
 // applications gives a transaction's applications and overall status. A
 // capture, credit or paid recurring payment is PENDING (awaiting
-// settlement), an authorization AUTHORIZED, a decline DECLINED (wire.md).
+// settlement), an authorization AUTHORIZED, a decline DECLINED (docs/dev/wire.md).
 func (t *transaction) applications() (status, rcode string, apps []appJSON) {
 	if t.api != nil {
 		app := t.api.app
@@ -446,7 +446,7 @@ type term struct {
 var searchFields = map[string]bool{"submitTimeUtc": true, "merchantId": true, "id": true, "clientReferenceInformation.code": true}
 
 // parseQuery reads the subset of the search syntax the sandbox supports
-// (wire.md): field:value and field:[A TO B} terms (either bracket on either
+// (docs/dev/wire.md): field:value and field:[A TO B} terms (either bracket on either
 // side, * for an open end) joined by AND or OR, AND binding tighter. Date
 // math (NOW, NOW/DAY, NOW-1DAY …) is relative to the data clock, the
 // sandbox's "now": that is the instant the generated data is as of.

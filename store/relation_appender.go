@@ -69,7 +69,7 @@ func newRelation(ctx context.Context, conn *sql.Conn, name string, t *Table, rec
 
 // driverValue is row i of col as the Appender takes it: an amount as
 // int64 thousandths (the Appender reads an int64 as a DECIMAL's unscaled
-// value; docs/ceilings.md, pitfalls), an interval as duckdb.Interval.
+// value; docs/dev/ceilings.md, pitfalls), an interval as duckdb.Interval.
 func driverValue(col arrow.Array, i int) driver.Value {
 	v := goValue(col, i)
 	if d, ok := v.(time.Duration); ok {

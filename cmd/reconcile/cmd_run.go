@@ -29,7 +29,7 @@ import (
 	"github.com/reconcile/reconcile/store"
 )
 
-// runOptions are the flags of `reconcile run` (the README's flags table, plus a
+// runOptions are the flags of `reconcile run` (docs/operations.md, Flags, plus a
 // few operational ones).
 type runOptions struct {
 	config         string

@@ -12,7 +12,7 @@ import (
 	"github.com/reconcile/reconcile/platform"
 )
 
-// The response MLE key (README, Authentication; docs/platform.md,
+// The response MLE key (docs/account.md, Authentication; docs/platform.md,
 // "Response MLE"): the platform encrypts its answers for it once message-
 // level encryption of responses is on for the merchant, mandatory from
 // March 2027.
