@@ -138,7 +138,7 @@ func runNights(bin, tmp, scale string, nights int, scope string, extra []string)
 	var out []nightResult
 	for n := 0; n < nights; n++ {
 		date := business.AddDate(0, 0, n)
-		clock := business.Add(26 * time.Hour).AddDate(0, 0, n) // the data is as of date+1 02:00 UTC
+		clock := business.Add(26*time.Hour).AddDate(0, 0, n) // the data is as of date+1 02:00 UTC
 		args := []string{"run", "--organization-id", "sbxorg", "--key-id", "sandbox-key",
 			"--date", date.Format("2006-01-02"), "--db", filepath.Join(dir, "r.duckdb"),
 			"--out", filepath.Join(dir, "out"), "--rate", "100000", "--concurrency", "8"}
