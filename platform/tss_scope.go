@@ -2,6 +2,7 @@ package platform
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"strings"
@@ -82,4 +83,27 @@ func (m *Merchant) SearchAcross(ctx context.Context, scope SearchScope, id strin
 			}
 		}
 	}
+}
+
+// ProbeSearchAcross makes the smallest search across the merchants of the
+// account or reseller portfolio id, acting for m: one transaction of the
+// day before now (limit 1), as Probe does for one merchant. It returns nil
+// when the platform answered it: the key may search so widely.
+func (m *Merchant) ProbeSearchAcross(ctx context.Context, scope SearchScope, id string, now time.Time) error {
+	field := scope.Field()
+	if field == "" {
+		return fmt.Errorf("probe search across merchants: scope %q reaches one merchant only", scope)
+	}
+	body, err := json.Marshal(searchRequest{
+		Name:     "reconcile doctor",
+		Timezone: searchTimezone,
+		Query:    searchRange(m.c.timeForm(), now.Add(-24*time.Hour), now, m.c.now()) + " AND " + field + ":" + id,
+		Limit:    1,
+		Sort:     "id:asc,submitTimeUtc:asc",
+	})
+	if err != nil {
+		return err
+	}
+	_, err = m.send(ctx, "POST", "/tss/v2/searches", body, true, searchPageLimit)
+	return err
 }
