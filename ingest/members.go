@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/reconcile/reconcile/cardmask"
@@ -141,8 +142,12 @@ type puller struct {
 	loadRows int
 	spanWait time.Duration
 	// shared holds each member's transactions of the run's one search
-	// across members (sharedSearch); nil: each member searches.
-	shared map[string][]platform.TransactionSummary
+	// across members (sharedSearch); nil: each member searches. Members
+	// take theirs under sharedMu. sharedLimit overrides
+	// maxSharedTransactions (tests).
+	sharedMu    sync.Mutex
+	shared      map[string][]platform.TransactionSummary
+	sharedLimit int
 }
 
 // LoadDirectory stores the organization's groups and their members as

@@ -41,6 +41,9 @@ func (r *puller) sharedSearch(ctx context.Context, members []groups.Member) {
 	found, others := 0, 0
 	api := r.opts.Client.Merchant(r.opts.SearchActor)
 	for t, err := range api.SearchAcross(ctx, scope, r.opts.SearchScopeID, r.window.Start, r.window.End) {
+		if err == nil && found-others >= r.sharedMax() {
+			err = fmt.Errorf("more than %d transactions: too many to hold for the members (split the run with --shard, or search member by member)", r.sharedMax())
+		}
 		if err != nil {
 			r.log.Warn("the search across members failed: each member searches on its own",
 				"search_scope", string(scope), "search_scope_id", r.opts.SearchScopeID, "error", err.Error())
@@ -53,7 +56,9 @@ func (r *puller) sharedSearch(ctx context.Context, members []groups.Member) {
 		}
 		byMerchant[t.MerchantID] = append(byMerchant[t.MerchantID], t)
 	}
+	r.sharedMu.Lock()
 	r.shared = byMerchant
+	r.sharedMu.Unlock()
 	r.log.Info("searched across members", "search_scope", string(scope), "search_scope_id", r.opts.SearchScopeID,
 		"transactions", found, "members_with_transactions", len(byMerchant), "not_reconciled_here", others,
 		"duration", time.Since(started).Round(time.Millisecond).String())
@@ -62,9 +67,29 @@ func (r *puller) sharedSearch(ctx context.Context, members []groups.Member) {
 // sharedTransactions are member mid's transactions of the shared search;
 // false when it has to search on its own (no shared search, or none of its
 // transactions in it).
+// A member takes its list once, and the shared search lets go of it: the
+// shared transactions leave memory as the members are pulled (a member
+// pulled again after a rolled-back span searches on its own).
 func (r *puller) sharedTransactions(mid string) ([]platform.TransactionSummary, bool) {
+	r.sharedMu.Lock()
+	defer r.sharedMu.Unlock()
 	list := r.shared[mid]
+	delete(r.shared, mid)
 	return list, len(list) > 0
+}
+
+// maxSharedTransactions bounds the transactions one search across members
+// holds in memory until the members take them (a summary and its raw JSON
+// are about 1.5 KB: 200,000 are about 300 MiB). A portfolio with more in
+// the window falls back to one search a member (or is split into shards,
+// each of which holds its own members' share).
+const maxSharedTransactions = 200_000
+
+func (r *puller) sharedMax() int {
+	if r.sharedLimit > 0 {
+		return r.sharedLimit
+	}
+	return maxSharedTransactions
 }
 
 // validSearchScope checks the scope options before any request.
