@@ -4,6 +4,8 @@
 //
 //	go run -tags duckdb_arrow ./bench          # everything, about 30 minutes on 2 cores
 //	go run -tags duckdb_arrow ./bench -quick   # all but the whole runs at 10×, 100× and scale large
+//	go run -tags duckdb_arrow ./bench -nights 5 -nights-scale medium -search-scopes member,reseller
+//	                                           # instead: requests a member, nights 1-5 (nights.go)
 //
 // It runs benchmarks with `go test -bench` (package ingest: the members
 // stage and its true ceiling, the fan-out; this package: the workbook and
