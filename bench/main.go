@@ -4,6 +4,8 @@
 //
 //	go run -tags duckdb_arrow ./bench          # everything, about 30 minutes on 2 cores
 //	go run -tags duckdb_arrow ./bench -quick   # all but the whole runs at 10×, 100× and scale large
+//	go run -tags duckdb_arrow ./bench -nights 5 -nights-scale medium -search-scopes member,reseller
+//	                                           # instead: requests a member, nights 1-5 (nights.go)
 //
 // It runs benchmarks with `go test -bench` (package ingest: the members
 // stage and its true ceiling, the fan-out; this package: the workbook and
@@ -56,7 +58,17 @@ const (
 
 func main() {
 	quick := flag.Bool("quick", false, "skip the whole runs at 10×, 100× and scale large (a few minutes)")
+	nights := flag.Int("nights", 0, "instead: the requests a member takes on nights 1 to N of a moving sandbox clock (issue 36)")
+	nightsScale := flag.String("nights-scale", "small", "-nights: sandbox scale, small or medium")
+	scopes := flag.String("search-scopes", "member", "-nights: comma-separated --search-scope values to measure (member, account, reseller)")
 	flag.Parse()
+	if *nights > 0 {
+		if err := runNightsBench(*nightsScale, *nights, strings.Split(*scopes, ","), flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*quick); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -77,6 +89,21 @@ func verdict(met bool) string {
 		return "met"
 	}
 	return "**missed**"
+}
+
+// runNightsBench builds reconcile and runs nightsBench; extra are more
+// flags of every run.
+func runNightsBench(scale string, nights int, scopes, extra []string) error {
+	tmp, err := os.MkdirTemp("", "reconcile-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "reconcile")
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, "./cmd/reconcile").CombinedOutput(); err != nil {
+		return fmt.Errorf("build: %v\n%s", err, out)
+	}
+	return nightsBench(bin, tmp, scale, nights, scopes, extra)
 }
 
 func run(quick bool) error {

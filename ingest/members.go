@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/reconcile/reconcile/cardmask"
@@ -33,6 +34,12 @@ type PullOptions struct {
 	FullRefresh    bool          // pull every payment list, not only those that may have changed (subscriptions.PullReason)
 	PaymentsMaxAge time.Duration // how long a payment list is trusted without a pull
 	Logger         *slog.Logger
+	// SearchScope, when account or reseller, lists the transactions of
+	// every member in one search of SearchScopeID, acting for SearchActor
+	// (the key's owner), instead of one search a member (search_scope.go).
+	SearchScope   platform.SearchScope
+	SearchScopeID string
+	SearchActor   string
 	// Loaded, when set, is told each member's outcome once it is committed
 	// (from the writer goroutine; keep it quick).
 	Loaded func(MemberResult)
@@ -71,6 +78,9 @@ func PullMembers(ctx context.Context, s *store.Store, opts PullOptions, members 
 // newPuller readies the members stage for members.
 func newPuller(ctx context.Context, s *store.Store, opts PullOptions, members []groups.Member) (*puller, error) {
 	opts.Concurrency, opts.PaymentLists = max(opts.Concurrency, 1), max(opts.PaymentLists, 1)
+	if err := validSearchScope(opts); err != nil {
+		return nil, err
+	}
 	r := &puller{store: s, opts: opts, runID: opts.RunID, window: opts.Window, now: opts.Now, log: opts.Logger,
 		loadRows: maxRowsPerLoad, spanWait: maxSpanWait, interrupted: func() bool { return ctx.Err() != nil }}
 	if r.log == nil {
@@ -138,6 +148,13 @@ type puller struct {
 	// interrupted tells whether the run's context is done: a member that
 	// did not finish then was stopped, not failed.
 	interrupted func() bool
+	// shared holds each member's transactions of the run's one search
+	// across members (sharedSearch); nil: each member searches. Members
+	// take theirs under sharedMu. sharedLimit overrides
+	// maxSharedTransactions (tests).
+	sharedMu    sync.Mutex
+	shared      map[string][]platform.TransactionSummary
+	sharedLimit int
 }
 
 // LoadDirectory stores the organization's groups and their members as
@@ -282,6 +299,7 @@ func (r *puller) pullMembers(ctx context.Context, members []groups.Member) ([]Me
 		return nil, err
 	}
 	w := &writer{r: r, ctx: context.WithoutCancel(ctx), span: spanRecords(limit)}
+	r.sharedSearch(ctx, members)
 	// Each member counts its own requests, nested under the run's; the map
 	// is filled before the fan-out and only read during it.
 	stats := make(map[string]*platform.Stats, len(members))
@@ -590,6 +608,10 @@ type searched struct {
 // (groups.FanOut).
 func (r *puller) searchTransactions(ctx context.Context, api *platform.Merchant) <-chan searched {
 	out := make(chan searched, 1)
+	if list, ok := r.sharedTransactions(api.ID()); ok { // the run's one search found them
+		out <- searched{list: list}
+		return out
+	}
 	go func() {
 		var s searched
 		defer func() {

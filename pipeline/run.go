@@ -110,9 +110,14 @@ type Options struct {
 	// PaymentsMaxAge bounds how long a payment list is trusted without a
 	// pull; default 7 days.
 	PaymentsMaxAge time.Duration
-	Version        string
-	Logger         *slog.Logger
-	Now            func() time.Time
+	// SearchScope, when account or reseller, lists every member's
+	// transactions in one Transaction Search of SearchScopeID, acting for
+	// the organization, instead of one search a member (ingest.PullOptions).
+	SearchScope   platform.SearchScope
+	SearchScopeID string
+	Version       string
+	Logger        *slog.Logger
+	Now           func() time.Time
 	// OnProgress, when set, is called at each stage and after each member
 	// (from the run's writer goroutine; keep it quick).
 	OnProgress func(Progress)
@@ -411,6 +416,9 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		PaymentLists:   r.opts.PaymentLists,
 		FullRefresh:    r.opts.FullRefresh,
 		PaymentsMaxAge: r.opts.PaymentsMaxAge,
+		SearchScope:    r.opts.SearchScope,
+		SearchScopeID:  r.opts.SearchScopeID,
+		SearchActor:    r.opts.OrganizationID,
 		Logger:         r.log,
 		Loaded:         r.loaded,
 		Started:        r.started,

@@ -336,18 +336,31 @@ const searchTimeLayout = "2006-01-02T15:04:05Z"
 // error wrapping ErrShortfall that gives both numbers, after every record
 // that was found. Query closed windows (to in the past) to keep drift away.
 func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) iter.Seq2[TransactionSummary, error] {
+	return m.searchTransactions(ctx, "", "", from, to)
+}
+
+// searchTransactions is SearchTransactions, with "AND field:value" after
+// the window when field is not empty (SearchAcross).
+func (m *Merchant) searchTransactions(ctx context.Context, field, value string, from, to time.Time) iter.Seq2[TransactionSummary, error] {
 	return func(yield func(TransactionSummary, error) bool) {
 		f, t := from.UTC().Format(searchTimeLayout), to.UTC().Format(searchTimeLayout)
 		what := fmt.Sprintf("search transactions of merchant %s submitted in [%s, %s)", m.id, f, t)
+		if field != "" {
+			what = fmt.Sprintf("search transactions of %s %s (acting for %s) submitted in [%s, %s)", field, value, m.id, f, t)
+		}
 		form := m.c.timeForm()
 		if !to.After(from) {
 			yield(TransactionSummary{}, fmt.Errorf("%s: the window is empty", what))
 			return
 		}
+		query := searchRange(form, from, to, m.c.now())
+		if field != "" {
+			query += " AND " + field + ":" + value
+		}
 		req := searchRequest{
 			Name:     "reconcile",
 			Timezone: searchTimezone,
-			Query:    searchRange(form, from, to, m.c.now()),
+			Query:    query,
 			Limit:    tssPageSize,
 			Sort:     "id:asc,submitTimeUtc:asc",
 		}

@@ -319,6 +319,14 @@ func (s *Server) runSearch(x *exchange, id string, req searchRequest, code int) 
 	var hits []*transaction
 	var sums []summaryJSON
 	mid := x.mid
+	if tm, ok := q.scopeTerm(); ok {
+		if refused := s.mayScope(x, q, tm); refused != nil {
+			return *refused, false
+		}
+		var total int
+		sums, total = s.searchAcross(q, sortKeys, offset, limit)
+		return s.searchAnswer(id, req, code, offset, limit, sums, total), true
+	}
 	if m := x.member; m != nil {
 		for _, t := range m.txns {
 			if q.match(t, mid) {
@@ -348,16 +356,22 @@ func (s *Server) runSearch(x *exchange, id string, req searchRequest, code int) 
 			sums[i] = t.summary(mid)
 		}
 	}
+	return s.searchAnswer(id, req, code, offset, limit, sums, len(hits)), true
+}
+
+// searchAnswer is the answer to a search: a page of summaries of the total
+// found.
+func (s *Server) searchAnswer(id string, req searchRequest, code, offset, limit int, sums []summaryJSON, total int) answer {
 	resp := map[string]any{
 		"searchId": id, "save": req.Save, "name": req.Name, "timezone": req.Timezone, "query": req.Query,
-		"offset": offset, "limit": limit, "sort": req.Sort, "count": len(sums), "totalCount": len(hits),
+		"offset": offset, "limit": limit, "sort": req.Sort, "count": len(sums), "totalCount": total,
 		"status": "COMPLETED", "submitTimeUtc": s.now(),
 		"_links": map[string]link{"self": {Href: "/tss/v2/searches/" + id, Method: http.MethodGet}},
 	}
 	if len(sums) > 0 {
 		resp["_embedded"] = map[string]any{"transactionSummaries": sums}
 	}
-	return reply(code, resp), true
+	return reply(code, resp)
 }
 
 // storedSearch is a search request kept for GET /tss/v2/searches/{id}.
@@ -686,6 +700,10 @@ func (tm *term) match(t *transaction, mid string) bool {
 	}
 	var v string
 	switch tm.field {
+	case resellerField, accountField:
+		// Every member is under the one portfolio and its one account;
+		// the server checked the key owns the one named (mayScope).
+		return true
 	case "merchantId":
 		v = mid
 	case "id":

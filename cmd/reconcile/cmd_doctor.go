@@ -92,8 +92,13 @@ func cmdDoctor(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	scope, err := platform.ParseSearchScope(o.searchScope)
+	if err != nil {
+		return fmt.Errorf("--search-scope: %w", err)
+	}
 	rep := doctor.Run(ctx, doctor.Options{Client: client, BaseURL: baseURL, HTTPClient: e.httpClient,
-		OrganizationID: org, GroupsPath: o.groupsPath, Merchants: o.merchantList, Sample: sampleN})
+		OrganizationID: org, GroupsPath: o.groupsPath, Merchants: o.merchantList, Sample: sampleN,
+		SearchScope: scope, ScopeID: o.searchScopeID})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -133,6 +138,14 @@ func printDoctor(w io.Writer, r *doctor.Report, baseURL, org, auth string, mleKe
 				row = append(row, string(m.Families[f].Outcome))
 			}
 			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		tw.Flush()
+	}
+	if len(r.Scopes) > 0 {
+		fmt.Fprintln(w, "\none search for every member (--search-scope):")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, sc := range r.Scopes {
+			fmt.Fprintf(tw, "%s %s\t%s\t%s\n", sc.Scope, terminalLine(sc.ID), sc.Outcome, terminalLine(sc.Detail))
 		}
 		tw.Flush()
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -61,6 +62,8 @@ type runOptions struct {
 	searchTimeForm      string
 	force               bool
 	fullRefresh         bool
+	searchScope         string // --search-scope: member, account or reseller
+	searchScopeID       string // --search-scope-id: the account or reseller searched
 	memoryLimit         string
 	logLevel            string
 	sandboxSeed         int64
@@ -136,6 +139,8 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.searchTimeForm, "search-time-form", "epoch", "how Transaction Search windows are written: epoch (milliseconds), datemath (NOW/DAY-nDAYS) or iso (timestamps, undocumented)")
 	fs.BoolVar(&o.force, "force", false, "pull again the members an earlier attempt of the same date completed (default: resume)")
 	fs.BoolVar(&o.fullRefresh, "full-refresh", false, "pull every subscription's payment list, not only those that may have changed")
+	fs.StringVar(&o.searchScope, "search-scope", "member", "Transaction Search: member (one search a member), account or reseller (one search of every member under --search-scope-id, where the key may: see reconcile doctor)")
+	fs.StringVar(&o.searchScopeID, "search-scope-id", "", "--search-scope account or reseller: the merchant account or reseller ID searched (default: the organization)")
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when the organization's groups have no member at all (default: such a run fails)")
 	fs.StringVar(&o.memoryLimit, "memory-limit", "256MB", "DuckDB's buffer memory (e.g. 256MB, 2GB); data beyond it goes to disk")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -360,8 +365,15 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	// ten-times-a-second look at the resident memory.
 	watch := memstat.StartWatch(100 * time.Millisecond)
 	defer watch.Stop()
+	scope, err := platform.ParseSearchScope(o.searchScope)
+	if err != nil {
+		return fmt.Errorf("--search-scope: %w", err)
+	}
+	scopeID := cmp.Or(o.searchScopeID, org)
 	res, err := pipeline.Run(ctx, db, pipeline.Options{
 		Client:           client,
+		SearchScope:      scope,
+		SearchScopeID:    scopeID,
 		OrganizationID:   org,
 		BusinessDate:     date,
 		Lookback:         o.lookback,

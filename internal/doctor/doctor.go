@@ -28,7 +28,12 @@ type Options struct {
 	GroupsPath     string   // --groups-path; "" the default paths
 	Merchants      []string // --merchants: no discovery, these members
 	Sample         int      // members probed; 0: all
-	Now            func() time.Time
+	// SearchScope and ScopeID are the run's --search-scope and
+	// --search-scope-id: whether one search may cover every member is
+	// checked (scope.go), and is a problem only when the run relies on it.
+	SearchScope platform.SearchScope
+	ScopeID     string
+	Now         func() time.Time
 }
 
 // Outcome is how one check ended.
@@ -62,6 +67,7 @@ type Report struct {
 	Discovery   Check
 	MembersSeen int // members discovered (or named)
 	Members     []Member
+	Scopes      []ScopeCheck // one search across members (scope.go)
 }
 
 // Maximum clock differences: the platform refuses a request whose Date is
@@ -97,6 +103,9 @@ func Run(ctx context.Context, o Options) *Report {
 		}
 		r.Members = append(r.Members, m)
 	}
+	if r.Credentials.Outcome != Refused {
+		r.searchScopes(ctx, o)
+	}
 	return r
 }
 
@@ -123,6 +132,11 @@ func (r *Report) Problems() []Check {
 	for _, c := range []Check{r.Clock, r.Credentials, r.Discovery} {
 		if c.Outcome != OK && c.Outcome != Skipped {
 			out = append(out, c)
+		}
+	}
+	for _, sc := range r.Scopes {
+		if sc.Fix != "" {
+			out = append(out, sc.Check)
 		}
 	}
 	seen := map[string]bool{}
