@@ -95,18 +95,38 @@ func Checks() []Check {
 	return out
 }
 
-// KindSheet returns the statement of a finding kind's workbook sheet,
+// KindSheet returns the statement of a finding kind's workbook sheet: the
+// kinds' prelude (reports/kind_prelude.sql: the CTEs scope, scoped_findings,
+// kind_findings, groups_of and run) followed by the kind's own file,
 // queries/reports/kinds/<kind>.sql, and whether the kind has one: a kind
 // without (one added later) gets the default columns of
 // reports/findings.sql's KindFindings. The statement takes $1 = run ID,
 // $2 = group ID or NULL and $3 = the kind, and names each column as the
-// sheet's header.
+// sheet's header. The prelude is written once, here, rather than copied
+// into every kind's file: a new kind's file holds only its columns.
 func KindSheet(kind string) (string, bool) {
 	b, err := files.ReadFile(path.Join("reports", "kinds", kind+".sql"))
 	if err != nil {
 		return "", false
 	}
-	return string(b), true
+	return withKindPrelude(string(b)), true
+}
+
+// withKindPrelude puts the kinds' prelude before a kind's statement. The
+// kind's leading comment stays; a WITH that opens its statement becomes a
+// comma, so that its own CTEs follow the prelude's.
+func withKindPrelude(stmt string) string {
+	prelude := strings.TrimRight(mustRead("reports/kind_prelude.sql"), "\n")
+	lines := strings.SplitAfter(stmt, "\n")
+	i := 0
+	for i < len(lines) && (strings.HasPrefix(strings.TrimSpace(lines[i]), "--") || strings.TrimSpace(lines[i]) == "") {
+		i++
+	}
+	head, body := strings.Join(lines[:i], ""), strings.Join(lines[i:], "")
+	if len(body) >= 5 && strings.EqualFold(body[:5], "WITH ") {
+		return prelude + "\n" + head + "," + body[4:]
+	}
+	return prelude + "\n" + head + body
 }
 
 // KindSheets lists the kinds that have a sheet statement of their own
