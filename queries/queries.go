@@ -39,10 +39,15 @@ func Schema() string {
 func InterchangeAtRisk() string { return mustRead("interchange_at_risk.sql") }
 
 // Check is one finding kind's query. The query returns the columns
-// merchant_id, entity_id, amount, currency, detail and reads the window
-// bounds from the DuckDB variables window_start and window_end. It must
+// merchant_id, entity_id, amount, currency, detail. It runs over temp views
+// standing in for the member tables (plans, subscriptions,
+// subscription_payments, transactions, journal, subscription_schedules,
+// expected_cycles, run_members; store.SlicedTables), each holding one slice
+// of the run's members, and reads the session variables window_start,
+// window_end and bnpl_session_age (findings/README.md). It must therefore
 // relate a member's rows only to the same member's rows: checks, like the
-// billing reports, run over slices of the run's members (store.ForEachSlice).
+// billing reports, run over slices of the run's members
+// (store.ForEachSlice). `reconcile sql --check KIND` runs one as a run did.
 type Check struct {
 	Kind        string
 	Description string // the leading comment of the .sql file, as prose
