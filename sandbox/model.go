@@ -128,6 +128,7 @@ type payment struct {
 	internalErrors               int  // attempts that failed inside the platform (retried, no status change)
 	noticed                      bool // its prepayment notification was sent
 	anomaly                      int8
+	plantedAs                    string // the finding kind the planter made of this payment (planted.go)
 	mismatchDelta                int64  // added to the transaction amount
 	mismatchCurrency             string // the transaction's currency instead
 }

@@ -164,9 +164,11 @@ func (g *generator) removePaidCycle(s *subscription, pick int) bool {
 	return true
 }
 
-// duplicatePayment bills pm's cycle a second time, after d.
+// duplicatePayment bills pm's cycle a second time, after d, and marks the
+// second payment as the double_charge it plants (planted.go).
 func duplicatePayment(s *subscription, pm *payment, d time.Duration) *payment {
 	dup := pm.again(payPaid, payStandard, pm.date.Add(d))
+	dup.plantedAs = KindDoubleCharge
 	s.insertAfter(pm, dup)
 	return dup
 }

@@ -93,29 +93,14 @@ func billingFindings(m *member, w0, w1 time.Time, add func(kind, entity string, 
 		for _, c := range cycles {
 			list := append([]*payment{}, byCycle[c]...)
 			byTime(list)
-			// double_charge: a cycle with more than one PAID payment, one
-			// after the first dated in the window; amount = the extra ones.
-			var paid []*payment
+			// (double_charge: what the planter recorded, planted.go.)
+			// The retries of the cycle's failed payment.
+			var base *payment
+			var retries, paid []*payment
 			for _, pm := range list {
 				if pm.status == payPaid {
 					paid = append(paid, pm)
 				}
-			}
-			if len(paid) > 1 {
-				var extra int64
-				inWindow := false
-				for _, pm := range paid[1:] {
-					extra += pm.expected()
-					inWindow = inWindow || in(pm.date)
-				}
-				if inWindow {
-					add(KindDoubleCharge, cycleEntity(sub, c), extra, paid[1].currency)
-				}
-			}
-			// The retries of the cycle's failed payment.
-			var base *payment
-			var retries []*payment
-			for _, pm := range list {
 				if base == nil && pm.ptype == payStandard && pm.status == payFailed {
 					base = pm
 				}
