@@ -108,6 +108,10 @@ type subscription struct {
 	current     int        // last processed cycle
 	missed      int        // cycles not billed since the subscription was suspended
 	generated   bool       // part of the generated data: its billing declines now and then
+
+	// missedCycles are the cycles whose PAID payment the planter removed
+	// (missed_cycle, planted.go).
+	missedCycles []int
 }
 
 // Planted payment anomalies.

@@ -129,6 +129,7 @@ func (g *generator) plantSub(r *rand.Rand, s *subscription) {
 			duplicatePayment(s, pm, time.Duration(minutes)*time.Minute)
 		case u < rateDoubleCharge+ratePlanAmount:
 			pm.amount += pm.amount * pct / 100
+			pm.plantedAs = KindPlanAmountMismatch
 		}
 	}
 	if uBreach < rateRetryBreach {
@@ -160,6 +161,7 @@ func (g *generator) removePaidCycle(s *subscription, pick int) bool {
 		return false
 	}
 	i := paid[pick%len(paid)]
+	s.missedCycles = append(s.missedCycles, s.payments[i].cycle)
 	s.payments = append(s.payments[:i:i], s.payments[i+1:]...)
 	return true
 }
@@ -243,6 +245,7 @@ func (g *generator) forceBilling(m *member) {
 		{nil, subOpts{status: subActive, start: addMonths(day, -4)}, func(s *subscription) {
 			for i, pm := range s.payments {
 				if pm.cycle == 2 {
+					s.missedCycles = append(s.missedCycles, 2)
 					s.payments = append(s.payments[:i:i], s.payments[i+1:]...)
 					return
 				}
@@ -256,6 +259,7 @@ func (g *generator) forceBilling(m *member) {
 		{nil, subOpts{status: subActive, anchorB: true}, func(s *subscription) {
 			pm := latestPaid(s)
 			pm.amount += pm.amount / 10
+			pm.plantedAs = KindPlanAmountMismatch
 		}},
 		// retries_exhausted: failed 10 days ago, the 5th retry failed on the
 		// business day.

@@ -5,9 +5,12 @@ import "time"
 // Ground truth recorded at planting time.
 //
 // The planter marks what it plants, on the object it plants it on, as it
-// plants it: a payment's anomaly (gen.go: the transaction left out, or its
-// amount or currency changed) and a payment's plantedAs (a second PAID
-// payment of a cycle, plant_billing.go). The ground truth of the kinds in
+// plants it: a subscription's status as drawn or forced (DELINQUENT,
+// SUSPENDED) and its skipped cycles (gen.go); a payment's anomaly (gen.go:
+// the transaction left out, or its amount or currency changed); a
+// payment's plantedAs (a second PAID payment of a cycle, a billing amount
+// off the plan, plant_billing.go); a subscription's missedCycles (a PAID
+// payment removed, plant_billing.go). The ground truth of the kinds in
 // plantedKinds is those marks, read after identifiers are assigned and
 // kept when the planted event falls inside the window; their rule is not
 // written a second time in Go. A mark lives on its object, so a
@@ -25,19 +28,30 @@ import "time"
 // plantedKind is a finding kind whose ground truth the planter records.
 type plantedKind struct {
 	kind string
-	// truth adds the member's planted findings of the kind; in tells
-	// whether a time is inside the window.
-	truth func(m *member, in func(time.Time) bool, add addFinding)
+	// truth adds the member's planted findings of the kind inside w.
+	truth func(m *member, w truthWindow, add addFinding)
 }
+
+// truthWindow is the window of the ground truth, [start, end); end is
+// also the cut-off.
+type truthWindow struct{ start, end time.Time }
+
+// in tells whether t is inside the window.
+func (w truthWindow) in(t time.Time) bool { return !t.Before(w.start) && t.Before(w.end) }
 
 // addFinding adds a finding of kind on entity to the member's truth.
 type addFinding func(kind, entity string, amount int64, currency string)
 
 // plantedKinds are the kinds whose ground truth is the planter's marks.
 var plantedKinds = []plantedKind{
+	{KindSkippedCycle, skippedCycles},
+	{KindSubscriptionDelinquent, subscriptionsIn(KindSubscriptionDelinquent, subDelinquent)},
+	{KindSubscriptionSuspended, subscriptionsIn(KindSubscriptionSuspended, subSuspended)},
 	{KindPaidWithoutTransaction, paymentAnomalies(KindPaidWithoutTransaction, anomalyMissing)},
 	{KindAmountMismatch, paymentAnomalies(KindAmountMismatch, anomalyMismatch)},
+	{KindMissedCycle, missedCycles},
 	{KindDoubleCharge, doubleCharges},
+	{KindPlanAmountMismatch, plannedOffThePlan},
 }
 
 // plantedKindNames lists the kinds of plantedKinds.
@@ -51,20 +65,20 @@ func plantedKindNames() []string {
 
 // plantedFindings adds the member's findings of every kind of
 // plantedKinds inside the window.
-func plantedFindings(m *member, in func(time.Time) bool, add addFinding) {
+func plantedFindings(m *member, w truthWindow, add addFinding) {
 	for _, p := range plantedKinds {
-		p.truth(m, in, add)
+		p.truth(m, w, add)
 	}
 }
 
 // paymentAnomalies: the PAID payments the generator planted anomaly on
 // (gen.go), dated inside the window; entity = the payment, amount = what
 // it should have charged.
-func paymentAnomalies(kind string, anomaly int8) func(m *member, in func(time.Time) bool, add addFinding) {
-	return func(m *member, in func(time.Time) bool, add addFinding) {
+func paymentAnomalies(kind string, anomaly int8) func(m *member, w truthWindow, add addFinding) {
+	return func(m *member, w truthWindow, add addFinding) {
 		for _, sub := range m.subs {
 			for _, pm := range sub.payments {
-				if pm.anomaly == anomaly && pm.status == payPaid && in(pm.date) {
+				if pm.anomaly == anomaly && pm.status == payPaid && w.in(pm.date) {
 					add(kind, pm.id, pm.expected(), pm.currency)
 				}
 			}
@@ -76,7 +90,7 @@ func paymentAnomalies(kind string, anomaly int8) func(m *member, in func(time.Ti
 // (duplicatePayment marks the second payment), when a second payment is
 // dated inside the window; entity = <subscription>:<cycle>, amount = what
 // the second payments charged.
-func doubleCharges(m *member, in func(time.Time) bool, add addFinding) {
+func doubleCharges(m *member, w truthWindow, add addFinding) {
 	for _, sub := range m.subs {
 		extra := map[int]int64{}
 		currency := map[int]string{}
@@ -91,11 +105,66 @@ func doubleCharges(m *member, in func(time.Time) bool, add addFinding) {
 				currency[pm.cycle] = pm.currency
 			}
 			extra[pm.cycle] += pm.expected()
-			inWindow[pm.cycle] = inWindow[pm.cycle] || in(pm.date)
+			inWindow[pm.cycle] = inWindow[pm.cycle] || w.in(pm.date)
 		}
 		for _, c := range cycles {
 			if inWindow[c] {
 				add(KindDoubleCharge, cycleEntity(sub, c), extra[c], currency[c])
+			}
+		}
+	}
+}
+
+// skippedCycles: the cycles the generator planted as skipped
+// (billingCyclesToSkip), whenever they fall; entity = the payment.
+func skippedCycles(m *member, _ truthWindow, add addFinding) {
+	for _, sub := range m.subs {
+		for _, pm := range sub.payments {
+			if pm.status == paySkipped {
+				add(KindSkippedCycle, pm.id, pm.amount, pm.currency)
+			}
+		}
+	}
+}
+
+// subscriptionsIn: the subscriptions the generator drew or forced in
+// status; entity = the subscription, amount = its billing amount.
+func subscriptionsIn(kind, status string) func(m *member, w truthWindow, add addFinding) {
+	return func(m *member, _ truthWindow, add addFinding) {
+		for _, sub := range m.subs {
+			if sub.status == status {
+				add(kind, sub.id, sub.terms.amount, sub.terms.currency)
+			}
+		}
+	}
+}
+
+// missedCycles: the cycles whose PAID payment the planter removed
+// (removePaidCycle, forceBilling), due before the cut-off; entity =
+// <subscription>:<cycle>, amount = what the cycle should have billed.
+func missedCycles(m *member, w truthWindow, add addFinding) {
+	for _, sub := range m.subs {
+		for _, c := range sub.missedCycles {
+			if !sub.cycleDate(c).Before(w.end) {
+				continue
+			}
+			amount := sub.terms.amount
+			if c == 1 {
+				amount += sub.terms.setupFee
+			}
+			add(KindMissedCycle, cycleEntity(sub, c), amount, sub.terms.currency)
+		}
+	}
+}
+
+// plannedOffThePlan: the PAID payments the planter billed above their
+// subscription's and plan's amount, dated inside the window; entity = the
+// payment, amount = what it billed.
+func plannedOffThePlan(m *member, w truthWindow, add addFinding) {
+	for _, sub := range m.subs {
+		for _, pm := range sub.payments {
+			if pm.plantedAs == KindPlanAmountMismatch && pm.status == payPaid && w.in(pm.date) {
+				add(KindPlanAmountMismatch, pm.id, pm.amount, pm.currency)
 			}
 		}
 	}
