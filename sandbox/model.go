@@ -212,6 +212,10 @@ type call struct {
 	commercial          bool
 	txn                 *transaction
 	x                   *callExt // the service areas beyond Level II/III (plant_calls.go)
+
+	// plantedAs is the finding kind the planter made of this call
+	// (planted.go).
+	plantedAs string
 }
 
 type lineItem struct {

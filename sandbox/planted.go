@@ -1,6 +1,10 @@
 package sandbox
 
-import "time"
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"time"
+)
 
 // Ground truth recorded at planting time.
 //
@@ -21,13 +25,20 @@ import "time"
 // their queries/findings file (truth.go, truth_billing.go,
 // truth_areas.go, truth_retries.go).
 //
-// A new kind is added here with its planting: mark what is planted (a
-// field on the object, or record on the member for an object made for
-// the kind) and give its truth as a function of the marks. Kinds lists it.
+// A new kind is planted in a file of its own, sandbox/plant_<kind>.go,
+// that registers it from init (registerKind) with its plant function and
+// its truth. plant runs on every member after all other plantings and
+// before identifiers are assigned, from a stream of its own (so what the
+// others drew stays as it was), and sets plantedAs on each call or
+// payment it makes or changes; the truth is then markedCalls or
+// markedPayments of the kind. Kinds lists every registered kind.
 
 // plantedKind is a finding kind whose ground truth the planter records.
 type plantedKind struct {
 	kind string
+	// plant plants the kind's cases on member m from r and marks them;
+	// nil for the kinds planted by gen.go and plant_billing.go.
+	plant func(g *generator, m *member, r *rand.Rand)
 	// truth adds the member's planted findings of the kind inside w.
 	truth func(m *member, w truthWindow, add addFinding)
 }
@@ -44,14 +55,66 @@ type addFinding func(kind, entity string, amount int64, currency string)
 
 // plantedKinds are the kinds whose ground truth is the planter's marks.
 var plantedKinds = []plantedKind{
-	{KindSkippedCycle, skippedCycles},
-	{KindSubscriptionDelinquent, subscriptionsIn(KindSubscriptionDelinquent, subDelinquent)},
-	{KindSubscriptionSuspended, subscriptionsIn(KindSubscriptionSuspended, subSuspended)},
-	{KindPaidWithoutTransaction, paymentAnomalies(KindPaidWithoutTransaction, anomalyMissing)},
-	{KindAmountMismatch, paymentAnomalies(KindAmountMismatch, anomalyMismatch)},
-	{KindMissedCycle, missedCycles},
-	{KindDoubleCharge, doubleCharges},
-	{KindPlanAmountMismatch, plannedOffThePlan},
+	{kind: KindSkippedCycle, truth: skippedCycles},
+	{kind: KindSubscriptionDelinquent, truth: subscriptionsIn(KindSubscriptionDelinquent, subDelinquent)},
+	{kind: KindSubscriptionSuspended, truth: subscriptionsIn(KindSubscriptionSuspended, subSuspended)},
+	{kind: KindPaidWithoutTransaction, truth: paymentAnomalies(KindPaidWithoutTransaction, anomalyMissing)},
+	{kind: KindAmountMismatch, truth: paymentAnomalies(KindAmountMismatch, anomalyMismatch)},
+	{kind: KindMissedCycle, truth: missedCycles},
+	{kind: KindDoubleCharge, truth: doubleCharges},
+	{kind: KindPlanAmountMismatch, truth: markedPayments(KindPlanAmountMismatch, func(pm *payment) int64 { return pm.amount })},
+}
+
+// registerKind adds a kind planted in a file of its own (see above); call
+// it from that file's init.
+func registerKind(k plantedKind) { plantedKinds = append(plantedKinds, k) }
+
+// streamPlanted is the stream purpose of the registered kinds' plantings,
+// one stream per kind (keyed by its name), apart from every other.
+const streamPlanted uint64 = 1 << 20
+
+// plantKinds runs the plant function of each kind on member m, each from
+// its own stream, and keeps m's calls in time order.
+func (g *generator) plantKinds(m *member, kinds []plantedKind) {
+	planted := false
+	for _, k := range kinds {
+		if k.plant == nil {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write([]byte(k.kind))
+		k.plant(g, m, g.stream(m.index, streamPlanted, h.Sum64()))
+		planted = true
+	}
+	if planted {
+		sortCalls(m.calls)
+	}
+}
+
+// markedCalls: the calls the planter marked as kind, made inside the
+// window; entity = the call's response id, amount = its amount.
+func markedCalls(kind string) func(m *member, w truthWindow, add addFinding) {
+	return func(m *member, w truthWindow, add addFinding) {
+		for _, c := range m.calls {
+			if c.plantedAs == kind && w.in(c.time) {
+				add(kind, c.respID, c.amount, c.currency)
+			}
+		}
+	}
+}
+
+// markedPayments: the PAID payments the planter marked as kind, dated
+// inside the window; entity = the payment, amount = amount(payment).
+func markedPayments(kind string, amount func(*payment) int64) func(m *member, w truthWindow, add addFinding) {
+	return func(m *member, w truthWindow, add addFinding) {
+		for _, sub := range m.subs {
+			for _, pm := range sub.payments {
+				if pm.plantedAs == kind && pm.status == payPaid && w.in(pm.date) {
+					add(kind, pm.id, amount(pm), pm.currency)
+				}
+			}
+		}
+	}
 }
 
 // plantedKindNames lists the kinds of plantedKinds.
@@ -153,19 +216,6 @@ func missedCycles(m *member, w truthWindow, add addFinding) {
 				amount += sub.terms.setupFee
 			}
 			add(KindMissedCycle, cycleEntity(sub, c), amount, sub.terms.currency)
-		}
-	}
-}
-
-// plannedOffThePlan: the PAID payments the planter billed above their
-// subscription's and plan's amount, dated inside the window; entity = the
-// payment, amount = what it billed.
-func plannedOffThePlan(m *member, w truthWindow, add addFinding) {
-	for _, sub := range m.subs {
-		for _, pm := range sub.payments {
-			if pm.plantedAs == KindPlanAmountMismatch && pm.status == payPaid && w.in(pm.date) {
-				add(KindPlanAmountMismatch, pm.id, pm.amount, pm.currency)
-			}
 		}
 	}
 }
