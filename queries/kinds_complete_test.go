@@ -59,6 +59,11 @@ func kindParts(t *testing.T) []kindPart {
 		{"its expected findings, queries/testdata/KIND/want.csv (go test ./queries -run TestCheckFixtures/KIND -update writes it)", nil,
 			fileIn("testdata", "KIND/want.csv")},
 		{"its sheet's columns, queries/reports/kinds/KIND.sql", KindSheets(), func(k string) bool { _, ok := KindSheet(k); return ok }},
+		{"the \"-- When: \" and \"-- ID: \" lines of queries/reports/kinds/KIND.sql (docs/workbook.md's table is written from them)", nil,
+			func(k string) bool {
+				sheet, _ := KindSheet(k)
+				return strings.Contains(sheet, "\n-- When: ") && strings.Contains(sheet, "\n-- ID: ")
+			}},
 		{"its planted case in the sandbox (sandbox.Kinds lists it)", sandbox.Kinds(), func(k string) bool { return slices.Contains(sandbox.Kinds(), k) }},
 		{"a planted finding in the sandbox's default world (seed 7): its ground truth holds none", nil,
 			func(k string) bool { return len(truth.Findings[k]) > 0 }},

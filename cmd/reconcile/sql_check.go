@@ -50,9 +50,7 @@ func (r *readOnlyDB) prepareCheck(ctx context.Context, kind, date string) (query
 		}
 		day = d.Format(time.DateOnly)
 	}
-	rows, err := r.conn.QueryContext(ctx, `SELECT run_id, CAST(business_date AS VARCHAR),
-		strftime(window_start AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S+00'), strftime(window_end AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S+00')
-		FROM runs WHERE business_date = coalesce(CAST(? AS DATE), (SELECT max(business_date) FROM runs)) ORDER BY run_id`, day)
+	rows, err := r.conn.QueryContext(ctx, checkRunsSQL, day)
 	if err != nil {
 		return "", "", fmt.Errorf("--check: read the runs: %w", err)
 	}
@@ -109,6 +107,9 @@ func (r *readOnlyDB) prepareCheck(ctx context.Context, kind, date string) (query
 		kind, strings.Join(runIDs, ", "), businessDate, start, end, defaultBNPLSessionAge)
 	return "SELECT * FROM (\n" + check.SQL + "\n) ORDER BY merchant_id, entity_id", about, nil
 }
+
+// checkRunsSQL finds the runs of a business date (queries/cli/sql.sql).
+var checkRunsSQL = queries.Must("cli/sql.sql", "CheckRuns")
 
 // quoteLiteral writes s as an SQL string literal.
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

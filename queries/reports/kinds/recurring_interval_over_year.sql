@@ -7,6 +7,8 @@
 -- (outputs.Block.FromQuery); the detail's keys are those of
 -- queries/findings/recurring_interval_over_year.sql.
 -- $1 = run ID, $2 = group ID or NULL (the whole run), $3 = the kind.
+-- When: the MIT
+-- ID: Response ID
 -- It runs after the kinds' prelude, queries/reports/kind_prelude.sql (the
 -- CTEs scope, scoped_findings, kind_findings, groups_of and run), which
 -- queries.KindSheet puts before it.

@@ -9,6 +9,8 @@
 -- queries/findings/retry_after_do_not_retry.sql, the codes' meanings
 -- those of docs/payments-audit.md.
 -- $1 = run ID, $2 = group ID or NULL (the whole run), $3 = the kind.
+-- When: the charge
+-- ID: Transaction ID
 -- It runs after the kinds' prelude, queries/reports/kind_prelude.sql (the
 -- CTEs scope, scoped_findings, kind_findings, groups_of and run), which
 -- queries.KindSheet puts before it.
