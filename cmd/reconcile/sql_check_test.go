@@ -78,6 +78,12 @@ func TestSQLCheckRunsAKindAsTheRunDid(t *testing.T) {
 			t.Errorf("%s: --check returns %d findings, the run recorded %d\n got %q\nwant %q", kind, len(got), len(want), got, want)
 		}
 	}
+	// --var changes what the check reads: no pending session is 10 years old.
+	code, stdout, stderr := runCLI(t, nil, "sql", "--db", db, "--format", "csv", "--check", "bnpl_session_stale",
+		"--var", "bnpl_session_age=87600 hours")
+	if code != exitOK || strings.TrimSpace(stdout) != "merchant_id,entity_id,amount,currency,detail" {
+		t.Errorf("--check bnpl_session_stale with an age of 10 years: exit %d, %s\n%s", code, stderr, stdout)
+	}
 	if after := fileSum(t, db); after != before {
 		t.Error("--check changed the database file")
 	}
