@@ -112,6 +112,9 @@ type subscription struct {
 	// missedCycles are the cycles whose PAID payment the planter removed
 	// (missed_cycle, planted.go).
 	missedCycles []int
+	// plantedAs is the finding kind the planter made of this subscription
+	// (planted.go).
+	plantedAs string
 }
 
 // Planted payment anomalies.

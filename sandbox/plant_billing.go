@@ -74,6 +74,7 @@ func (g *generator) plantBilling(m *member) {
 		n := min(1+r.IntN(2), len(m.subs))
 		for _, j := range r.Perm(len(m.subs))[:n] {
 			m.subs[j] = g.subscription(g.stream(m.index, streamBilling, 1<<32|uint64(j)), j, lp, subOpts{status: subActive})
+			m.subs[j].plantedAs = KindIntervalExceeds12Months
 		}
 	}
 	for j, s := range m.subs {
@@ -275,7 +276,9 @@ func (g *generator) forceBilling(m *member) {
 		}},
 		// interval_exceeds_12_months: a subscription on a legacy plan
 		// billed every 18 months.
-		{func() *plan { return g.legacyPlan(r, m, legacyPeriods[1], false) }, subOpts{status: subActive}, func(*subscription) {}},
+		{func() *plan { return g.legacyPlan(r, m, legacyPeriods[1], false) }, subOpts{status: subActive}, func(s *subscription) {
+			s.plantedAs = KindIntervalExceeds12Months
+		}},
 	}
 	for i, f := range forced {
 		if i >= len(candidates) {

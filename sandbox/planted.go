@@ -14,7 +14,8 @@ import (
 // the transaction left out, or its amount or currency changed); a
 // payment's plantedAs (a second PAID payment of a cycle, a billing amount
 // off the plan, plant_billing.go); a subscription's missedCycles (a PAID
-// payment removed, plant_billing.go). The ground truth of the kinds in
+// payment removed) and plantedAs (a subscription on a legacy plan billed
+// less often than every 12 months, plant_billing.go). The ground truth of the kinds in
 // plantedKinds is those marks, read after identifiers are assigned and
 // kept when the planted event falls inside the window; their rule is not
 // written a second time in Go. A mark lives on its object, so a
@@ -63,6 +64,7 @@ var plantedKinds = []plantedKind{
 	{kind: KindMissedCycle, truth: missedCycles},
 	{kind: KindDoubleCharge, truth: doubleCharges},
 	{kind: KindPlanAmountMismatch, truth: markedPayments(KindPlanAmountMismatch, func(pm *payment) int64 { return pm.amount })},
+	{kind: KindIntervalExceeds12Months, truth: legacySubscriptions},
 }
 
 // registerKind adds a kind planted in a file of its own (see above); call
@@ -216,6 +218,17 @@ func missedCycles(m *member, w truthWindow, add addFinding) {
 				amount += sub.terms.setupFee
 			}
 			add(KindMissedCycle, cycleEntity(sub, c), amount, sub.terms.currency)
+		}
+	}
+}
+
+// legacySubscriptions: the subscriptions the planter put on a legacy plan
+// (one whose period exceeds 12 months), still billing; entity = the
+// subscription, amount = its billing amount.
+func legacySubscriptions(m *member, _ truthWindow, add addFinding) {
+	for _, sub := range m.subs {
+		if sub.plantedAs == KindIntervalExceeds12Months && sub.status != subCancelled && sub.status != subCompleted {
+			add(KindIntervalExceeds12Months, sub.id, sub.terms.amount, sub.terms.currency)
 		}
 	}
 }

@@ -50,12 +50,8 @@ func billingFindings(m *member, w0, w1 time.Time, add func(kind, entity string, 
 	for _, sub := range m.subs {
 		t := sub.terms
 		byCycle := map[int][]*payment{}
-		var processed []*payment // PAID and FAILED, the payments that made a transaction
 		for _, pm := range sub.payments {
 			byCycle[pm.cycle] = append(byCycle[pm.cycle], pm)
-			if pm.status == payPaid || pm.status == payFailed {
-				processed = append(processed, pm)
-			}
 		}
 
 		// (missed_cycle: what the planter recorded, planted.go.)
@@ -112,20 +108,7 @@ func billingFindings(m *member, w0, w1 time.Time, add func(kind, entity string, 
 
 		// (plan_amount_mismatch: what the planter recorded, planted.go.)
 
-		// interval_exceeds_12_months: a subscription still billing whose
-		// period exceeds 12 months, or whose latest transaction came more
-		// than 12 months after the one before.
-		if sub.status == subCancelled || sub.status == subCompleted {
-			continue
-		}
-		byTime(processed)
-		gap := false
-		if n := len(processed); n >= 2 {
-			gap = processed[n-1].date.After(twelveMonthsAfter(processed[n-2].date, sub.start.Day()))
-		}
-		if !withinAYear(t.unit, t.length) || gap {
-			add(KindIntervalExceeds12Months, sub.id, t.amount, t.currency)
-		}
+		// (interval_exceeds_12_months: what the planter recorded, planted.go.)
 	}
 }
 
