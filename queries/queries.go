@@ -39,10 +39,15 @@ func Schema() string {
 func InterchangeAtRisk() string { return mustRead("interchange_at_risk.sql") }
 
 // Check is one finding kind's query. The query returns the columns
-// merchant_id, entity_id, amount, currency, detail and reads the window
-// bounds from the DuckDB variables window_start and window_end. It must
+// merchant_id, entity_id, amount, currency, detail. It runs over temp views
+// standing in for the member tables (plans, subscriptions,
+// subscription_payments, transactions, journal, subscription_schedules,
+// expected_cycles, run_members; store.SlicedTables), each holding one slice
+// of the run's members, and reads the session variables window_start,
+// window_end and bnpl_session_age (findings/README.md). It must therefore
 // relate a member's rows only to the same member's rows: checks, like the
-// billing reports, run over slices of the run's members (store.ForEachSlice).
+// billing reports, run over slices of the run's members
+// (store.ForEachSlice). `reconcile sql --check KIND` runs one as a run did.
 type Check struct {
 	Kind        string
 	Description string // the leading comment of the .sql file, as prose
@@ -95,18 +100,38 @@ func Checks() []Check {
 	return out
 }
 
-// KindSheet returns the statement of a finding kind's workbook sheet,
+// KindSheet returns the statement of a finding kind's workbook sheet: the
+// kinds' prelude (reports/kind_prelude.sql: the CTEs scope, scoped_findings,
+// kind_findings, groups_of and run) followed by the kind's own file,
 // queries/reports/kinds/<kind>.sql, and whether the kind has one: a kind
 // without (one added later) gets the default columns of
 // reports/findings.sql's KindFindings. The statement takes $1 = run ID,
 // $2 = group ID or NULL and $3 = the kind, and names each column as the
-// sheet's header.
+// sheet's header. The prelude is written once, here, rather than copied
+// into every kind's file: a new kind's file holds only its columns.
 func KindSheet(kind string) (string, bool) {
 	b, err := files.ReadFile(path.Join("reports", "kinds", kind+".sql"))
 	if err != nil {
 		return "", false
 	}
-	return string(b), true
+	return withKindPrelude(string(b)), true
+}
+
+// withKindPrelude puts the kinds' prelude before a kind's statement. The
+// kind's leading comment stays; a WITH that opens its statement becomes a
+// comma, so that its own CTEs follow the prelude's.
+func withKindPrelude(stmt string) string {
+	prelude := strings.TrimRight(mustRead("reports/kind_prelude.sql"), "\n")
+	lines := strings.SplitAfter(stmt, "\n")
+	i := 0
+	for i < len(lines) && (strings.HasPrefix(strings.TrimSpace(lines[i]), "--") || strings.TrimSpace(lines[i]) == "") {
+		i++
+	}
+	head, body := strings.Join(lines[:i], ""), strings.Join(lines[i:], "")
+	if len(body) >= 5 && strings.EqualFold(body[:5], "WITH ") {
+		return prelude + "\n" + head + "," + body[4:]
+	}
+	return prelude + "\n" + head + body
 }
 
 // KindSheets lists the kinds that have a sheet statement of their own

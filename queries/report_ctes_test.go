@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestReportCTEsAgree: the statements of queries/reports/ (and of its
-// kinds/, one per file) each repeat the CTEs they use (scope,
-// member_groups, ...), so that each runs as written.
+// TestReportCTEsAgree: the statements of queries/reports/ each repeat the
+// CTEs they use (scope, member_groups, ...), so that each runs as written;
+// the kinds' sheets (reports/kinds/) get theirs from one prelude,
+// reports/kind_prelude.sql, and are read here as KindSheet assembles them.
 // A CTE of one name must then say the same in every statement: a sheet
 // whose scope differed from the others' would count other members.
 func TestReportCTEsAgree(t *testing.T) {
@@ -30,7 +31,11 @@ func TestReportCTEsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if len(blocks) == 0 { // a kind's sheet: the file is one statement
+		if kind, ok := strings.CutPrefix(p, "reports/kinds/"); ok { // a kind's sheet, after the prelude
+			sheet, _ := KindSheet(strings.TrimSuffix(kind, ".sql"))
+			blocks = map[string]string{"": sheet}
+		}
+		if len(blocks) == 0 { // a file that is one statement (or the kinds' prelude)
 			blocks = map[string]string{"": mustRead(p)}
 		}
 		names := make([]string, 0, len(blocks))
@@ -154,5 +159,48 @@ func skipSpaceAndComments(s string) string {
 			return s
 		}
 		_, s, _ = strings.Cut(s, "\n")
+	}
+}
+
+// TestKindSheetsTakeThePrelude: a kind's sheet is the prelude's CTEs and
+// then the kind's own, in one WITH clause, and no kind's file copies the
+// prelude: a copy would be a second definition of the same CTE, and the
+// scope would again live in thirty places.
+func TestKindSheetsTakeThePrelude(t *testing.T) {
+	prelude, err := leadingCTEs(mustRead("reports/kind_prelude.sql"))
+	if err != nil || len(prelude) == 0 {
+		t.Fatalf("reports/kind_prelude.sql: no CTEs (%v)", err)
+	}
+	for _, kind := range KindSheets() {
+		own, err := leadingCTEs(mustRead("reports/kinds/" + kind + ".sql"))
+		if err != nil {
+			t.Errorf("reports/kinds/%s.sql: %v", kind, err)
+			continue
+		}
+		for _, c := range own {
+			for _, p := range prelude {
+				if c.name == p.name {
+					t.Errorf("reports/kinds/%s.sql defines %s, which the prelude (reports/kind_prelude.sql) defines: remove it", kind, c.name)
+				}
+			}
+		}
+		sheet, _ := KindSheet(kind)
+		all, err := leadingCTEs(sheet)
+		if err != nil {
+			t.Errorf("%s: the assembled sheet: %v", kind, err)
+			continue
+		}
+		if len(all) != len(prelude)+len(own) {
+			t.Errorf("%s: the assembled sheet has %d CTEs, want the prelude's %d and the kind's %d", kind, len(all), len(prelude), len(own))
+		}
+		for i, p := range prelude {
+			if i < len(all) && all[i] != p {
+				t.Errorf("%s: CTE %d is %s, want the prelude's %s", kind, i+1, all[i].name, p.name)
+			}
+		}
+	}
+	got := withKindPrelude("-- head\nWITH x AS (SELECT 1)\nSELECT * FROM x, run")
+	if !strings.Contains(got, "run AS (SELECT * FROM runs WHERE run_id = $1)\n-- head\n, x AS (SELECT 1)\nSELECT * FROM x, run") {
+		t.Errorf("withKindPrelude joined the WITH clauses as\n%s", got)
 	}
 }

@@ -13,9 +13,12 @@
 // member_groups, run, scoped_findings, kind_findings, kinds, groups_of,
 // member_list), written out in full in every statement rather than
 // assembled here: a statement then reads, and runs in `reconcile sql` with
-// the run ID and NULL written for $1 and $2 (and a kind's sheet the kind
-// for $3), exactly as the workbook runs it. The copies are
-// kept equal by a test (queries.TestReportCTEsAgree). The Parquet datasets'
+// the run ID and NULL written for $1 and $2, exactly as the workbook runs
+// it. The copies are kept equal by a test (queries.TestReportCTEsAgree).
+// A finding kind's sheet (queries/reports/kinds/<kind>.sql) is the
+// exception: its scope CTEs come from one prelude,
+// queries/reports/kind_prelude.sql, that queries.KindSheet puts before it,
+// so that a new kind's file holds its columns only. The Parquet datasets'
 // statements are built here, one line each, because COPY takes no
 // parameters: their run ID and window are written in as literals.
 //

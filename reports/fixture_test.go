@@ -229,5 +229,6 @@ func fixtureDB(t testing.TB) *sql.DB {
 			t.Fatalf("fixture: %v\n%s", err, s)
 		}
 	}
+	addKindExamples(t, db)
 	return db
 }

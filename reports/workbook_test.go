@@ -18,7 +18,7 @@ import (
 	"github.com/reconcile/reconcile/reports/reportstest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from this run")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/, and the kinds' table of docs/workbook.md, from this run")
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
@@ -398,13 +398,18 @@ func TestKindSheetsAreKinds(t *testing.T) {
 	}
 }
 
-// docs/workbook.md's table of the kinds' columns is the sheets': one row
-// per kind of the catalog, in its order, whose When says whether the sheet
-// has one, whose ID names the column holding the finding's entity_id (the
-// ENTITY of reconcile ack), and whose own columns are the sheet's, in
-// order, apart from those every kind's sheet has.
+// docs/workbook.md's table of the kinds' columns is the sheets', and is
+// written from them: one row per kind of the catalog, in its order, whose
+// When and ID are the "-- When:" and "-- ID:" lines of the kind's sheet
+// file (queries/reports/kinds/<kind>.sql), and whose own columns are the
+// sheet's, in order, apart from those every kind's sheet has. `go test
+// ./reports -run TestWorkbookDocumentsEveryKind -update` rewrites the
+// table, so a new kind's row is generated, not written. The sheet has a
+// When column unless When is "(none)", and its ID column holds the
+// findings' entity_id (the ENTITY of reconcile ack).
 func TestWorkbookDocumentsEveryKind(t *testing.T) {
-	doc, err := os.ReadFile("../docs/workbook.md")
+	const docPath = "../docs/workbook.md"
+	doc, err := os.ReadFile(docPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,18 +418,25 @@ func TestWorkbookDocumentsEveryKind(t *testing.T) {
 		own      []string
 	}
 	documented := map[string]row{}
-	var order []string
-	for _, line := range strings.Split(string(doc), "\n") {
-		cells := strings.Split(strings.Trim(line, "| "), " | ")
-		if len(cells) != 4 || !strings.HasPrefix(cells[0], "`") {
-			continue
+	order := queries.Kinds()
+	for _, kind := range order {
+		sheet, ok := queries.KindSheet(kind)
+		if !ok {
+			t.Fatalf("%s: no sheet queries/reports/kinds/%s.sql", kind, kind)
 		}
-		kind := strings.Trim(cells[0], "`")
-		order = append(order, kind)
-		documented[kind] = row{when: cells[1], id: cells[2], own: strings.Split(cells[3], ", ")}
-	}
-	if kinds := queries.Kinds(); !slices.Equal(order, kinds) {
-		t.Fatalf("docs/workbook.md documents the kinds %q, want the catalog's %q", order, kinds)
+		var r row
+		for _, line := range strings.Split(sheet, "\n") {
+			if v, ok := strings.CutPrefix(line, "-- When: "); ok {
+				r.when = strings.TrimSpace(v)
+			}
+			if v, ok := strings.CutPrefix(line, "-- ID: "); ok {
+				r.id = strings.TrimSpace(v)
+			}
+		}
+		if r.when == "" || r.id == "" {
+			t.Errorf("queries/reports/kinds/%s.sql: its leading comment needs a line \"-- When: <what the When column shows, or (none)>\" and a line \"-- ID: <the column holding entity_id>\"", kind)
+		}
+		documented[kind] = r
 	}
 	db := fixtureDB(t)
 	path := filepath.Join(t.TempDir(), "w.xlsx")
@@ -448,11 +460,10 @@ func TestWorkbookDocumentsEveryKind(t *testing.T) {
 				own = append(own, h)
 			}
 		}
-		if !slices.Equal(own, doc.own) {
-			t.Errorf("%s: the sheet's own columns are\n  %s\nthe docs say\n  %s", kind, strings.Join(own, ", "), strings.Join(doc.own, ", "))
-		}
+		doc.own = own
+		documented[kind] = doc
 		if has := slices.Contains(tab.header, "When"); has != (doc.when != "(none)") {
-			t.Errorf("%s: the sheet has a When column: %v; the docs say %q", kind, has, doc.when)
+			t.Errorf("%s: the sheet has a When column: %v; its \"-- When:\" line says %q", kind, has, doc.when)
 		}
 		var ids []string
 		for n := 0; n < tab.rows; n++ {
@@ -478,4 +489,32 @@ func TestWorkbookDocumentsEveryKind(t *testing.T) {
 			t.Errorf("%s: column %q holds %q, the findings' entity IDs are %q", kind, doc.id, ids, want)
 		}
 	}
+	table := []string{kindsTableHeader, "|---|---|---|---|"}
+	for _, kind := range order {
+		r := documented[kind]
+		table = append(table, fmt.Sprintf("| `%s` | %s | %s | %s |", kind, r.when, r.id, strings.Join(r.own, ", ")))
+	}
+	lines := strings.Split(string(doc), "\n")
+	start := slices.Index(lines, kindsTableHeader)
+	if start < 0 {
+		t.Fatalf("%s: no line %q opens the kinds' table", docPath, kindsTableHeader)
+	}
+	end := start
+	for end < len(lines) && strings.HasPrefix(lines[end], "|") {
+		end++
+	}
+	if got := strings.Join(lines[start:end], "\n"); got != strings.Join(table, "\n") {
+		if *update {
+			out := slices.Concat(lines[:start], table, lines[end:])
+			if err := os.WriteFile(docPath, []byte(strings.Join(out, "\n")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("%s: the kinds' table is not the sheets' (go test ./reports -run %s -update rewrites it; review the diff)\n got:\n%s\nwant:\n%s",
+			docPath, t.Name(), got, strings.Join(table, "\n"))
+	}
 }
+
+// kindsTableHeader opens the kinds' table of docs/workbook.md.
+const kindsTableHeader = "| kind | When | ID | its own columns, in order |"

@@ -2,9 +2,11 @@
 // it is both the product's embedded default (`reconcile run` with no
 // --base-url) and its test bed. A reconciliation run against it is compared,
 // entity by entity, with the ground truth it writes, so the data carries no
-// anomaly that is not planted and recorded, and the ground truth is computed
-// from the data by the definitions of docs/findings.md rather than from the
-// planting decisions. docs/sandbox.md is the user's guide.
+// anomaly that is not planted and recorded. The planter records what it
+// plants on the object it plants it on, and the ground truth of those kinds
+// is the record (planted.go); the other kinds' truth is still computed from
+// the data by the definitions of their queries/findings files (truth*.go).
+// docs/sandbox.md is the user's guide.
 //
 // # What it serves
 //
@@ -44,7 +46,8 @@
 //	clock.go          the data clock (and its control endpoint)
 //	cache.go          the bounded cache of generated members
 //	apistate.go       what payments-API writes leave on a member; merchant settings
-//	truth*.go         the ground truth, computed from the data (areas, billing, retries)
+//	planted.go        the ground truth of the kinds the planter records as it plants them
+//	truth*.go         the ground truth of the other kinds, computed from the data (areas, billing, retries)
 //	journal*.go       the merchants' journals (journal_areas.go: the area calls' shapes)
 //
 // The HTTP server: every request's way in and out.

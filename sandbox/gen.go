@@ -126,6 +126,7 @@ func (g *generator) member(idx int) *member {
 	if idx == 0 {
 		g.plantVendorCases(m)
 	}
+	g.plantKinds(m, plantedKinds)
 	g.finish(m)
 	return m
 }

@@ -108,6 +108,13 @@ type subscription struct {
 	current     int        // last processed cycle
 	missed      int        // cycles not billed since the subscription was suspended
 	generated   bool       // part of the generated data: its billing declines now and then
+
+	// missedCycles are the cycles whose PAID payment the planter removed
+	// (missed_cycle, planted.go).
+	missedCycles []int
+	// plantedAs is the finding kind the planter made of this subscription
+	// (planted.go).
+	plantedAs string
 }
 
 // Planted payment anomalies.
@@ -128,6 +135,7 @@ type payment struct {
 	internalErrors               int  // attempts that failed inside the platform (retried, no status change)
 	noticed                      bool // its prepayment notification was sent
 	anomaly                      int8
+	plantedAs                    string // the finding kind the planter made of this payment (planted.go)
 	mismatchDelta                int64  // added to the transaction amount
 	mismatchCurrency             string // the transaction's currency instead
 }
@@ -207,6 +215,10 @@ type call struct {
 	commercial          bool
 	txn                 *transaction
 	x                   *callExt // the service areas beyond Level II/III (plant_calls.go)
+
+	// plantedAs is the finding kind the planter made of this call
+	// (planted.go).
+	plantedAs string
 }
 
 type lineItem struct {

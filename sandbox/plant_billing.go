@@ -74,6 +74,7 @@ func (g *generator) plantBilling(m *member) {
 		n := min(1+r.IntN(2), len(m.subs))
 		for _, j := range r.Perm(len(m.subs))[:n] {
 			m.subs[j] = g.subscription(g.stream(m.index, streamBilling, 1<<32|uint64(j)), j, lp, subOpts{status: subActive})
+			m.subs[j].plantedAs = KindIntervalExceeds12Months
 		}
 	}
 	for j, s := range m.subs {
@@ -129,6 +130,7 @@ func (g *generator) plantSub(r *rand.Rand, s *subscription) {
 			duplicatePayment(s, pm, time.Duration(minutes)*time.Minute)
 		case u < rateDoubleCharge+ratePlanAmount:
 			pm.amount += pm.amount * pct / 100
+			pm.plantedAs = KindPlanAmountMismatch
 		}
 	}
 	if uBreach < rateRetryBreach {
@@ -160,13 +162,16 @@ func (g *generator) removePaidCycle(s *subscription, pick int) bool {
 		return false
 	}
 	i := paid[pick%len(paid)]
+	s.missedCycles = append(s.missedCycles, s.payments[i].cycle)
 	s.payments = append(s.payments[:i:i], s.payments[i+1:]...)
 	return true
 }
 
-// duplicatePayment bills pm's cycle a second time, after d.
+// duplicatePayment bills pm's cycle a second time, after d, and marks the
+// second payment as the double_charge it plants (planted.go).
 func duplicatePayment(s *subscription, pm *payment, d time.Duration) *payment {
 	dup := pm.again(payPaid, payStandard, pm.date.Add(d))
+	dup.plantedAs = KindDoubleCharge
 	s.insertAfter(pm, dup)
 	return dup
 }
@@ -241,6 +246,7 @@ func (g *generator) forceBilling(m *member) {
 		{nil, subOpts{status: subActive, start: addMonths(day, -4)}, func(s *subscription) {
 			for i, pm := range s.payments {
 				if pm.cycle == 2 {
+					s.missedCycles = append(s.missedCycles, 2)
 					s.payments = append(s.payments[:i:i], s.payments[i+1:]...)
 					return
 				}
@@ -254,6 +260,7 @@ func (g *generator) forceBilling(m *member) {
 		{nil, subOpts{status: subActive, anchorB: true}, func(s *subscription) {
 			pm := latestPaid(s)
 			pm.amount += pm.amount / 10
+			pm.plantedAs = KindPlanAmountMismatch
 		}},
 		// retries_exhausted: failed 10 days ago, the 5th retry failed on the
 		// business day.
@@ -269,7 +276,9 @@ func (g *generator) forceBilling(m *member) {
 		}},
 		// interval_exceeds_12_months: a subscription on a legacy plan
 		// billed every 18 months.
-		{func() *plan { return g.legacyPlan(r, m, legacyPeriods[1], false) }, subOpts{status: subActive}, func(*subscription) {}},
+		{func() *plan { return g.legacyPlan(r, m, legacyPeriods[1], false) }, subOpts{status: subActive}, func(s *subscription) {
+			s.plantedAs = KindIntervalExceeds12Months
+		}},
 	}
 	for i, f := range forced {
 		if i >= len(candidates) {

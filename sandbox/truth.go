@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -31,7 +32,13 @@ func Kinds() []string {
 		KindAmountMismatch, KindBinUnresolved}
 	kinds = append(kinds, billingKinds()...)
 	kinds = append(kinds, areaKinds()...)
-	return append(kinds, retryKinds()...)
+	kinds = append(kinds, retryKinds()...)
+	for _, k := range plantedKindNames() { // a kind planted.go adds
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds
 }
 
 // GroundTruth is what a correct reconciliation of the generated data over
@@ -189,29 +196,8 @@ func memberFindings(m *member, w0, w1 time.Time) map[string][]Finding {
 	add := func(kind, entity string, amount int64, currency string) {
 		out[kind] = append(out[kind], Finding{MerchantID: m.id, EntityID: entity, Amount: moneyIn(amount, currency), Currency: currency})
 	}
-	for _, sub := range m.subs {
-		switch sub.status {
-		case subDelinquent:
-			add(KindSubscriptionDelinquent, sub.id, sub.terms.amount, sub.terms.currency)
-		case subSuspended:
-			add(KindSubscriptionSuspended, sub.id, sub.terms.amount, sub.terms.currency)
-		}
-		for _, pm := range sub.payments {
-			if pm.status == paySkipped {
-				add(KindSkippedCycle, pm.id, pm.amount, pm.currency)
-			}
-			if pm.status != payPaid || !in(pm.date) {
-				continue
-			}
-			t, ok := m.txnByID[pm.txnID]
-			switch {
-			case !ok:
-				add(KindPaidWithoutTransaction, pm.id, pm.expected(), pm.currency)
-			case t.amount != pm.expected() || t.currency != pm.currency:
-				add(KindAmountMismatch, pm.id, pm.expected(), pm.currency)
-			}
-		}
-	}
+	// The kinds the planter records (planted.go).
+	plantedFindings(m, truthWindow{w0, w1}, add)
 	billingFindings(m, w0, w1, add)
 	areaFindings(m, w0, w1, add)
 	retryFindings(m, w0, w1, add)

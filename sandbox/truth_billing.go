@@ -6,9 +6,11 @@ import (
 	"time"
 )
 
-// Finding kinds of the billing reconciliation (docs/billing.md), each
-// computed here from the data by the definition of its queries/findings
-// file, with the sandbox's own schedule code (cycleDate, retrySchedule,
+// Finding kinds of the billing reconciliation (docs/billing.md). Those
+// the planter records (missed_cycle, double_charge, plan_amount_mismatch)
+// take their truth from its marks (planted.go); the others are computed
+// here from the data by the definition of their queries/findings file,
+// with the sandbox's own schedule code (cycleDate, retrySchedule,
 // withinAYear, addMonths): the product's projection is written apart, in
 // the subscriptions package, so that the comparison means something.
 const (
@@ -48,42 +50,11 @@ func billingFindings(m *member, w0, w1 time.Time, add func(kind, entity string, 
 	for _, sub := range m.subs {
 		t := sub.terms
 		byCycle := map[int][]*payment{}
-		lastProcessed := 0
-		var processed []*payment // PAID and FAILED, the payments that made a transaction
 		for _, pm := range sub.payments {
 			byCycle[pm.cycle] = append(byCycle[pm.cycle], pm)
-			if pm.processed() {
-				lastProcessed = max(lastProcessed, pm.cycle)
-			}
-			if pm.status == payPaid || pm.status == payFailed {
-				processed = append(processed, pm)
-			}
 		}
 
-		// missed_cycle: a cycle due before the cut-off with no payment
-		// record, while the subscription bills (for a SUSPENDED or
-		// CANCELLED one, up to the last cycle it processed).
-		for c := 1; t.total == 0 || c <= t.total; c++ {
-			if !sub.cycleDate(c).Before(w1) {
-				break
-			}
-			switch sub.status {
-			case subActive, subDelinquent, subCompleted, subPending:
-			case subSuspended, subCancelled:
-				if c > lastProcessed {
-					continue
-				}
-			default:
-				continue
-			}
-			if len(byCycle[c]) == 0 {
-				amount := t.amount
-				if c == 1 {
-					amount += t.setupFee
-				}
-				add(KindMissedCycle, cycleEntity(sub, c), amount, t.currency)
-			}
-		}
+		// (missed_cycle: what the planter recorded, planted.go.)
 
 		cycles := make([]int, 0, len(byCycle))
 		for c := range byCycle {
@@ -93,29 +64,14 @@ func billingFindings(m *member, w0, w1 time.Time, add func(kind, entity string, 
 		for _, c := range cycles {
 			list := append([]*payment{}, byCycle[c]...)
 			byTime(list)
-			// double_charge: a cycle with more than one PAID payment, one
-			// after the first dated in the window; amount = the extra ones.
-			var paid []*payment
+			// (double_charge: what the planter recorded, planted.go.)
+			// The retries of the cycle's failed payment.
+			var base *payment
+			var retries, paid []*payment
 			for _, pm := range list {
 				if pm.status == payPaid {
 					paid = append(paid, pm)
 				}
-			}
-			if len(paid) > 1 {
-				var extra int64
-				inWindow := false
-				for _, pm := range paid[1:] {
-					extra += pm.expected()
-					inWindow = inWindow || in(pm.date)
-				}
-				if inWindow {
-					add(KindDoubleCharge, cycleEntity(sub, c), extra, paid[1].currency)
-				}
-			}
-			// The retries of the cycle's failed payment.
-			var base *payment
-			var retries []*payment
-			for _, pm := range list {
 				if base == nil && pm.ptype == payStandard && pm.status == payFailed {
 					base = pm
 				}
@@ -150,33 +106,9 @@ func billingFindings(m *member, w0, w1 time.Time, add func(kind, entity string, 
 			}
 		}
 
-		for _, pm := range sub.payments {
-			// plan_amount_mismatch: a PAID payment in the window billed at
-			// neither its subscription's terms nor its plan's.
-			if pm.status != payPaid || !in(pm.date) {
-				continue
-			}
-			subTerms := pm.amount == t.amount && pm.currency == t.currency
-			planTerms := sub.plan != nil && pm.amount == sub.plan.amount && pm.currency == sub.plan.currency
-			if !subTerms && !planTerms {
-				add(KindPlanAmountMismatch, pm.id, pm.amount, pm.currency)
-			}
-		}
+		// (plan_amount_mismatch: what the planter recorded, planted.go.)
 
-		// interval_exceeds_12_months: a subscription still billing whose
-		// period exceeds 12 months, or whose latest transaction came more
-		// than 12 months after the one before.
-		if sub.status == subCancelled || sub.status == subCompleted {
-			continue
-		}
-		byTime(processed)
-		gap := false
-		if n := len(processed); n >= 2 {
-			gap = processed[n-1].date.After(twelveMonthsAfter(processed[n-2].date, sub.start.Day()))
-		}
-		if !withinAYear(t.unit, t.length) || gap {
-			add(KindIntervalExceeds12Months, sub.id, t.amount, t.currency)
-		}
+		// (interval_exceeds_12_months: what the planter recorded, planted.go.)
 	}
 }
 

@@ -25,6 +25,7 @@ const sqlExamples = `  reconcile sql --tables                          # tables 
   reconcile sql --db out/current.duckdb --format csv "SELECT * FROM current_findings" > findings.csv
   reconcile sql --format json "SELECT * FROM run_members WHERE status = 'failed'"
   reconcile sql --var ground_truth=@out/sandbox/ground-truth-2026-11-20.json --file docs/compare-ground-truth.sql
+  reconcile sql --check double_charge --date 2026-11-20   # a finding check's file, run as that run ran it
 `
 
 const sqlExitCodes = "Exit codes: 0 ok; 1 the file could not be opened, the SQL failed, or it would do more than read."
@@ -41,19 +42,27 @@ Parquet reader.
 CSV has a header row; a text cell starting with =, +, -, @, tab or carriage return gets a leading '
 so that a spreadsheet never runs it as a formula (--raw writes text as is). JSON is an array of
 objects. The table format shows control characters as escapes (\x1b). --tables lists the tables and
-views, or one's columns, with the description every one of them carries (DuckDB COMMENT).`
+views, or one's columns, with the description every one of them carries (DuckDB COMMENT).
+
+--check KIND runs the finding check queries/findings/KIND.sql as the run of --date (default: the
+latest run in the file) ran it: a check reads the member tables through temp views of the same names
+holding the run's reconciled members (plans, subscriptions, subscription_payments, transactions,
+journal, subscription_schedules, expected_cycles, run_members), and the session variables
+window_start and window_end (the run's window) and bnpl_session_age (24 hours unless --var sets it).`
 
 func cmdSQL(ctx context.Context, args []string, e env) error {
-	var db, format, file string
+	var db, format, file, check, date string
 	var tables, raw bool
 	var vars sqlVars
-	fs := newFlagSetCodes(`sql [--db PATH] [--format table|csv|json] [--var NAME=VALUE|@FILE]... ("SELECT ..." | --file query.sql | --tables [TABLE])`,
+	fs := newFlagSetCodes(`sql [--db PATH] [--format table|csv|json] [--var NAME=VALUE|@FILE]... ("SELECT ..." | --file query.sql | --tables [TABLE] | --check KIND [--date YYYY-MM-DD])`,
 		sqlSynopsis, sqlExamples, sqlExitCodes, e)
 	fs.StringVar(&db, "db", "reconcile.duckdb", "DuckDB file")
 	fs.StringVar(&format, "format", "table", "output: table, csv or json")
 	fs.StringVar(&file, "file", "", "read the SQL from this file (- for standard input)")
 	fs.BoolVar(&tables, "tables", false, "list the tables and views with their descriptions; with a TABLE argument, its columns")
 	fs.BoolVar(&raw, "raw", false, "csv: write text cells as they are, even those a spreadsheet would read as a formula")
+	fs.StringVar(&check, "check", "", "run the finding check of this `KIND` (queries/findings/KIND.sql) over the run's members, window and variables, as the run did")
+	fs.StringVar(&date, "date", "", "with --check: the business date of the run (YYYY-MM-DD); default the latest in the file")
 	fs.Var(&vars, "var", "set a variable the query reads as getvariable('NAME'): `NAME=VALUE`, or NAME=@FILE for FILE's content; repeatable")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -63,6 +72,11 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 	}
 	var query string
 	switch {
+	case date != "" && check == "":
+		return fmt.Errorf("sql: --date goes with --check")
+	case check != "" && (tables || file != "" || fs.NArg() > 0):
+		return fmt.Errorf("sql: --check runs the check's own file: give no SQL, --file or --tables with it")
+	case check != "":
 	case tables && (file != "" || fs.NArg() > 1):
 		return fmt.Errorf("sql: --tables takes at most a table name, no SQL")
 	case tables:
@@ -83,6 +97,13 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 		return fmt.Errorf("sql: %w", err)
 	}
 	defer conn.Close()
+	if check != "" {
+		var about string
+		if query, about, err = conn.prepareCheck(ctx, check, date); err != nil {
+			return fmt.Errorf("sql: %w", err)
+		}
+		fmt.Fprintln(e.stderr, about)
+	}
 	for _, v := range vars {
 		if err := conn.setVariable(ctx, v.name, v.value); err != nil {
 			return fmt.Errorf("sql: --var: %w", err)

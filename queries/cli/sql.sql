@@ -26,3 +26,15 @@ SELECT column_name AS "column", data_type AS type,
 FROM duckdb_columns()
 WHERE database_name = current_database() AND schema_name = 'main' AND table_name = $1
 ORDER BY column_index
+
+-- name: CheckRuns
+-- What `reconcile sql --check` reads a check's run from: the runs of
+-- business date $1 (NULL: the latest in the file), each with its window
+-- written as a TIMESTAMPTZ literal, as the run set window_start and
+-- window_end. Several runs of a date are the shards of one day.
+SELECT run_id, CAST(business_date AS VARCHAR),
+       strftime(window_start AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S+00'),
+       strftime(window_end AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S+00')
+FROM runs
+WHERE business_date = coalesce(CAST($1 AS DATE), (SELECT max(business_date) FROM runs))
+ORDER BY run_id

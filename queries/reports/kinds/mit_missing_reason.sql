@@ -6,26 +6,12 @@
 -- and their types its cell types (outputs.Block.FromQuery); the detail's
 -- keys are those of queries/findings/mit_missing_reason.sql.
 -- $1 = run ID, $2 = group ID or NULL (the whole run), $3 = the kind.
-WITH scope AS (
-    SELECT rm.merchant_id, rm.status, rm.error
-    FROM run_members rm
-    WHERE rm.run_id = $1
-      AND ($2::VARCHAR IS NULL OR EXISTS (
-          SELECT 1 FROM group_members gm
-          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
-),
-scoped_findings AS (
-    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
-),
-kind_findings AS (
-    SELECT f.* FROM scoped_findings f WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
-),
-groups_of AS (
-    SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
-    FROM group_members WHERE run_id = $1 GROUP BY merchant_id
-),
-run AS (SELECT * FROM runs WHERE run_id = $1),
-calls AS (
+-- When: the call
+-- ID: Response ID
+-- It runs after the kinds' prelude, queries/reports/kind_prelude.sql (the
+-- CTEs scope, scoped_findings, kind_findings, groups_of and run), which
+-- queries.KindSheet puts before it.
+WITH calls AS (
     -- The journal line of each of the kind's findings and its card: the
     -- call's own, else that of the platform's record of its transaction,
     -- else of the authorization it follows (as the view journal_cards);

@@ -6,25 +6,11 @@
 -- and their types its cell types (outputs.Block.FromQuery); the detail's
 -- keys are those of queries/findings/paid_without_transaction.sql.
 -- $1 = run ID, $2 = group ID or NULL (the whole run), $3 = the kind.
-WITH scope AS (
-    SELECT rm.merchant_id, rm.status, rm.error
-    FROM run_members rm
-    WHERE rm.run_id = $1
-      AND ($2::VARCHAR IS NULL OR EXISTS (
-          SELECT 1 FROM group_members gm
-          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
-),
-scoped_findings AS (
-    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
-),
-kind_findings AS (
-    SELECT f.* FROM scoped_findings f WHERE f.kind = $3 AND f.state IN ('new', 'open', 'acknowledged')
-),
-groups_of AS (
-    SELECT merchant_id, string_agg(group_id, ', ' ORDER BY group_id) AS groups
-    FROM group_members WHERE run_id = $1 GROUP BY merchant_id
-),
-run AS (SELECT * FROM runs WHERE run_id = $1)
+-- When: the payment's date
+-- ID: Payment ID
+-- It runs after the kinds' prelude, queries/reports/kind_prelude.sql (the
+-- CTEs scope, scoped_findings, kind_findings, groups_of and run), which
+-- queries.KindSheet puts before it.
 SELECT TRY_CAST(f.detail->>'payment_date' AS TIMESTAMPTZ) AS "When",
        f.merchant_id AS "Merchant ID",
        mn.name AS "Merchant name",
