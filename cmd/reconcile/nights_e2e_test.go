@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reconcile/reconcile/sandbox"
 )
@@ -56,5 +58,72 @@ func TestSandboxNightsMatchTheirGroundTruth(t *testing.T) {
 			t.Errorf("night %s: current_findings holds %d rows, want the night's %d", d, current, len(want))
 		}
 		conn.Close() // the next night's run opens the database
+	}
+	// Another world on the same database, or a night before its first, is
+	// refused with what to do, before anything is written.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--date", "2026-11-19"}, "before 2026-11-20, the first night of this database's simulated world"},
+		{[]string{"--date", "2026-11-25", "--sandbox-seed", "8"}, "another seed or scale is another world: give a new --db"},
+	} {
+		code, _, stderr := runCLI(t, nil, append([]string{"run", "--db", db, "--out", out}, c.args...)...)
+		if code == exitOK || !strings.Contains(stderr, c.want) {
+			t.Errorf("run %v on the database of 2026-11-20's world: exit %d\n%s\nwant an error saying %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestScheduleRunNowOnTheSandboxNextNight: `reconcile schedule --run-now`
+// on the embedded sandbox, as its help suggests, the night after a first
+// run on the same database: its run (the day before it starts) reads the
+// database's world moved on to that night, and finds that night's ground
+// truth, entity by entity.
+func TestScheduleRunNowOnTheSandboxNextNight(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
+	work := t.TempDir()
+	db, out := filepath.Join(work, "reconcile.duckdb"), filepath.Join(work, "out")
+	first := time.Now().UTC().AddDate(0, 0, -2).Format(time.DateOnly)
+	if code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--out", out, "--date", first); code != exitOK {
+		t.Fatalf("first night %s exited %d\nstdout:\n%s\nstderr:\n%s", first, code, stdout, stderr)
+	}
+
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"schedule", "--cron", "@every 24h", "--run-now", "--db", db, "--out", out},
+			env{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }})
+	}()
+	for !strings.Contains(stderr.String(), `"msg":"scheduled run finished"`) {
+		select {
+		case code := <-done:
+			t.Fatalf("schedule exited %d on its own:\n%s", code, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("schedule exited %d:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `"exit_code":0`) {
+		t.Fatalf("the scheduled run failed:\n%s", stderr.String())
+	}
+	truths, err := filepath.Glob(filepath.Join(out, "sandbox", "ground-truth-*.json"))
+	if err != nil || len(truths) != 2 {
+		t.Fatalf("ground truths %v (%v), want the first night's and the scheduled run's", truths, err)
+	}
+	var gt sandbox.GroundTruth
+	readJSON(t, truths[1], &gt) // the later night sorts last
+	if gt.BusinessDate <= first || gt.WorldDate != first {
+		t.Errorf("the scheduled run's ground truth is of %s in the world of %q, want a night after %s in that world", gt.BusinessDate, gt.WorldDate, first)
+	}
+	conn := openReadOnly(t, db)
+	compareFindings(t, dbFindings(t, conn, gt.BusinessDate), truthSet(&gt, nil))
+	var open int
+	if err := conn.QueryRow(`SELECT count(*) FROM findings WHERE run_id = ? AND state = 'open'`, gt.BusinessDate).Scan(&open); err != nil || open == 0 {
+		t.Errorf("the scheduled night has %d findings open since the first (%v): not the same world moved on", open, err)
 	}
 }
