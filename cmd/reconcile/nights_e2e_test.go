@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,6 +61,8 @@ func TestSandboxNightsMatchTheirGroundTruth(t *testing.T) {
 		}
 		conn.Close() // the next night's run opens the database
 	}
+	checkParquetAcrossNights(t, db, out)
+
 	// Another world on the same database, or a night before its first, is
 	// refused with what to do, before anything is written.
 	for _, c := range []struct {
@@ -125,5 +129,71 @@ func TestScheduleRunNowOnTheSandboxNextNight(t *testing.T) {
 	var open int
 	if err := conn.QueryRow(`SELECT count(*) FROM findings WHERE run_id = ? AND state = 'open'`, gt.BusinessDate).Scan(&open); err != nil || open == 0 {
 		t.Errorf("the scheduled night has %d findings open since the first (%v): not the same world moved on", open, err)
+	}
+}
+
+// docSQL is the ```sql block of a doc that holds marker, with its out/
+// paths under out.
+func docSQL(t *testing.T, doc, marker, out string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range strings.Split(string(b), "```sql\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		if strings.Contains(block, marker) {
+			return strings.ReplaceAll(block, "'out/", "'"+filepath.ToSlash(out)+"/")
+		}
+	}
+	t.Fatalf("docs/%s has no SQL example %q", doc, marker)
+	return ""
+}
+
+// checkParquetAcrossNights reads the Parquet datasets of every night as
+// docs/workbook.md says to, with DuckDB: the findings per night equal the
+// database's, and the payments and transactions, which a night's dataset
+// holds again while they stay in its state or window, read once each (a
+// plain union over the days counted them once per night).
+func checkParquetAcrossNights(t *testing.T, db, out string) {
+	t.Helper()
+	conn := openReadOnly(t, db)
+	defer conn.Close()
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		if err := conn.QueryRow(q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	perNight := func(q string) string {
+		t.Helper()
+		var s string
+		if err := conn.QueryRow(`SELECT string_agg(d || ' ' || kind || ' ' || n, ', ' ORDER BY d, kind) FROM (` + q + `) AS x(d, kind, n)`).Scan(&s); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return s
+	}
+	got := perNight(strings.TrimSuffix(strings.TrimSpace(docSQL(t, "workbook.md", "-- Findings per night and kind", out)), ";"))
+	want := perNight(`SELECT CAST(business_date AS VARCHAR), kind, count(*) FROM findings_history GROUP BY ALL`)
+	if got != want {
+		t.Errorf("findings per night in Parquet, read as documented:\n%s\nin the database:\n%s", got, want)
+	}
+	for _, c := range []struct{ marker, table, key string }{
+		{"-- Subscription payments as they stand now", "subscription_payments", "merchant_id, payment_id"},
+		{"-- Transactions over all days", "transactions", "merchant_id, transaction_id"},
+	} {
+		q := strings.TrimSuffix(strings.TrimSpace(docSQL(t, "workbook.md", c.marker, out)), ";")
+		rows := count(`SELECT count(*) FROM (` + q + `)`)
+		distinct := count(`SELECT count(*) FROM (SELECT DISTINCT ` + c.key + ` FROM (` + q + `))`)
+		inDB := count(`SELECT count(*) FROM ` + c.table)
+		union := count(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/*/parquet/%s/*/*.parquet', hive_partitioning = true)`, filepath.ToSlash(out), c.table))
+		if rows != inDB || distinct != rows {
+			t.Errorf("%s over five nights, read as documented: %d rows (%d distinct), want the database's %d, each once", c.table, rows, distinct, inDB)
+		}
+		if union <= inDB {
+			t.Errorf("%s: the plain union over the nights has %d rows for %d records: the test would not show the double counting", c.table, union, inDB)
+		}
 	}
 }
