@@ -81,7 +81,7 @@ func sandboxWorldFor(ctx context.Context, db *store.Store, dbPath string, seed i
 	}
 	var kept sandboxWorld
 	if err := json.Unmarshal(b, &kept); err != nil {
-		return time.Time{}, nil, fmt.Errorf("embedded sandbox: %s: %w (remove it to start a new world on the next run of a new --db)", path, err)
+		return time.Time{}, nil, fmt.Errorf("embedded sandbox: %s: %w (remove it, and the next run starts a new world at its --date)", path, err)
 	}
 	first, err := time.Parse(time.DateOnly, kept.BusinessDate)
 	if err != nil {
