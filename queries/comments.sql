@@ -168,7 +168,7 @@ COMMENT ON COLUMN bin_attributes.issuer_country IS 'Issuer''s country (ISO 3166 
 COMMENT ON COLUMN bin_attributes.raw IS 'The lookup response as received, card data masked.';
 COMMENT ON COLUMN bin_attributes.looked_up_at IS 'When the BIN was looked up (UTC).';
 
-COMMENT ON TABLE findings IS 'What the checks found, per run. state says new, open or resolved against the previous run, or acknowledged; count a run''s findings with state IN (''new'', ''open'', ''acknowledged'') or use the view current_findings.';
+COMMENT ON TABLE findings IS 'What the checks found, per run. state says new, open or resolved against the previous run, or acknowledged; count a run''s findings with state IN (''new'', ''open'', ''acknowledged'') (the view findings_history); the findings now, each once, are the view current_findings.';
 COMMENT ON COLUMN findings.run_id IS 'Run that reported the finding (runs.run_id).';
 COMMENT ON COLUMN findings.business_date IS 'Business date of that run.';
 COMMENT ON COLUMN findings.kind IS 'Kind of finding; see finding_kinds for what each means and what to do.';
@@ -228,8 +228,8 @@ COMMENT ON COLUMN finding_kinds.position IS 'Order in which reports list the kin
 COMMENT ON COLUMN finding_kinds.description IS 'What a finding of this kind means.';
 COMMENT ON COLUMN finding_kinds.action IS 'What to do about it.';
 
-COMMENT ON VIEW current_findings IS 'The findings each run reports (state new, open or acknowledged), without the resolved ones.';
-COMMENT ON COLUMN current_findings.run_id IS 'Run that reported the finding.';
+COMMENT ON VIEW current_findings IS 'The findings as they stand now, each once: per member, the findings (new, open or acknowledged) of the latest run that reconciled it. Every run''s findings are in findings_history.';
+COMMENT ON COLUMN current_findings.run_id IS 'Latest run that reconciled the member, which reported the finding.';
 COMMENT ON COLUMN current_findings.business_date IS 'Business date of that run.';
 COMMENT ON COLUMN current_findings.kind IS 'Kind of finding (finding_kinds.kind).';
 COMMENT ON COLUMN current_findings.merchant_id IS 'Merchant ID (MID).';
@@ -244,6 +244,23 @@ COMMENT ON COLUMN current_findings.ack_owner IS 'Acknowledged findings: who hand
 COMMENT ON COLUMN current_findings.ack_reason IS 'Acknowledged findings: why it is known and handled.';
 COMMENT ON COLUMN current_findings.ack_until IS 'Acknowledged findings: the last business date the acknowledgement covers.';
 COMMENT ON COLUMN current_findings.ack_ticket IS 'Acknowledged findings: the ticket or case reference, if any.';
+
+COMMENT ON VIEW findings_history IS 'Every run''s findings (state new, open or acknowledged), without the resolved ones: a finding open for five nights is five rows; filter on run_id, or use current_findings for the findings now.';
+COMMENT ON COLUMN findings_history.run_id IS 'Run that reported the finding.';
+COMMENT ON COLUMN findings_history.business_date IS 'Business date of that run.';
+COMMENT ON COLUMN findings_history.kind IS 'Kind of finding (finding_kinds.kind).';
+COMMENT ON COLUMN findings_history.merchant_id IS 'Merchant ID (MID).';
+COMMENT ON COLUMN findings_history.entity_id IS 'Payment, subscription, transaction ID or BIN, depending on the kind.';
+COMMENT ON COLUMN findings_history.group_id IS 'A group of the merchant (the lowest ID).';
+COMMENT ON COLUMN findings_history.amount IS 'Amount at stake, in currency.';
+COMMENT ON COLUMN findings_history.currency IS 'ISO 4217 currency code of the amount.';
+COMMENT ON COLUMN findings_history.detail IS 'Facts behind the finding (JSON).';
+COMMENT ON COLUMN findings_history.first_seen_run IS 'Earliest run that reported it.';
+COMMENT ON COLUMN findings_history.state IS 'new (not in the previous run), open (in the previous run too) or acknowledged (new or open, under an acknowledgement in force).';
+COMMENT ON COLUMN findings_history.ack_owner IS 'Acknowledged findings: who handles it.';
+COMMENT ON COLUMN findings_history.ack_reason IS 'Acknowledged findings: why it is known and handled.';
+COMMENT ON COLUMN findings_history.ack_until IS 'Acknowledged findings: the last business date the acknowledgement covers.';
+COMMENT ON COLUMN findings_history.ack_ticket IS 'Acknowledged findings: the ticket or case reference, if any.';
 
 -- The payments audit (docs/payments-audit.md).
 COMMENT ON COLUMN journal.purchase_order_number IS 'orderInformation.invoiceDetails.purchaseOrderNumber sent (Level II; required on purchasing/procurement cards).';

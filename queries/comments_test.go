@@ -111,8 +111,8 @@ func TestMigrationsOnAnOlderFile(t *testing.T) {
 				t.Errorf("states after migration: %s", states)
 			}
 			var current int
-			if err := db.QueryRow(`SELECT count(*) FROM current_findings`).Scan(&current); err != nil || current != 2 {
-				t.Errorf("current_findings: %d rows (%v), want 2", current, err)
+			if err := db.QueryRow(`SELECT count(*) FROM findings_history`).Scan(&current); err != nil || current != 2 {
+				t.Errorf("findings_history: %d rows (%v), want 2", current, err)
 			}
 		})
 	}

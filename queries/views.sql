@@ -57,11 +57,35 @@ CREATE OR REPLACE MACRO amount_text(a, cur) AS (
     END
 );
 
--- A run's findings without the resolved ones: what "the findings of run X"
--- meant before resolved rows existed. Acknowledged findings are findings
--- the run reports too.
-CREATE OR REPLACE VIEW current_findings AS
+-- Every run's findings without the resolved ones: what "the findings of
+-- run X" meant before resolved rows existed, for every run the file
+-- holds. Acknowledged findings are findings the run reports too. It is the
+-- history: a finding open for five nights is five rows here, so a count
+-- over it without a run_id filter counts the finding five times.
+CREATE OR REPLACE VIEW findings_history AS
 SELECT * FROM findings WHERE state IN ('new', 'open', 'acknowledged');
+
+-- The findings as they stand now, each once: per member, the findings
+-- (new, open or acknowledged) of the latest run that reconciled it (the
+-- latest business date, then run ID, among the runs that finished ok or
+-- partial in which the member was ok). A member that failed last night
+-- keeps the findings of the night before (nothing newer was checked); a
+-- run still going or one that failed as a whole is not yet anyone's
+-- latest. This is what "the findings" means to someone who opens the
+-- file, so `SELECT count(*) FROM current_findings` is the number the
+-- latest workbook shows; one run's rows, or the history, are in
+-- findings_history.
+CREATE OR REPLACE VIEW current_findings AS
+WITH latest AS (
+    SELECT m.merchant_id, arg_max(r.run_id, (r.business_date, r.run_id)) AS run_id
+    FROM run_members m
+    JOIN runs r ON r.run_id = m.run_id
+    WHERE m.status = 'ok' AND r.status IN ('ok', 'partial')
+    GROUP BY m.merchant_id
+)
+SELECT f.* FROM findings f
+JOIN latest l ON l.merchant_id = f.merchant_id AND l.run_id = f.run_id
+WHERE f.state IN ('new', 'open', 'acknowledged');
 
 -- The card each journaled call was made with: the card number it sent,
 -- else the platform's record of its transaction (Transaction Search), else

@@ -33,14 +33,26 @@ func journalName(mid string) string { return "journal-" + mid + ".ndjson" }
 // notifications it recorded, plant_billing.go), which the returned paths
 // leave out.
 func (s *Server) WriteJournals(dir string) ([]string, error) {
+	return s.WriteJournalsOn(dir, s.cfg.BusinessDate)
+}
+
+// WriteJournalsOn writes the journals as WriteJournals does, of the
+// members as a later night of the world finds them (nights.go): the
+// billing journal then holds the notifications of the payments the
+// billing engine processed up to that night's data clock.
+func (s *Server) WriteJournalsOn(dir string, night time.Time) ([]string, error) {
+	night, err := s.checkNight(night)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("journal dir: %w", err)
 	}
 	paths := make([]string, s.cfg.Scale.Members)
-	err := s.forEachMember(func(i int) error {
+	err = s.forEachMember(func(i int) error {
 		var data, billing []byte
 		var err, berr error
-		s.withMember(i, func(m *member) { data, err = s.journal(m); billing, berr = s.billingJournal(m) })
+		s.withMemberOn(i, night, func(m *member) { data, err = s.journal(m); billing, berr = s.billingJournal(m) })
 		if err != nil || berr != nil {
 			return errors.Join(err, berr)
 		}

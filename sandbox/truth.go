@@ -44,10 +44,14 @@ func Kinds() []string {
 // GroundTruth is what a correct reconciliation of the generated data over
 // the Config window must report.
 type GroundTruth struct {
-	Seed           int64                `json:"seed"`
-	Scale          string               `json:"scale"`
-	OrganizationID string               `json:"organizationId"`
-	BusinessDate   string               `json:"businessDate"` // 2026-11-20
+	Seed           int64  `json:"seed"`
+	Scale          string `json:"scale"`
+	OrganizationID string `json:"organizationId"`
+	BusinessDate   string `json:"businessDate"` // 2026-11-20
+	// WorldDate is the business date the world was generated for, when
+	// this truth is of a later night of it (nights.go); absent on the
+	// world's first night.
+	WorldDate      string               `json:"worldDate,omitempty"`
 	Lookback       int                  `json:"lookback"`
 	WindowStart    string               `json:"windowStart"` // RFC3339
 	WindowEnd      string               `json:"windowEnd"`
@@ -83,8 +87,7 @@ type JournalReject struct {
 }
 
 func (s *Server) windowBounds() (time.Time, time.Time) {
-	end := s.cfg.BusinessDate.AddDate(0, 0, 1)
-	return s.cfg.BusinessDate.AddDate(0, 0, -s.cfg.Lookback), end
+	return s.nightWindow(s.cfg.BusinessDate)
 }
 
 // withMember runs fn on member idx as generated: the cached copy while it
@@ -147,17 +150,32 @@ func (s *Server) forEachMember(fn func(idx int) error) error {
 // the clock change the data but not the ground truth, so a test that
 // writes computes its own expectations.
 func (s *Server) GroundTruth() (*GroundTruth, error) {
-	w0, w1 := s.windowBounds()
+	return s.GroundTruthOn(s.cfg.BusinessDate)
+}
+
+// GroundTruthOn is the ground truth of a later night of the same world
+// (nights.go): the data as generated, moved by the billing engine to that
+// night's data clock, over that night's window. night is BusinessDate or
+// a later day.
+func (s *Server) GroundTruthOn(night time.Time) (*GroundTruth, error) {
+	night, err := s.checkNight(night)
+	if err != nil {
+		return nil, err
+	}
+	w0, w1 := s.nightWindow(night)
 	gt := &GroundTruth{Seed: s.cfg.Seed, Scale: s.cfg.Scale.String(), OrganizationID: s.cfg.OrganizationID,
-		BusinessDate: s.cfg.BusinessDate.Format(time.DateOnly), Lookback: s.cfg.Lookback,
+		BusinessDate: night.Format(time.DateOnly), Lookback: s.cfg.Lookback,
 		WindowStart: ts(w0), WindowEnd: ts(w1), Findings: map[string][]Finding{}}
+	if !night.Equal(s.cfg.BusinessDate) {
+		gt.WorldDate = s.cfg.BusinessDate.Format(time.DateOnly)
+	}
 	for _, g := range s.initial {
 		gt.Groups = append(gt.Groups, TruthGroup{ID: g.ID, Name: g.Name, Members: append([]string{}, g.Members...)})
 	}
 	per := make([]map[string][]Finding, s.cfg.Scale.Members)
 	match := make([][]BillingException, s.cfg.Scale.Members)
-	err := s.forEachMember(func(i int) error {
-		s.withMember(i, func(m *member) { per[i], match[i] = memberFindings(m, w0, w1), s.gen.billingMatch(m, w0, w1) })
+	err = s.forEachMember(func(i int) error {
+		s.withMemberOn(i, night, func(m *member) { per[i], match[i] = memberFindings(m, w0, w1), s.gen.billingMatch(m, w0, w1) })
 		return nil
 	})
 	if err != nil {
@@ -242,7 +260,13 @@ func memberFindings(m *member, w0, w1 time.Time) map[string][]Finding {
 // WriteGroundTruth writes the ground truth as indented JSON, to a temporary
 // name first and then renamed, so a reader never sees half a file.
 func (s *Server) WriteGroundTruth(path string) error {
-	gt, err := s.GroundTruth()
+	return s.WriteGroundTruthOn(path, s.cfg.BusinessDate)
+}
+
+// WriteGroundTruthOn writes the ground truth of a night (GroundTruthOn)
+// as WriteGroundTruth does.
+func (s *Server) WriteGroundTruthOn(path string, night time.Time) error {
+	gt, err := s.GroundTruthOn(night)
 	if err != nil {
 		return err
 	}

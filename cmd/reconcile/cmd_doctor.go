@@ -68,7 +68,7 @@ func cmdDoctor(ctx context.Context, args []string, e env) error {
 			return err
 		}
 		defer os.RemoveAll(o.out)
-		sb, err := startEmbeddedSandbox(ctx, o, now.AddDate(0, 0, -1), auth, log)
+		sb, err := startEmbeddedSandbox(ctx, o, now.AddDate(0, 0, -1), nil, auth, log) // no database: a world of its own
 		if err != nil {
 			return err
 		}

@@ -331,7 +331,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	}
 	defer db.Close()
 	if baseURL == "" {
-		sb, err := startEmbeddedSandbox(ctx, o, date, sandboxAuth, log)
+		sb, err := startEmbeddedSandbox(ctx, o, date, db, sandboxAuth, log)
 		if err != nil {
 			return err
 		}
@@ -770,12 +770,19 @@ type embeddedSandbox struct {
 	close          func()
 }
 
-func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, auth platform.Credentials, log *slog.Logger) (*embeddedSandbox, error) {
+func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, db *store.Store, auth platform.Credentials, log *slog.Logger) (*embeddedSandbox, error) {
 	scale, err := sandbox.ParseScale(o.sandboxScale)
 	if err != nil {
 		return nil, err
 	}
-	sbCfg := sandbox.Config{Seed: o.sandboxSeed, Scale: scale, BusinessDate: date, Lookback: o.lookback}
+	// One world per database (sandbox_world.go): a later night moves the
+	// world's clock rather than generating another.
+	world, keepWorld, err := sandboxWorldFor(ctx, db, o.db, o.sandboxSeed, scale, date)
+	if err != nil {
+		return nil, err
+	}
+	sbCfg := sandbox.Config{Seed: o.sandboxSeed, Scale: scale, BusinessDate: world, Lookback: o.lookback,
+		Clock: sandbox.NightClock(date)}
 	if cert := auth.P12.Certificate(); cert != nil {
 		trusted, err := sandbox.NewCertificate(cert)
 		if err != nil {
@@ -800,12 +807,15 @@ func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, aut
 			return nil, fmt.Errorf("embedded sandbox: %s is a symbolic link; the sandbox writes its journals only into a folder of its own (remove the link)", p)
 		}
 	}
-	if _, err := srv.WriteJournals(journals); err != nil {
+	if _, err := srv.WriteJournalsOn(journals, date); err != nil {
 		return nil, fmt.Errorf("embedded sandbox: write journals: %w", err)
 	}
 	truth := filepath.Join(dir, "ground-truth-"+date.Format("2006-01-02")+".json")
-	if err := srv.WriteGroundTruth(truth); err != nil {
+	if err := srv.WriteGroundTruthOn(truth, date); err != nil {
 		return nil, fmt.Errorf("embedded sandbox: write ground truth: %w", err)
+	}
+	if err := keepWorld(); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -820,6 +830,7 @@ func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, aut
 	}
 	url := "http://" + ln.Addr().String()
 	log.Info("embedded sandbox started", "url", url, "seed", o.sandboxSeed, "scale", scale.String(),
+		"world", world.Format(time.DateOnly),
 		"journals", journals, "ground_truth", truth)
 	return &embeddedSandbox{
 		url: url,

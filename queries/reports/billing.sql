@@ -20,9 +20,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
 SELECT mg.group_id, a.merchant_id, a.subscription_id, s.code, a.status, a.failed_cycle,
        a.first_failed_at, a.days_since_first_failure, a.age_bucket, a.retries_done, a.retries_remaining,
@@ -46,9 +46,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
 SELECT mg.group_id, a.merchant_id, a.age_bucket, count(*), sum(a.amount_at_risk), a.currency
 FROM member_groups mg
@@ -77,9 +77,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
 SELECT mg.group_id, m.currency,
        sum(m.subscriptions), sum(m.active), sum(m.delinquent), sum(m.suspended), sum(m.mrr), sum(m.mrr_at_risk),
@@ -101,9 +101,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
 SELECT mg.group_id, m.merchant_id, m.currency,
        sum(m.subscriptions), sum(m.active), sum(m.delinquent), sum(m.suspended), sum(m.mrr), sum(m.mrr_at_risk),
@@ -126,9 +126,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
 SELECT mg.group_id, r.merchant_id, r.subscription_id, r.previous_status, r.status, r.how,
        r.paid_at, r.amount, r.currency
@@ -150,9 +150,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
 SELECT mg.group_id, l.merchant_id, l.subscription_id, l.previous_status, l.status, s.billing_amount, s.currency
 FROM member_groups mg
@@ -176,9 +176,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
 SELECT mg.group_id, d.merchant_id, d.currency, count(DISTINCT d.subscription_id),
        sum(d.skipped_cycles), sum(d.past_skipped_cycles), sum(d.deferred_amount)
@@ -199,9 +199,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
 SELECT mg.group_id, d.merchant_id, d.subscription_id, s.code, s.status, d.cycles,
        d.skipped_cycles, d.skipped_amount, d.past_skipped_cycles, d.past_skipped_amount, d.deferred_amount,
@@ -226,9 +226,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 ),
 run AS (SELECT * FROM runs WHERE run_id = $1),
 pays AS (

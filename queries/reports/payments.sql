@@ -45,9 +45,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
 SELECT mg.group_id, count(DISTINCT i.merchant_id), sum(i.calls), sum(i.amount), sum(i.at_risk), i.currency
 FROM member_groups mg
@@ -96,9 +96,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 ),
 run AS (SELECT * FROM runs WHERE run_id = $1)
 SELECT mg.group_id, coalesce(f.funding_source, CASE WHEN f.has_card THEN '(unknown)' ELSE '(no card)' END),
@@ -141,9 +141,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 ),
 run AS (SELECT * FROM runs WHERE run_id = $1)
 SELECT mg.group_id, w.wallet, w.payment_solution, sum(w.transactions), sum(w.captured), sum(w.captured_amount), w.currency
@@ -191,9 +191,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 ),
 run AS (SELECT * FROM runs WHERE run_id = $1)
 SELECT mg.group_id, count(DISTINCT a.merchant_id || '/' || a.terminal_id), sum(a.transactions), sum(a.approved),

@@ -16,8 +16,10 @@
 --                   (group_members.run_id), so a group the run was not
 --                   asked for (--groups) does not show up from an old
 --                   listing;
---   member_groups   scope's members once per group of the run (a member
---                   in two groups is in both);
+--   member_groups   scope's members, each once, with its groups of the
+--                   run as '1001, 1002': a member in several groups is on
+--                   a row of its own ('1001, 1002'), never in each
+--                   group's, so a per-group table sums to the whole;
 --   run             the run's row of runs;
 --   scoped_findings the run's findings of scope's members, every state;
 --   member_list     scope's reconciled members (status 'ok');
@@ -40,15 +42,15 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 ),
 run AS (SELECT * FROM runs WHERE run_id = $1),
 scoped_findings AS (
     SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
 )
-SELECT r.business_date, (SELECT count(DISTINCT group_id) FROM member_groups), r.status, $3::VARCHAR,
+SELECT r.business_date, (SELECT count(DISTINCT mg.g) FROM (SELECT unnest(string_split(group_id, ', ')) AS g FROM member_groups) mg), r.status, $3::VARCHAR,
        (SELECT count(*) FROM scope),
        (SELECT count(*) FROM scope WHERE status = 'ok'),
        (SELECT count(*) FROM scope WHERE status = 'failed'),
@@ -171,11 +173,11 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 )
-SELECT mg.group_id, any_value(g.name), count(*),
+SELECT mg.group_id, coalesce(any_value(g.name), '(several groups)'), count(*),
        count(*) FILTER (WHERE mg.status = 'ok'),
        count(*) FILTER (WHERE mg.status = 'failed')
 FROM member_groups mg LEFT JOIN groups g ON g.group_id = mg.group_id
@@ -195,9 +197,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 ),
 run AS (SELECT * FROM runs WHERE run_id = $1)
 SELECT mg.group_id, count(*),
@@ -222,9 +224,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 ),
 kinds AS (
     SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
@@ -256,9 +258,9 @@ WITH scope AS (
           WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
 ),
 member_groups AS (
-    SELECT gm.group_id, s.merchant_id, s.status, s.error
+    SELECT string_agg(gm.group_id, ', ' ORDER BY gm.group_id) AS group_id, s.merchant_id, s.status, s.error
     FROM scope s JOIN group_members gm ON gm.merchant_id = s.merchant_id AND gm.run_id = $1
-    WHERE $2::VARCHAR IS NULL OR gm.group_id = $2
+    GROUP BY s.merchant_id, s.status, s.error
 ),
 run AS (SELECT * FROM runs WHERE run_id = $1)
 SELECT mg.group_id, coalesce(b.funding_source, '(unknown)') AS funding, count(*), sum(t.amount), t.currency
