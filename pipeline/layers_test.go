@@ -15,7 +15,7 @@ import (
 // that runs after it, and nothing below the pipeline imports it.
 var layers = map[string]int{
 	"internal/jsonbody": 0, "internal/testcert": 0, "internal/testsign": 0, "internal/sdkdir": 0,
-	"internal/jemalloc": 0, "internal/glibc": 0,
+	"internal/jemalloc": 0, "internal/glibc": 0, "internal/secretfile": 0,
 	"queries": 0, "platform": 0, "outputs": 0, "cardmask": 0, "deploy": 0,
 	"sandbox":     0,
 	"level3audit": 1, "store": 1, "internal/safetext": 1, "internal/memstat": 1, "cardmask/cardmasktest": 1, "sandbox/sandboxtest": 1,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reconcile/reconcile/checks"
+	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -59,7 +60,7 @@ func cmdAck(ctx context.Context, args []string, e env) error {
 	}
 	// A path that names no file would become a new, empty database.
 	if _, err := os.Stat(o.db); err != nil {
-		return fmt.Errorf("ack: --db %s: %w (give the working file of the runs, as reconcile run --db)", o.db, withoutPath(err))
+		return fmt.Errorf("ack: --db %s: %w (give the working file of the runs, as reconcile run --db)", o.db, secretfile.WithoutPath(err))
 	}
 	s, err := store.Open(ctx, o.db)
 	if err != nil {

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +20,7 @@ import (
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/internal/memstat"
+	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
@@ -655,10 +654,6 @@ func loadP12(o runOptions, getenv func(string) string) (platform.P12Key, error) 
 	return k, nil
 }
 
-// maxCredentialFile bounds what is read of a credential file: a secret is
-// 44 bytes of base64 and a P12 file a few kilobytes.
-const maxCredentialFile = 1 << 20
-
 // readCredentialFile reads the file named by the setting flagName (given as
 // a flag, RECONCILE_<FLAG> or in the config file). With private set it
 // refuses, as ssh does for a private key, a file that group or others may
@@ -666,44 +661,7 @@ const maxCredentialFile = 1 << 20
 // that could not be opened, only the setting: someone who put the secret
 // itself in RECONCILE_SECRET_FILE must not see it printed.
 func readCredentialFile(flagName, path string, private bool) ([]byte, error) {
-	return readSecretFile("--"+flagName+" ("+envName(flagName)+")", path, private)
-}
-
-// readSecretFile is readCredentialFile for a file named by setting, a
-// description of where its path was given (a flag, a key of the --notify
-// file).
-func readSecretFile(setting, path string, private bool) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the file it names: %w", setting, withoutPath(err))
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", setting, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", setting)
-	}
-	if perm := fi.Mode().Perm(); private && runtime.GOOS != "windows" && perm&0o077 != 0 {
-		return nil, fmt.Errorf("%s: %s is readable by group or others (mode %04o); it holds a credential: run  chmod 600 %s", setting, path, perm, shellQuote(path))
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxCredentialFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: read: %w", setting, err)
-	}
-	if len(b) > maxCredentialFile {
-		return nil, fmt.Errorf("%s: larger than %d KiB, not a credential file", setting, maxCredentialFile>>10)
-	}
-	return b, nil
-}
-
-// shellQuote quotes a path for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return secretfile.Read("--"+flagName+" ("+envName(flagName)+")", path, private)
 }
 
 // sandboxRate is the request rate against the embedded sandbox unless
@@ -842,8 +800,8 @@ func readMerchants(s string) ([]string, error) {
 	if path, ok := strings.CutPrefix(strings.TrimSpace(s), "@"); ok {
 		source = "--merchants @" + path
 		// A regular file only, and bounded: a FIFO would block the run in
-		// open(2), a device would be read without end (readBoundedFile).
-		b, err := readBoundedFile(path, maxMerchantsFile)
+		// open(2), a device would be read without end (secretfile.ReadBounded).
+		b, err := secretfile.ReadBounded(path, maxMerchantsFile)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}

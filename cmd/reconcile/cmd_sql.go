@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +15,7 @@ import (
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/queries"
 )
 
@@ -112,7 +112,7 @@ func (v *sqlVars) Set(s string) error {
 		return fmt.Errorf("want NAME=VALUE or NAME=@FILE, NAME a letter or _ then letters, digits or _")
 	}
 	if path, isFile := strings.CutPrefix(value, "@"); isFile {
-		b, err := readBoundedFile(path, maxVarFile)
+		b, err := secretfile.ReadBounded(path, maxVarFile)
 		if err != nil {
 			return err
 		}
@@ -182,38 +182,11 @@ func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
 		}
 		return b, nil
 	}
-	b, err := readBoundedFile(path, maxQueryFile)
+	b, err := secretfile.ReadBounded(path, maxQueryFile)
 	if err != nil {
 		return nil, fmt.Errorf("sql: %w", err)
 	}
 	return b, nil
-}
-
-// readBoundedFile reads a regular file of at most limit bytes. Anything
-// else is refused before it is opened: a device (/dev/zero ran the process
-// to 4.5 GB), a FIFO (opening one with no writer blocks in the kernel, out
-// of reach of SIGTERM), a folder.
-func readBoundedFile(path string, limit int64) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, info.Mode().Type())
-	}
-	if info.Size() > limit {
-		return nil, fmt.Errorf("%s is %d MiB, more than the %d MiB this reads", path, info.Size()>>20, limit>>20)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("%s grew past the %d MiB this reads", path, limit>>20)
-	}
-	return b, err
 }
 
 // runSQL runs query (its statements checked one by one, see readOnlyDB)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reconcile/reconcile/alarms"
+	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/notify"
 	"github.com/reconcile/reconcile/reports"
 )
@@ -66,7 +67,7 @@ func loadNotice(o noticeOptions, getenv func(string) string) (*notice, error) {
 	if o.notify != "" {
 		// Its secret files are held to the platform secret's rules: mode
 		// 600, a regular file, a path never shown when it cannot be opened.
-		readSecret := func(setting, path string) ([]byte, error) { return readSecretFile(setting, path, true) }
+		readSecret := func(setting, path string) ([]byte, error) { return secretfile.Read(setting, path, true) }
 		if n.notify, err = notify.Load(o.notify, readSecret, getenv); err != nil {
 			return nil, err
 		}
