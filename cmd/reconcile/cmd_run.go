@@ -19,8 +19,10 @@ import (
 	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/memstat"
 	"github.com/reconcile/reconcile/internal/secretfile"
+	"github.com/reconcile/reconcile/internal/shardset"
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
@@ -396,14 +398,10 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return err
 	}
 	o.hooks.ingested(res)
-	alarmList := notice.checkAlarms(ctx, db.Conn(), res.RunID)
-	if notice != nil && notice.rules != nil && !mleKey.IsZero() {
-		if e := mleKey.Expiry(now); e.Known {
-			alarmList = append(alarmList, notice.rules.KeyExpiry(e.KeyID, e.NotAfter, now))
-		}
-	}
-	o.hooks.checked(alarmList)
-	run := reports.Run{
+	// The checks are done: the end of the run (package finish) checks the
+	// alarms, reopens the database, publishes and sends the digests.
+	published := time.Now()
+	fin, err := finish.Publish(ctx, db, reports.Run{
 		RunID:        res.RunID,
 		BusinessDate: res.BusinessDate,
 		Window:       res.Window,
@@ -413,43 +411,22 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Members:      memberCounts(res),
 		Version:      buildVersion(),
 		Shard:        shard.String(),
-		Settings:     shardSettings(o, org, rates, retryLimits),
+		Settings:     shardRun(o, org, rates, retryLimits).Settings(),
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),
-		Alarms:       alarmList,
 		ResponseMLE:  manifestKey(mleKey, now),
-	}
-	published := time.Now()
-	// The checks' writes into the file, and a fresh DuckDB instance for
-	// the publish step's queries (store.Reopen says why).
-	if err := db.Reopen(ctx); err != nil {
-		return err
-	}
-	pub, err := reports.Publish(ctx, db.Conn(), o.out, run)
+	}, finish.Options{Out: o.out, Notice: notice, Log: log, Key: mleKey, Now: now,
+		Published: func(run reports.Run, pub *reports.Published) {
+			o.hooks.published(pub)
+			logRunFinished(ctx, log, db, res, pub, time.Since(published), watch.Peak())
+			printSummary(e, res, pub, o.db, runSource(o))
+			printAlarms(e.stdout, run.Alarms)
+		}})
+	o.hooks.checked(fin.Run.Alarms)
+	o.hooks.delivered(fin.Deliveries)
 	if err != nil {
 		return err
 	}
-	o.hooks.published(pub)
-	allStages := append(res.Stages[:len(res.Stages):len(res.Stages)], pipeline.Stage{Name: "publish",
-		Duration: time.Since(published), Memory: pipeline.ReadMemory(ctx, db), Peak: watch.Peak()})
-	stages := make([]any, 0, 2*len(allStages))
-	memory := make([]any, 0, 2*len(allStages))
-	peaks := make([]any, 0, 2*len(allStages))
-	for _, st := range allStages {
-		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
-		memory = append(memory, st.Name, memoryText(st.Memory))
-		peaks = append(peaks, st.Name, peakText(st.Peak))
-	}
-	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
-		"rows", res.Rows, slog.Group("stages", stages...),
-		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
-		"retries", res.Retries, "output", pub.Dir)
-	// The memory of each stage is for whoever tunes --memory-limit or
-	// chases a leak (docs/dev), not for the nightly log.
-	log.Debug("run memory", "run_id", res.RunID, slog.Group("memory", memory...), slog.Group("memory_at_peak", peaks...))
-	printSummary(e, res, pub, o.db, runSource(o))
-	printAlarms(e.stdout, alarmList)
-	o.hooks.delivered(notice.send(ctx, db.Conn(), run, pub, log))
 	if res.Status == store.RunFailed {
 		// Every member failed: nothing was reconciled, so not "partial" (3),
 		// which tells a monitor that the rest was. The publication still
@@ -468,6 +445,38 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return partialError{strings.Join(parts, "; ")}
 	}
 	return nil
+}
+
+// logRunFinished logs the run's outcome and its stages' times (publish
+// included), and at debug level their memory.
+func logRunFinished(ctx context.Context, log *slog.Logger, db *store.Store, res *pipeline.Result, pub *reports.Published,
+	took time.Duration, peak memstat.Process) {
+	allStages := append(res.Stages[:len(res.Stages):len(res.Stages)], pipeline.Stage{Name: "publish",
+		Duration: took, Memory: pipeline.ReadMemory(ctx, db), Peak: peak})
+	stages := make([]any, 0, 2*len(allStages))
+	memory := make([]any, 0, 2*len(allStages))
+	peaks := make([]any, 0, 2*len(allStages))
+	for _, st := range allStages {
+		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
+		memory = append(memory, st.Name, memoryText(st.Memory))
+		peaks = append(peaks, st.Name, peakText(st.Peak))
+	}
+	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
+		"rows", res.Rows, slog.Group("stages", stages...),
+		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
+		"retries", res.Retries, "output", pub.Dir)
+	// The memory of each stage is for whoever tunes --memory-limit or
+	// chases a leak (docs/dev), not for the nightly log.
+	log.Debug("run memory", "run_id", res.RunID, slog.Group("memory", memory...), slog.Group("memory_at_peak", peaks...))
+}
+
+// shardRun is what the run's shards must share (shardset.Run): the
+// settings of o, org as resolved.
+func shardRun(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) shardset.Run {
+	return shardset.Run{OrganizationID: org, GroupIDs: splitList(o.groups), Merchants: o.merchantList,
+		Lookback: o.lookback, Journal: o.journal, InterchangeRates: rates, RetryLimits: limits,
+		BNPLSessionAge: o.bnplSessionAge, BINRefreshAge: o.binRefreshAge,
+		BaseURL: o.baseURL, SandboxSeed: o.sandboxSeed, SandboxScale: o.sandboxScale}
 }
 
 // syncAcknowledgements makes the acknowledgements of the run's file

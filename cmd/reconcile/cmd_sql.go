@@ -16,6 +16,7 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/reconcile/reconcile/internal/secretfile"
+	"github.com/reconcile/reconcile/internal/sqlguard"
 	"github.com/reconcile/reconcile/queries"
 )
 
@@ -78,13 +79,13 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 		fs.Usage()
 		return fmt.Errorf("sql: give one SQL argument, --file or --tables")
 	}
-	conn, err := openReadOnlyDB(ctx, db)
+	conn, err := sqlguard.Open(ctx, db)
 	if err != nil {
 		return fmt.Errorf("sql: %w", err)
 	}
 	defer conn.Close()
 	for _, v := range vars {
-		if err := conn.setVariable(ctx, v.name, v.value); err != nil {
+		if err := conn.SetVariable(ctx, v.name, v.value); err != nil {
 			return fmt.Errorf("sql: --var: %w", err)
 		}
 	}
@@ -126,7 +127,7 @@ func (v *sqlVars) Set(s string) error {
 // write into a statement unquoted.
 func isIdentifier(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || !isIdentByte(c) || i == 0 && c >= '0' && c <= '9' {
+		if c := s[i]; c >= 0x80 || !sqlguard.IsIdentByte(c) || i == 0 && c >= '0' && c <= '9' {
 			return false
 		}
 	}
@@ -142,9 +143,9 @@ var (
 )
 
 // describeTable lists the columns of one table or view with their comments.
-func describeTable(ctx context.Context, conn *readOnlyDB, path, table string, out resultWriter) error {
+func describeTable(ctx context.Context, conn *sqlguard.DB, path, table string, out resultWriter) error {
 	var n int
-	rows, err := conn.query(ctx, columnCountSQL, table)
+	rows, err := conn.Query(ctx, columnCountSQL, table)
 	if err == nil {
 		for rows.Next() {
 			err = rows.Scan(&n)
@@ -189,10 +190,10 @@ func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// runSQL runs query (its statements checked one by one, see readOnlyDB)
+// runSQL runs query (its statements checked one by one, see sqlguard.DB)
 // and writes the last statement's rows to out.
-func runSQL(ctx context.Context, conn *readOnlyDB, query string, out resultWriter, args ...any) error {
-	rows, err := conn.query(ctx, query, args...)
+func runSQL(ctx context.Context, conn *sqlguard.DB, query string, out resultWriter, args ...any) error {
+	rows, err := conn.Query(ctx, query, args...)
 	if err != nil {
 		return sqlError(err)
 	}
