@@ -13,6 +13,7 @@ import (
 
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/internal/secretfile"
+	"github.com/reconcile/reconcile/internal/sqlout"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -245,13 +246,13 @@ func osUser(getenv func(string) string) string {
 
 // listAcks prints the acknowledgements in force.
 func listAcks(ctx context.Context, s *store.Store, format string, e env) error {
-	out := newResultWriter(format, false, e.stdout)
+	out := sqlout.New(format, false, e.stdout)
 	return checks.ListAcknowledgements(ctx, s, func(rows *sql.Rows) error {
 		cols, err := rows.Columns()
 		if err != nil {
 			return err
 		}
-		if err := out.header(cols); err != nil {
+		if err := out.Header(cols); err != nil {
 			return err
 		}
 		vals := make([]any, len(cols))
@@ -263,13 +264,13 @@ func listAcks(ctx context.Context, s *store.Store, format string, e env) error {
 			if err := rows.Scan(ptrs...); err != nil {
 				return fmt.Errorf("ack --list: %w", err)
 			}
-			if err := out.row(vals); err != nil {
+			if err := out.Row(vals); err != nil {
 				return err
 			}
 		}
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("ack --list: %w", err)
 		}
-		return out.close()
+		return out.Close()
 	})
 }

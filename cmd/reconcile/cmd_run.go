@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
-	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +15,8 @@ import (
 	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/internal/credentials"
+	"github.com/reconcile/reconcile/internal/embedded"
 	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/memstat"
 	"github.com/reconcile/reconcile/internal/secretfile"
@@ -26,7 +24,6 @@ import (
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/sandbox"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -82,7 +79,7 @@ type runOptions struct {
 	// from any layer: a run with credentials but no base URL is refused.
 	credentials []string
 	// rateGiven says --rate was set by some layer: the embedded sandbox is
-	// otherwise not held to the platform's default rate (sandboxRate).
+	// otherwise not held to the platform's default rate (embedded.Rate).
 	rateGiven bool
 }
 
@@ -303,14 +300,14 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	org := o.organizationID
 	var sandboxAuth platform.Credentials
 	if baseURL == "" {
-		if sandboxAuth, err = embeddedAuth(o); err != nil {
+		if sandboxAuth, err = embedded.Auth(o.auth, o.organizationID); err != nil {
 			return err
 		}
 	} else {
-		if creds, err = loadCredentials(o, e.getenv); err != nil {
+		if creds, err = credentials.Load(credentialSettings(o), e.getenv); err != nil {
 			return err
 		}
-		if mleKey, err = loadResponseMLE(o, e.getenv, creds.Mode); err != nil {
+		if mleKey, err = credentials.LoadResponseMLE(credentialSettings(o), e.getenv, creds.Mode); err != nil {
 			return err
 		}
 		o.hooks.keyed(mleKey, now, log)
@@ -327,15 +324,15 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	}
 	defer db.Close()
 	if baseURL == "" {
-		sb, err := startEmbeddedSandbox(ctx, o, date, sandboxAuth, log)
+		sb, err := embedded.Start(ctx, embeddedOptions(o, date), sandboxAuth, log)
 		if err != nil {
 			return err
 		}
-		defer sb.close()
-		baseURL, creds, journal = sb.url, sb.creds, firstNonEmpty(journal, sb.journalGlob)
-		org = firstNonEmpty(org, sb.organizationID)
+		defer sb.Close()
+		baseURL, creds, journal = sb.URL, sb.Creds, firstNonEmpty(journal, sb.JournalGlob)
+		org = firstNonEmpty(org, sb.OrganizationID)
 		if !o.rateGiven {
-			o.rate = sandboxRate
+			o.rate = embedded.Rate
 		}
 		log.Info("embedded sandbox", "rate", o.rate)
 	}
@@ -411,7 +408,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Members:      memberCounts(res),
 		Version:      buildVersion(),
 		Shard:        shard.String(),
-		Settings:     shardRun(o, org, rates, retryLimits).Settings(),
+		Settings:     shardOptions(o, org, rates, retryLimits).Settings(),
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),
 		ResponseMLE:  manifestKey(mleKey, now),
@@ -470,10 +467,10 @@ func logRunFinished(ctx context.Context, log *slog.Logger, db *store.Store, res 
 	log.Debug("run memory", "run_id", res.RunID, slog.Group("memory", memory...), slog.Group("memory_at_peak", peaks...))
 }
 
-// shardRun is what the run's shards must share (shardset.Run): the
+// shardOptions is what the run's shards must share (shardset.Options): the
 // settings of o, org as resolved.
-func shardRun(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) shardset.Run {
-	return shardset.Run{OrganizationID: org, GroupIDs: splitList(o.groups), Merchants: o.merchantList,
+func shardOptions(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) shardset.Options {
+	return shardset.Options{OrganizationID: org, GroupIDs: splitList(o.groups), Merchants: o.merchantList,
 		Lookback: o.lookback, Journal: o.journal, InterchangeRates: rates, RetryLimits: limits,
 		BNPLSessionAge: o.bnplSessionAge, BINRefreshAge: o.binRefreshAge,
 		BaseURL: o.baseURL, SandboxSeed: o.sandboxSeed, SandboxScale: o.sandboxScale}
@@ -588,96 +585,6 @@ func businessDate(s string, now time.Time) (time.Time, error) {
 	return d, nil
 }
 
-// loadCredentials reads the credentials of the --auth mode: the key ID and
-// the shared secret (--secret-file, else RECONCILE_SECRET), or the P12 file
-// and its password (--p12-password-file, else RECONCILE_P12_PASSWORD). A
-// secret or a password is never taken from a flag's value, so it does not
-// show in process listings or shell history.
-func loadCredentials(o runOptions, getenv func(string) string) (platform.Credentials, error) {
-	mode, err := platform.ParseAuthMode(o.auth)
-	if err != nil {
-		return platform.Credentials{}, fmt.Errorf("--auth: %w", err)
-	}
-	creds := platform.Credentials{Mode: mode, KeyID: o.keyID, PortfolioID: o.portfolioID}
-	if mode == platform.AuthJWTP12 {
-		if creds.P12, err = loadP12(o, getenv); err != nil {
-			return platform.Credentials{}, err
-		}
-		return creds, nil
-	}
-	if o.p12File != "" || o.p12PassFile != "" {
-		return platform.Credentials{}, fmt.Errorf("--p12-file and --p12-password-file are for --auth %s, not %s", platform.AuthJWTP12, mode)
-	}
-	if o.keyID == "" {
-		return platform.Credentials{}, fmt.Errorf("no credentials: --key-id (or RECONCILE_KEY_ID) is required with --base-url and --auth %s", mode)
-	}
-	var b64 string
-	switch {
-	case o.secretFile != "":
-		b, err := readCredentialFile("secret-file", o.secretFile, true)
-		if err != nil {
-			return platform.Credentials{}, err
-		}
-		b64 = string(b)
-	case getenv("RECONCILE_SECRET") != "":
-		b64 = getenv("RECONCILE_SECRET")
-	default:
-		return platform.Credentials{}, errors.New("no credentials: give --secret-file or RECONCILE_SECRET with --base-url")
-	}
-	if creds.Secret, err = platform.NewSecret(b64); err != nil {
-		return platform.Credentials{}, fmt.Errorf("secret: %w", err)
-	}
-	return creds, nil
-}
-
-// loadP12 reads the key and certificate of --auth jwt-p12.
-func loadP12(o runOptions, getenv func(string) string) (platform.P12Key, error) {
-	if o.p12File == "" {
-		return platform.P12Key{}, fmt.Errorf("--auth %s needs --p12-file (the PKCS#12 file of the key and its certificate)", platform.AuthJWTP12)
-	}
-	var password string
-	switch {
-	case o.p12PassFile != "":
-		b, err := readCredentialFile("p12-password-file", o.p12PassFile, true)
-		if err != nil {
-			return platform.P12Key{}, err
-		}
-		// A trailing newline is the editor's, not the password's.
-		password = strings.TrimRight(string(b), "\r\n")
-	case getenv("RECONCILE_P12_PASSWORD") != "":
-		password = getenv("RECONCILE_P12_PASSWORD")
-	default:
-		return platform.P12Key{}, fmt.Errorf("--auth %s needs the P12 password: --p12-password-file or RECONCILE_P12_PASSWORD", platform.AuthJWTP12)
-	}
-	data, err := readCredentialFile("p12-file", o.p12File, false)
-	if err != nil {
-		return platform.P12Key{}, err
-	}
-	k, err := platform.ParseP12(data, password)
-	if err != nil {
-		return platform.P12Key{}, fmt.Errorf("--p12-file: %w", err)
-	}
-	if exp := k.Certificate().NotAfter; time.Now().After(exp) {
-		return platform.P12Key{}, fmt.Errorf("--p12-file: the certificate %s expired on %s", k.KeyID(), exp.UTC().Format(time.DateOnly))
-	}
-	return k, nil
-}
-
-// readCredentialFile reads the file named by the setting flagName (given as
-// a flag, RECONCILE_<FLAG> or in the config file). With private set it
-// refuses, as ssh does for a private key, a file that group or others may
-// read, and says what to run. An error never repeats the path of a file
-// that could not be opened, only the setting: someone who put the secret
-// itself in RECONCILE_SECRET_FILE must not see it printed.
-func readCredentialFile(flagName, path string, private bool) ([]byte, error) {
-	return secretfile.Read("--"+flagName+" ("+envName(flagName)+")", path, private)
-}
-
-// sandboxRate is the request rate against the embedded sandbox unless
-// --rate says otherwise: the default (20/s) is the platform's budget, and
-// a medium demo waited minutes for a limit the sandbox does not have.
-const sandboxRate = 5000
-
 // newRunClient is the platform client of a run (and of doctor, which
 // must send what a run sends): the run's rate budget and connections,
 // search time form and response key.
@@ -692,102 +599,16 @@ func newRunClient(o runOptions, e env, baseURL string, creds platform.Credential
 		responseMLEOption(mleKey))
 }
 
-// embeddedAuth is the authentication a run against the embedded sandbox
-// uses: --auth as given, with the sandbox's test key for the shared-secret
-// modes, and for jwt-p12 a throwaway key whose certificate the sandbox is
-// started to trust. No credential of the user's is ever used against the
-// sandbox (credentials without --base-url are refused earlier).
-func embeddedAuth(o runOptions) (platform.Credentials, error) {
-	mode, err := platform.ParseAuthMode(o.auth)
-	if err != nil {
-		return platform.Credentials{}, fmt.Errorf("--auth: %w", err)
-	}
-	creds := platform.Credentials{Mode: mode}
-	if mode == platform.AuthJWTP12 {
-		key, cert, err := sandbox.TestKeyPair(firstNonEmpty(o.organizationID, sandbox.DefaultOrganizationID))
-		if err != nil {
-			return platform.Credentials{}, fmt.Errorf("embedded sandbox: %w", err)
-		}
-		if creds.P12, err = platform.NewP12Key(key, cert); err != nil {
-			return platform.Credentials{}, fmt.Errorf("embedded sandbox: %w", err)
-		}
-	}
-	return creds, nil
+// credentialSettings are the credential flags of o (credentials.Settings).
+func credentialSettings(o runOptions) credentials.Settings {
+	return credentials.Settings{Auth: o.auth, KeyID: o.keyID, PortfolioID: o.portfolioID, SecretFile: o.secretFile,
+		P12File: o.p12File, P12PasswordFile: o.p12PassFile, ResponseMLEKey: o.responseMLEKey,
+		ResponseMLEPasswordFile: o.responseMLEPassFile, ResponseMLEKid: o.responseMLEKid}
 }
 
-// embeddedSandbox is the simulated platform a run starts when no --base-url
-// is given, so that `reconcile run` works on a fresh machine with no account.
-type embeddedSandbox struct {
-	url            string
-	creds          platform.Credentials
-	organizationID string
-	journalGlob    string
-	close          func()
-}
-
-func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, auth platform.Credentials, log *slog.Logger) (*embeddedSandbox, error) {
-	scale, err := sandbox.ParseScale(o.sandboxScale)
-	if err != nil {
-		return nil, err
-	}
-	sbCfg := sandbox.Config{Seed: o.sandboxSeed, Scale: scale, BusinessDate: date, Lookback: o.lookback}
-	if cert := auth.P12.Certificate(); cert != nil {
-		trusted, err := sandbox.NewCertificate(cert)
-		if err != nil {
-			return nil, fmt.Errorf("embedded sandbox: --p12-file: %w", err)
-		}
-		sbCfg.Certificates = append(sbCfg.Certificates, trusted)
-	}
-	srv, err := sandbox.New(sbCfg)
-	if err != nil {
-		return nil, fmt.Errorf("embedded sandbox: %w", err)
-	}
-	cfg := srv.Config()
-	// The sandbox's journals and ground truth go beside the outputs, so a
-	// newcomer can compare the run's findings with what the sandbox planted.
-	dir := filepath.Join(o.out, "sandbox")
-	journals := filepath.Join(dir, "journals-"+date.Format("2006-01-02"))
-	// Written into only as real folders: a link planted at out/sandbox (or
-	// its journals folder) would have the sandbox write files wherever it
-	// points, with the run's rights.
-	for _, p := range []string{dir, journals} {
-		if info, err := os.Lstat(p); err == nil && info.Mode()&os.ModeSymlink != 0 {
-			return nil, fmt.Errorf("embedded sandbox: %s is a symbolic link; the sandbox writes its journals only into a folder of its own (remove the link)", p)
-		}
-	}
-	if _, err := srv.WriteJournals(journals); err != nil {
-		return nil, fmt.Errorf("embedded sandbox: write journals: %w", err)
-	}
-	truth := filepath.Join(dir, "ground-truth-"+date.Format("2006-01-02")+".json")
-	if err := srv.WriteGroundTruth(truth); err != nil {
-		return nil, fmt.Errorf("embedded sandbox: write ground truth: %w", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("embedded sandbox: listen: %w", err)
-	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	secret, err := platform.NewSecret(sandbox.DefaultSecret)
-	if err != nil {
-		hs.Close()
-		return nil, err
-	}
-	url := "http://" + ln.Addr().String()
-	log.Info("embedded sandbox started", "url", url, "seed", o.sandboxSeed, "scale", scale.String(),
-		"journals", journals, "ground_truth", truth)
-	return &embeddedSandbox{
-		url: url,
-		creds: platform.Credentials{Mode: auth.Mode, KeyID: cfg.KeyID, Secret: secret, P12: auth.P12,
-			PortfolioID: cfg.OrganizationID},
-		organizationID: cfg.OrganizationID,
-		journalGlob:    filepath.Join(journals, "*.ndjson"),
-		close: func() {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			hs.Shutdown(sctx)
-		},
-	}, nil
+// embeddedOptions are the embedded sandbox's settings of a run of o for date.
+func embeddedOptions(o runOptions, date time.Time) embedded.Options {
+	return embedded.Options{Seed: o.sandboxSeed, Scale: o.sandboxScale, Date: date, Lookback: o.lookback, Out: o.out}
 }
 
 // maxMerchantsFile bounds a --merchants @FILE: 10 MiB holds far more MIDs

@@ -95,7 +95,7 @@ func scrape(t *testing.T, url string) []promSample {
 func TestMetricsPushToPushgateway(t *testing.T) {
 	url := pushgateway(t)
 	now := time.Now()
-	m := metrics.Run{Shard: "2/4", Status: "partial", ExitCode: exitPartial, Started: now.Add(-time.Minute), Finished: now,
+	m := metrics.Report{Shard: "2/4", Status: "partial", ExitCode: exitPartial, Started: now.Add(-time.Minute), Finished: now,
 		Date: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), Known: true, MembersOK: 5, Failed: 1, Version: "test",
 		Source: reports.SourcePlatform, Findings: map[string]map[string]int64{"new": {"skipped_cycle": 3}},
 		Alarms: []reports.Alarm{{Name: "members_lost", Raised: true}, {Name: "kind_count", Kind: "skipped_cycle"}}}

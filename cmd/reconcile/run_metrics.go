@@ -13,9 +13,9 @@ import (
 
 // outcomeMetrics are the metrics of any command's outcome: its shard
 // label, status and exit code (from err), and when it ran.
-func outcomeMetrics(ctx context.Context, err error, shard string, started, finished time.Time) metrics.Run {
+func outcomeMetrics(ctx context.Context, err error, shard string, started, finished time.Time) metrics.Report {
 	code := exitCodeOf(ctx, err)
-	m := metrics.Run{
+	m := metrics.Report{
 		Shard: shard, ExitCode: code, Started: started, Finished: finished, Version: buildVersion(),
 		Status: map[int]string{exitOK: "ok", exitPartial: "partial", exitInterrupted: "interrupted"}[code],
 	}
@@ -25,7 +25,7 @@ func outcomeMetrics(ctx context.Context, err error, shard string, started, finis
 	return m
 }
 
-func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, started, finished time.Time) metrics.Run {
+func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, started, finished time.Time) metrics.Report {
 	m := outcomeMetrics(ctx, err, o.shard, started, finished)
 	m.Source = runSource(o)
 	if d, err := businessDate(o.date, started.UTC()); err == nil {
@@ -60,7 +60,7 @@ const mergeShard = "merged"
 // published, the merged run's members, findings and alarms. It sends no
 // request and loads no record (requests, retries and rows are 0; the
 // shards' own metrics have theirs). date is zero if --date did not parse.
-func newMergeMetrics(ctx context.Context, w *mergeWatch, date time.Time, err error, started, finished time.Time) metrics.Run {
+func newMergeMetrics(ctx context.Context, w *mergeWatch, date time.Time, err error, started, finished time.Time) metrics.Report {
 	m := outcomeMetrics(ctx, err, mergeShard, started, finished)
 	m.Date, m.Deliveries = date, w.deliveries
 	if r := w.res; r != nil {
@@ -74,7 +74,7 @@ func newMergeMetrics(ctx context.Context, w *mergeWatch, date time.Time, err err
 // emitMetrics writes m to the metrics file and pushes it to the
 // Pushgateway, each if asked (finish.WriteMetrics); neither failure changes
 // the command's outcome.
-func emitMetrics(ctx context.Context, e env, log *slog.Logger, file, push string, m metrics.Run) {
+func emitMetrics(ctx context.Context, e env, log *slog.Logger, file, push string, m metrics.Report) {
 	if err := finish.WriteMetrics(ctx, log, file, push, m); err != nil {
 		fmt.Fprintf(e.stderr, "reconcile: %s\n", errorText(err))
 	}

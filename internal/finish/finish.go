@@ -178,7 +178,7 @@ func Publish(ctx context.Context, db *store.Store, run reports.Run, o Options) (
 // is logged, like a digest not delivered, and the file's error is
 // returned for the command to print (a stale file also shows by its age,
 // node_textfile_mtime_seconds).
-func WriteMetrics(ctx context.Context, log *slog.Logger, file, push string, m metrics.Run) error {
+func WriteMetrics(ctx context.Context, log *slog.Logger, file, push string, m metrics.Report) error {
 	var err error
 	if file != "" {
 		err = metrics.WriteFile(file, m)

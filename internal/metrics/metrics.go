@@ -27,8 +27,8 @@ import (
 	"github.com/reconcile/reconcile/reports"
 )
 
-// Run is what the metrics report of one run (or merge).
-type Run struct {
+// Report is what the metrics say of one run (or merge).
+type Report struct {
 	Shard       string
 	Status      string // ok, partial, failed, interrupted
 	ExitCode    int
@@ -58,7 +58,7 @@ var statuses = []string{"ok", "partial", "failed", "interrupted"}
 // carries the run's shard, so two shards on one host (two files) never
 // publish the same series. Values of one run are gauges: the file is
 // replaced by each run, and a counter would reset with it anyway.
-func Text(m Run) []byte {
+func Text(m Report) []byte {
 	var b bytes.Buffer
 	shard := `shard="` + escapeLabel(m.Shard) + `"`
 	metric := func(name, help string) {
@@ -173,7 +173,7 @@ func escapeLabel(s string) string {
 // WriteFile replaces path with m's metrics through a temp file in the
 // same directory and a rename, so the collector never reads half a file
 // (it reads *.prom only; the temp name does not end so).
-func WriteFile(path string, m Run) error {
+func WriteFile(path string, m Report) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
 	if err != nil {
@@ -230,7 +230,7 @@ func PushURL(base, shard string) (string, error) {
 // Push PUTs the run's metrics, in the text exposition format, to
 // the Pushgateway at base, as Prometheus recommends for batch jobs: the
 // gateway keeps the last push of each shard for Prometheus to scrape.
-func Push(ctx context.Context, base string, m Run) error {
+func Push(ctx context.Context, base string, m Report) error {
 	target, err := PushURL(base, m.Shard)
 	if err != nil {
 		return err

@@ -18,10 +18,10 @@ import (
 	"github.com/reconcile/reconcile/checks"
 )
 
-// Run is what a run was given that its shards must share. Its fields are
+// Options are what a run was given that its shards must share. Its fields are
 // the flags of the same names (the organization as the run resolved it:
 // the embedded sandbox's when none was given).
-type Run struct {
+type Options struct {
 	OrganizationID   string
 	GroupIDs         []string // --groups
 	Merchants        []string // --merchants, as read
@@ -46,7 +46,7 @@ type Run struct {
 // journal glob and the base URL are written into the manifest, so card
 // numbers in them are masked (cardmask.MaskText), as the journal files'
 // names are (ingest.JournalImport.File).
-func (o Run) Settings() map[string]string {
+func (o Options) Settings() map[string]string {
 	groupIDs := slices.Clone(o.GroupIDs)
 	slices.Sort(groupIDs)
 	s := map[string]string{

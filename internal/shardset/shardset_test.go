@@ -6,7 +6,7 @@ import "testing"
 // the base URL without its user information and query, and mask a card
 // number in it or in the journal glob, wherever it sits in the path.
 func TestShardSettingsMaskCardNumbers(t *testing.T) {
-	o := Run{
+	o := Options{
 		OrganizationID: "org",
 		BaseURL:        "https://user:secret@api.example/v1/4111-1111-1111-1111/?card=4111111111111111",
 		Journal:        "/var/log/4111111111111111/*.ndjson",
