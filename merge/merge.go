@@ -67,14 +67,13 @@ type Options struct {
 	MemoryLimit  string // DuckDB's buffer memory for the merge, e.g. "256MB"
 	Version      string // this program's, for the manifest
 	Logger       *slog.Logger
-	// CheckAlarms, if set, checks the merged run in the merged database
-	// before the publish step, as a run's --alarms are checked: the
-	// alarms it returns are the publication's (Summary, manifest).
-	CheckAlarms func(ctx context.Context, db *sql.Conn, runID string) []reports.Alarm
-	// Published, if set, is told of the publication while the merged
-	// database is still open, as after a run: the digest (--notify) reads
-	// it. What it does cannot fail the merge.
-	Published func(ctx context.Context, db *sql.Conn, res *Result)
+	// Finish, if set, is the end of the merged run, as of any run
+	// (`reconcile merge` gives internal/finish.Publish): given the merged
+	// database and the run, it checks the alarms, reopens the database,
+	// publishes and sends the digests, and returns the run as published
+	// (its Alarms set) and the publication. Unset, the merge reopens the
+	// database and publishes the run (reports.Publish) itself.
+	Finish func(ctx context.Context, db *store.Store, run reports.Run) (reports.Run, *reports.Published, error)
 }
 
 // Result is what a merge published: the run's facts as the publish step
@@ -214,24 +213,30 @@ func (m *merger) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	m.log.Info("shards merged", "shards", len(m.use), "status", run.Status, "took", time.Since(started).Round(time.Millisecond).String())
-	if m.o.CheckAlarms != nil {
-		run.Alarms = m.o.CheckAlarms(ctx, m.db.Conn(), m.runID)
+	finish := m.o.Finish
+	if finish == nil {
+		finish = publish(m.o.Out)
 	}
-	// What the merge wrote, into the working file and out of DuckDB's
-	// memory and temporary storage before the publish step's queries run
-	// (as a run does; store.Reopen says why).
-	if err := m.db.Reopen(ctx); err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	pub, err := reports.Publish(ctx, m.db.Conn(), m.o.Out, run)
+	run, pub, err := finish(ctx, m.db, run)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Run: run, Published: pub}
-	if m.o.Published != nil {
-		m.o.Published(ctx, m.db.Conn(), res)
-	}
 	return res, nil
+}
+
+// publish is the end of a merged run without alarms or digests: what the
+// merge wrote, into the working file and out of DuckDB's memory and
+// temporary storage before the publish step's queries run (as a run does;
+// store.Reopen says why), then the publication.
+func publish(out string) func(ctx context.Context, db *store.Store, run reports.Run) (reports.Run, *reports.Published, error) {
+	return func(ctx context.Context, db *store.Store, run reports.Run) (reports.Run, *reports.Published, error) {
+		if err := db.Reopen(ctx); err != nil {
+			return run, nil, fmt.Errorf("merge: %w", err)
+		}
+		pub, err := reports.Publish(ctx, db.Conn(), out, run)
+		return run, pub, err
+	}
 }
 
 // removeWork removes the merge's working database and what DuckDB made

@@ -15,16 +15,17 @@ import (
 // that runs after it, and nothing below the pipeline imports it.
 var layers = map[string]int{
 	"internal/jsonbody": 0, "internal/testcert": 0, "internal/testsign": 0, "internal/sdkdir": 0,
-	"internal/jemalloc": 0, "internal/glibc": 0,
+	"internal/jemalloc": 0, "internal/glibc": 0, "internal/secretfile": 0,
 	"queries": 0, "platform": 0, "outputs": 0, "cardmask": 0, "deploy": 0,
 	"sandbox":     0,
-	"level3audit": 1, "store": 1, "internal/safetext": 1, "internal/memstat": 1, "cardmask/cardmasktest": 1, "sandbox/sandboxtest": 1,
-	"groups": 2, "subscriptions": 2, "calls": 2, "store/storetest": 2,
+	"level3audit": 1, "store": 1, "internal/safetext": 1, "internal/memstat": 1, "cardmask/cardmasktest": 1, "sandbox/sandboxtest": 1, "internal/credentials": 1,
+	"groups": 2, "subscriptions": 2, "calls": 2, "store/storetest": 2, "internal/sqlout": 2, "internal/sqlguard": 2, "internal/embedded": 2,
 	"ingest": 3, "internal/doctor": 3,
 	"checks": 4, "reports": 4,
-	"pipeline": 5, "merge": 5, "alarms": 5, "notify": 5, "reports/reportstest": 5,
-	"cmd/reconcile": 6, "pipeline/pipelinetest": 6, "notify/notifytest": 6,
-	"bench": 7,
+	"pipeline": 5, "merge": 5, "alarms": 5, "notify": 5, "reports/reportstest": 5, "internal/shardset": 5,
+	"internal/metrics": 6, "internal/progress": 6, "pipeline/pipelinetest": 6, "notify/notifytest": 6,
+	"internal/finish": 7, "bench": 7,
+	"cmd/reconcile": 8,
 }
 
 const module = "github.com/reconcile/reconcile/"

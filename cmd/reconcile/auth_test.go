@@ -8,6 +8,7 @@ import (
 
 	"software.sslmate.com/src/go-pkcs12"
 
+	"github.com/reconcile/reconcile/internal/credentials"
 	"github.com/reconcile/reconcile/internal/testcert"
 	"github.com/reconcile/reconcile/sandbox"
 )
@@ -129,7 +130,7 @@ func TestRunRefusesBadCredentials(t *testing.T) {
 	}
 	// The P12 file itself (encrypted with its password) is not refused for
 	// its mode; the password file and the P12 given right work.
-	if _, err := loadCredentials(runOptions{auth: "jwt-p12", p12File: p12, p12PassFile: goodPass}, func(string) string { return "" }); err != nil {
+	if _, err := credentials.Load(credentials.Settings{Auth: "jwt-p12", P12File: p12, P12PasswordFile: goodPass}, func(string) string { return "" }); err != nil {
 		t.Errorf("a good P12 and password: %v", err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/reconcile/reconcile/checks"
+	"github.com/reconcile/reconcile/internal/secretfile"
+	"github.com/reconcile/reconcile/internal/sqlout"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -59,7 +61,7 @@ func cmdAck(ctx context.Context, args []string, e env) error {
 	}
 	// A path that names no file would become a new, empty database.
 	if _, err := os.Stat(o.db); err != nil {
-		return fmt.Errorf("ack: --db %s: %w (give the working file of the runs, as reconcile run --db)", o.db, withoutPath(err))
+		return fmt.Errorf("ack: --db %s: %w (give the working file of the runs, as reconcile run --db)", o.db, secretfile.WithoutPath(err))
 	}
 	s, err := store.Open(ctx, o.db)
 	if err != nil {
@@ -244,13 +246,13 @@ func osUser(getenv func(string) string) string {
 
 // listAcks prints the acknowledgements in force.
 func listAcks(ctx context.Context, s *store.Store, format string, e env) error {
-	out := newResultWriter(format, false, e.stdout)
+	out := sqlout.New(format, false, e.stdout)
 	return checks.ListAcknowledgements(ctx, s, func(rows *sql.Rows) error {
 		cols, err := rows.Columns()
 		if err != nil {
 			return err
 		}
-		if err := out.header(cols); err != nil {
+		if err := out.Header(cols); err != nil {
 			return err
 		}
 		vals := make([]any, len(cols))
@@ -262,13 +264,13 @@ func listAcks(ctx context.Context, s *store.Store, format string, e env) error {
 			if err := rows.Scan(ptrs...); err != nil {
 				return fmt.Errorf("ack --list: %w", err)
 			}
-			if err := out.row(vals); err != nil {
+			if err := out.Row(vals); err != nil {
 				return err
 			}
 		}
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("ack --list: %w", err)
 		}
-		return out.close()
+		return out.Close()
 	})
 }

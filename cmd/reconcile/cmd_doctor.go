@@ -11,7 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/credentials"
 	"github.com/reconcile/reconcile/internal/doctor"
+	"github.com/reconcile/reconcile/internal/embedded"
 	"github.com/reconcile/reconcile/platform"
 )
 
@@ -60,7 +62,7 @@ func cmdDoctor(ctx context.Context, args []string, e env) error {
 	var mleKey platform.ResponseMLEKey
 	if baseURL == "" {
 		// The embedded sandbox, its journals in a folder of its own.
-		auth, err := embeddedAuth(o)
+		auth, err := embedded.Auth(o.auth, o.organizationID)
 		if err != nil {
 			return err
 		}
@@ -68,17 +70,17 @@ func cmdDoctor(ctx context.Context, args []string, e env) error {
 			return err
 		}
 		defer os.RemoveAll(o.out)
-		sb, err := startEmbeddedSandbox(ctx, o, now.AddDate(0, 0, -1), nil, auth, log) // no database: a world of its own
+		sb, err := embedded.Start(ctx, embeddedOptions(o, now.AddDate(0, 0, -1), nil), auth, log) // no database: a world of its own
 		if err != nil {
 			return err
 		}
-		defer sb.close()
-		baseURL, creds, org = sb.url, sb.creds, firstNonEmpty(org, sb.organizationID)
+		defer sb.Close()
+		baseURL, creds, org = sb.URL, sb.Creds, firstNonEmpty(org, sb.OrganizationID)
 	} else {
-		if creds, err = loadCredentials(o, e.getenv); err != nil {
+		if creds, err = credentials.Load(credentialSettings(o), e.getenv); err != nil {
 			return err
 		}
-		if mleKey, err = loadResponseMLE(o, e.getenv, creds.Mode); err != nil {
+		if mleKey, err = credentials.LoadResponseMLE(credentialSettings(o), e.getenv, creds.Mode); err != nil {
 			return err
 		}
 		if org == "" && len(o.merchantList) == 0 {

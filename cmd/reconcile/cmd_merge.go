@@ -2,19 +2,12 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/checks"
+	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/merge"
 	"github.com/reconcile/reconcile/notify"
 	"github.com/reconcile/reconcile/reports"
@@ -72,7 +65,7 @@ func cmdMerge(ctx context.Context, args []string, e env) error {
 			day = date.Format(time.DateOnly)
 		}
 		// The shards' source is unknown until they are read: not marked simulated.
-		w.deliveries = append(w.deliveries, w.notice.sendFailure(context.WithoutCancel(ctx), day, "", err, log)...)
+		w.deliveries = append(w.deliveries, w.notice.SendFailure(context.WithoutCancel(ctx), day, "", err, log)...)
 	}
 	emitMetrics(ctx, e, log, o.metricsFile, o.notice.metricsPush, newMergeMetrics(ctx, w, date, err, started, time.Now()))
 	return err
@@ -116,7 +109,7 @@ without the missing shards (marked partial; their members count as failed). --al
 // sent.
 type mergeWatch struct {
 	log        *slog.Logger
-	notice     *notice
+	notice     *finish.Notice
 	res        *merge.Result
 	deliveries []notify.Delivery
 }
@@ -150,11 +143,10 @@ func mergeAndTell(ctx context.Context, o mergeOptions, e env, w *mergeWatch) err
 		MemoryLimit:  o.memoryLimit,
 		Version:      buildVersion(),
 		Logger:       log,
-		CheckAlarms: func(ctx context.Context, db *sql.Conn, runID string) []reports.Alarm {
-			return n.checkAlarms(ctx, db, runID)
-		},
-		Published: func(ctx context.Context, db *sql.Conn, res *merge.Result) {
-			w.deliveries = append(w.deliveries, n.send(ctx, db, res.Run, res.Published, log)...)
+		Finish: func(ctx context.Context, db *store.Store, run reports.Run) (reports.Run, *reports.Published, error) {
+			fin, err := finish.Publish(ctx, db, run, finish.Options{Out: o.out, Notice: n, Log: log})
+			w.deliveries = append(w.deliveries, fin.Deliveries...)
+			return fin.Run, fin.Published, err
 		},
 	})
 	if err != nil {
@@ -215,78 +207,4 @@ func mergeProblems(res *merge.Result) string {
 		parts = append(parts, fmt.Sprintf("%d members not reconciled", n))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// shardSettings are the settings of a run that the shards of a date must
-// share for `reconcile merge` to combine them (outputs.Manifest.Settings),
-// by flag name: what decides which members and data a shard sees and
-// what its checks report. Settings that change only how a run goes
-// (--concurrency, --rate, --force, --memory-limit, ...) are not among them.
-// The base URL is kept without user information, query or fragment, and
-// the rate table is named by its content's hash, not its file's path. The
-// journal glob and the base URL are written into the manifest, so card
-// numbers in them are masked (cardmask.MaskText), as the journal files'
-// names are (ingest.JournalImport.File).
-func shardSettings(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) map[string]string {
-	groupIDs := splitList(o.groups)
-	slices.Sort(groupIDs)
-	s := map[string]string{
-		"organization-id":   org,
-		"groups":            strings.Join(groupIDs, ","),
-		"lookback":          strconv.Itoa(o.lookback),
-		"journal":           cardmask.MaskText(o.journal),
-		"interchange-rates": rateTableHash(rates),
-		"retry-limits":      retryLimitsHash(limits),
-		"bnpl-session-age":  o.bnplSessionAge.String(),
-		"bin-refresh-age":   o.binRefreshAge.String(),
-	}
-	if len(o.merchantList) > 0 {
-		// Shards of one date must name the same members.
-		mids := slices.Clone(o.merchantList)
-		slices.Sort(mids)
-		s["merchants"] = linesHash(mids)
-	}
-	if o.baseURL == "" {
-		s["sandbox-seed"] = strconv.FormatInt(o.sandboxSeed, 10)
-		s["sandbox-scale"] = o.sandboxScale
-	} else if u, err := url.Parse(o.baseURL); err == nil {
-		u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
-		s["base-url"] = cardmask.MaskText(u.String())
-	}
-	return s
-}
-
-// rateTableHash names a rate table by its content: "sha256:" and the hash
-// of its rates, one "network,level2,level3" line each in network order.
-func rateTableHash(t *checks.RateTable) string {
-	if t == nil {
-		t = checks.DefaultInterchangeRates()
-	}
-	lines := make([]string, 0, len(t.Rates))
-	for _, r := range t.Rates {
-		lines = append(lines, r.Network+","+strconv.FormatFloat(r.Level2, 'g', -1, 64)+","+strconv.FormatFloat(r.Level3, 'g', -1, 64))
-	}
-	return linesHash(lines)
-}
-
-// retryLimitsHash names a retry-limit table by its content, as
-// rateTableHash a rate table: one "network,reattempts,window,cit_mit_apart"
-// line per limit.
-func retryLimitsHash(t *checks.RetryLimitTable) string {
-	if t == nil {
-		t = checks.DefaultRetryLimits()
-	}
-	lines := make([]string, 0, len(t.Limits))
-	for _, l := range t.Limits {
-		lines = append(lines, fmt.Sprintf("%s,%d,%s,%t", l.Network, l.Reattempts, l.Window, l.CITMITApart))
-	}
-	return linesHash(lines)
-}
-
-// linesHash is "sha256:" and the hash of lines, sorted, one a line: a
-// table's content whatever its order in its file.
-func linesHash(lines []string) string {
-	slices.Sort(lines)
-	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
-	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -6,14 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
-	"net"
-	"net/http"
-	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,11 +16,15 @@ import (
 	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/internal/credentials"
+	"github.com/reconcile/reconcile/internal/embedded"
+	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/memstat"
+	"github.com/reconcile/reconcile/internal/secretfile"
+	"github.com/reconcile/reconcile/internal/shardset"
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/sandbox"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -84,7 +82,7 @@ type runOptions struct {
 	// from any layer: a run with credentials but no base URL is refused.
 	credentials []string
 	// rateGiven says --rate was set by some layer: the embedded sandbox is
-	// otherwise not held to the platform's default rate (sandboxRate).
+	// otherwise not held to the platform's default rate (embedded.Rate).
 	rateGiven bool
 }
 
@@ -307,14 +305,14 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	org := o.organizationID
 	var sandboxAuth platform.Credentials
 	if baseURL == "" {
-		if sandboxAuth, err = embeddedAuth(o); err != nil {
+		if sandboxAuth, err = embedded.Auth(o.auth, o.organizationID); err != nil {
 			return err
 		}
 	} else {
-		if creds, err = loadCredentials(o, e.getenv); err != nil {
+		if creds, err = credentials.Load(credentialSettings(o), e.getenv); err != nil {
 			return err
 		}
-		if mleKey, err = loadResponseMLE(o, e.getenv, creds.Mode); err != nil {
+		if mleKey, err = credentials.LoadResponseMLE(credentialSettings(o), e.getenv, creds.Mode); err != nil {
 			return err
 		}
 		o.hooks.keyed(mleKey, now, log)
@@ -331,15 +329,15 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	}
 	defer db.Close()
 	if baseURL == "" {
-		sb, err := startEmbeddedSandbox(ctx, o, date, db, sandboxAuth, log)
+		sb, err := embedded.Start(ctx, embeddedOptions(o, date, db), sandboxAuth, log)
 		if err != nil {
 			return err
 		}
-		defer sb.close()
-		baseURL, creds, journal = sb.url, sb.creds, firstNonEmpty(journal, sb.journalGlob)
-		org = firstNonEmpty(org, sb.organizationID)
+		defer sb.Close()
+		baseURL, creds, journal = sb.URL, sb.Creds, firstNonEmpty(journal, sb.JournalGlob)
+		org = firstNonEmpty(org, sb.OrganizationID)
 		if !o.rateGiven {
-			o.rate = sandboxRate
+			o.rate = embedded.Rate
 		}
 		log.Info("embedded sandbox", "rate", o.rate)
 	}
@@ -409,14 +407,10 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return err
 	}
 	o.hooks.ingested(res)
-	alarmList := notice.checkAlarms(ctx, db.Conn(), res.RunID)
-	if notice != nil && notice.rules != nil && !mleKey.IsZero() {
-		if e := mleKey.Expiry(now); e.Known {
-			alarmList = append(alarmList, notice.rules.KeyExpiry(e.KeyID, e.NotAfter, now))
-		}
-	}
-	o.hooks.checked(alarmList)
-	run := reports.Run{
+	// The checks are done: the end of the run (package finish) checks the
+	// alarms, reopens the database, publishes and sends the digests.
+	published := time.Now()
+	fin, err := finish.Publish(ctx, db, reports.Run{
 		RunID:        res.RunID,
 		BusinessDate: res.BusinessDate,
 		Window:       res.Window,
@@ -426,43 +420,22 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		Members:      memberCounts(res),
 		Version:      buildVersion(),
 		Shard:        shard.String(),
-		Settings:     shardSettings(o, org, rates, retryLimits),
+		Settings:     shardOptions(o, org, rates, retryLimits).Settings(),
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),
-		Alarms:       alarmList,
 		ResponseMLE:  manifestKey(mleKey, now),
-	}
-	published := time.Now()
-	// The checks' writes into the file, and a fresh DuckDB instance for
-	// the publish step's queries (store.Reopen says why).
-	if err := db.Reopen(ctx); err != nil {
-		return err
-	}
-	pub, err := reports.Publish(ctx, db.Conn(), o.out, run)
+	}, finish.Options{Out: o.out, Notice: notice, Log: log, Key: mleKey, Now: now,
+		Published: func(run reports.Run, pub *reports.Published) {
+			o.hooks.published(pub)
+			logRunFinished(ctx, log, db, res, pub, time.Since(published), watch.Peak())
+			printSummary(e, res, pub, o.db, runSource(o))
+			printAlarms(e.stdout, run.Alarms)
+		}})
+	o.hooks.checked(fin.Run.Alarms)
+	o.hooks.delivered(fin.Deliveries)
 	if err != nil {
 		return err
 	}
-	o.hooks.published(pub)
-	allStages := append(res.Stages[:len(res.Stages):len(res.Stages)], pipeline.Stage{Name: "publish",
-		Duration: time.Since(published), Memory: pipeline.ReadMemory(ctx, db), Peak: watch.Peak()})
-	stages := make([]any, 0, 2*len(allStages))
-	memory := make([]any, 0, 2*len(allStages))
-	peaks := make([]any, 0, 2*len(allStages))
-	for _, st := range allStages {
-		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
-		memory = append(memory, st.Name, memoryText(st.Memory))
-		peaks = append(peaks, st.Name, peakText(st.Peak))
-	}
-	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
-		"rows", res.Rows, slog.Group("stages", stages...),
-		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
-		"retries", res.Retries, "output", pub.Dir)
-	// The memory of each stage is for whoever tunes --memory-limit or
-	// chases a leak (docs/dev), not for the nightly log.
-	log.Debug("run memory", "run_id", res.RunID, slog.Group("memory", memory...), slog.Group("memory_at_peak", peaks...))
-	printSummary(e, res, pub, o.db, runSource(o))
-	printAlarms(e.stdout, alarmList)
-	o.hooks.delivered(notice.send(ctx, db.Conn(), run, pub, log))
 	if res.Status == store.RunFailed {
 		// Every member failed: nothing was reconciled, so not "partial" (3),
 		// which tells a monitor that the rest was. The publication still
@@ -481,6 +454,38 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return partialError{strings.Join(parts, "; ")}
 	}
 	return nil
+}
+
+// logRunFinished logs the run's outcome and its stages' times (publish
+// included), and at debug level their memory.
+func logRunFinished(ctx context.Context, log *slog.Logger, db *store.Store, res *pipeline.Result, pub *reports.Published,
+	took time.Duration, peak memstat.Process) {
+	allStages := append(res.Stages[:len(res.Stages):len(res.Stages)], pipeline.Stage{Name: "publish",
+		Duration: took, Memory: pipeline.ReadMemory(ctx, db), Peak: peak})
+	stages := make([]any, 0, 2*len(allStages))
+	memory := make([]any, 0, 2*len(allStages))
+	peaks := make([]any, 0, 2*len(allStages))
+	for _, st := range allStages {
+		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
+		memory = append(memory, st.Name, memoryText(st.Memory))
+		peaks = append(peaks, st.Name, peakText(st.Peak))
+	}
+	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
+		"rows", res.Rows, slog.Group("stages", stages...),
+		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
+		"retries", res.Retries, "output", pub.Dir)
+	// The memory of each stage is for whoever tunes --memory-limit or
+	// chases a leak (docs/dev), not for the nightly log.
+	log.Debug("run memory", "run_id", res.RunID, slog.Group("memory", memory...), slog.Group("memory_at_peak", peaks...))
+}
+
+// shardOptions is what the run's shards must share (shardset.Options): the
+// settings of o, org as resolved.
+func shardOptions(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) shardset.Options {
+	return shardset.Options{OrganizationID: org, GroupIDs: splitList(o.groups), Merchants: o.merchantList,
+		Lookback: o.lookback, Journal: o.journal, InterchangeRates: rates, RetryLimits: limits,
+		BNPLSessionAge: o.bnplSessionAge, BINRefreshAge: o.binRefreshAge,
+		BaseURL: o.baseURL, SandboxSeed: o.sandboxSeed, SandboxScale: o.sandboxScale}
 }
 
 // syncAcknowledgements makes the acknowledgements of the run's file
@@ -592,137 +597,6 @@ func businessDate(s string, now time.Time) (time.Time, error) {
 	return d, nil
 }
 
-// loadCredentials reads the credentials of the --auth mode: the key ID and
-// the shared secret (--secret-file, else RECONCILE_SECRET), or the P12 file
-// and its password (--p12-password-file, else RECONCILE_P12_PASSWORD). A
-// secret or a password is never taken from a flag's value, so it does not
-// show in process listings or shell history.
-func loadCredentials(o runOptions, getenv func(string) string) (platform.Credentials, error) {
-	mode, err := platform.ParseAuthMode(o.auth)
-	if err != nil {
-		return platform.Credentials{}, fmt.Errorf("--auth: %w", err)
-	}
-	creds := platform.Credentials{Mode: mode, KeyID: o.keyID, PortfolioID: o.portfolioID}
-	if mode == platform.AuthJWTP12 {
-		if creds.P12, err = loadP12(o, getenv); err != nil {
-			return platform.Credentials{}, err
-		}
-		return creds, nil
-	}
-	if o.p12File != "" || o.p12PassFile != "" {
-		return platform.Credentials{}, fmt.Errorf("--p12-file and --p12-password-file are for --auth %s, not %s", platform.AuthJWTP12, mode)
-	}
-	if o.keyID == "" {
-		return platform.Credentials{}, fmt.Errorf("no credentials: --key-id (or RECONCILE_KEY_ID) is required with --base-url and --auth %s", mode)
-	}
-	var b64 string
-	switch {
-	case o.secretFile != "":
-		b, err := readCredentialFile("secret-file", o.secretFile, true)
-		if err != nil {
-			return platform.Credentials{}, err
-		}
-		b64 = string(b)
-	case getenv("RECONCILE_SECRET") != "":
-		b64 = getenv("RECONCILE_SECRET")
-	default:
-		return platform.Credentials{}, errors.New("no credentials: give --secret-file or RECONCILE_SECRET with --base-url")
-	}
-	if creds.Secret, err = platform.NewSecret(b64); err != nil {
-		return platform.Credentials{}, fmt.Errorf("secret: %w", err)
-	}
-	return creds, nil
-}
-
-// loadP12 reads the key and certificate of --auth jwt-p12.
-func loadP12(o runOptions, getenv func(string) string) (platform.P12Key, error) {
-	if o.p12File == "" {
-		return platform.P12Key{}, fmt.Errorf("--auth %s needs --p12-file (the PKCS#12 file of the key and its certificate)", platform.AuthJWTP12)
-	}
-	var password string
-	switch {
-	case o.p12PassFile != "":
-		b, err := readCredentialFile("p12-password-file", o.p12PassFile, true)
-		if err != nil {
-			return platform.P12Key{}, err
-		}
-		// A trailing newline is the editor's, not the password's.
-		password = strings.TrimRight(string(b), "\r\n")
-	case getenv("RECONCILE_P12_PASSWORD") != "":
-		password = getenv("RECONCILE_P12_PASSWORD")
-	default:
-		return platform.P12Key{}, fmt.Errorf("--auth %s needs the P12 password: --p12-password-file or RECONCILE_P12_PASSWORD", platform.AuthJWTP12)
-	}
-	data, err := readCredentialFile("p12-file", o.p12File, false)
-	if err != nil {
-		return platform.P12Key{}, err
-	}
-	k, err := platform.ParseP12(data, password)
-	if err != nil {
-		return platform.P12Key{}, fmt.Errorf("--p12-file: %w", err)
-	}
-	if exp := k.Certificate().NotAfter; time.Now().After(exp) {
-		return platform.P12Key{}, fmt.Errorf("--p12-file: the certificate %s expired on %s", k.KeyID(), exp.UTC().Format(time.DateOnly))
-	}
-	return k, nil
-}
-
-// maxCredentialFile bounds what is read of a credential file: a secret is
-// 44 bytes of base64 and a P12 file a few kilobytes.
-const maxCredentialFile = 1 << 20
-
-// readCredentialFile reads the file named by the setting flagName (given as
-// a flag, RECONCILE_<FLAG> or in the config file). With private set it
-// refuses, as ssh does for a private key, a file that group or others may
-// read, and says what to run. An error never repeats the path of a file
-// that could not be opened, only the setting: someone who put the secret
-// itself in RECONCILE_SECRET_FILE must not see it printed.
-func readCredentialFile(flagName, path string, private bool) ([]byte, error) {
-	return readSecretFile("--"+flagName+" ("+envName(flagName)+")", path, private)
-}
-
-// readSecretFile is readCredentialFile for a file named by setting, a
-// description of where its path was given (a flag, a key of the --notify
-// file).
-func readSecretFile(setting, path string, private bool) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the file it names: %w", setting, withoutPath(err))
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", setting, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", setting)
-	}
-	if perm := fi.Mode().Perm(); private && runtime.GOOS != "windows" && perm&0o077 != 0 {
-		return nil, fmt.Errorf("%s: %s is readable by group or others (mode %04o); it holds a credential: run  chmod 600 %s", setting, path, perm, shellQuote(path))
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxCredentialFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: read: %w", setting, err)
-	}
-	if len(b) > maxCredentialFile {
-		return nil, fmt.Errorf("%s: larger than %d KiB, not a credential file", setting, maxCredentialFile>>10)
-	}
-	return b, nil
-}
-
-// shellQuote quotes a path for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// sandboxRate is the request rate against the embedded sandbox unless
-// --rate says otherwise: the default (20/s) is the platform's budget, and
-// a medium demo waited minutes for a limit the sandbox does not have.
-const sandboxRate = 5000
-
 // newRunClient is the platform client of a run (and of doctor, which
 // must send what a run sends): the run's rate budget and connections,
 // search time form and response key.
@@ -737,113 +611,18 @@ func newRunClient(o runOptions, e env, baseURL string, creds platform.Credential
 		responseMLEOption(mleKey))
 }
 
-// embeddedAuth is the authentication a run against the embedded sandbox
-// uses: --auth as given, with the sandbox's test key for the shared-secret
-// modes, and for jwt-p12 a throwaway key whose certificate the sandbox is
-// started to trust. No credential of the user's is ever used against the
-// sandbox (credentials without --base-url are refused earlier).
-func embeddedAuth(o runOptions) (platform.Credentials, error) {
-	mode, err := platform.ParseAuthMode(o.auth)
-	if err != nil {
-		return platform.Credentials{}, fmt.Errorf("--auth: %w", err)
-	}
-	creds := platform.Credentials{Mode: mode}
-	if mode == platform.AuthJWTP12 {
-		key, cert, err := sandbox.TestKeyPair(firstNonEmpty(o.organizationID, sandbox.DefaultOrganizationID))
-		if err != nil {
-			return platform.Credentials{}, fmt.Errorf("embedded sandbox: %w", err)
-		}
-		if creds.P12, err = platform.NewP12Key(key, cert); err != nil {
-			return platform.Credentials{}, fmt.Errorf("embedded sandbox: %w", err)
-		}
-	}
-	return creds, nil
+// credentialSettings are the credential flags of o (credentials.Settings).
+func credentialSettings(o runOptions) credentials.Settings {
+	return credentials.Settings{Auth: o.auth, KeyID: o.keyID, PortfolioID: o.portfolioID, SecretFile: o.secretFile,
+		P12File: o.p12File, P12PasswordFile: o.p12PassFile, ResponseMLEKey: o.responseMLEKey,
+		ResponseMLEPasswordFile: o.responseMLEPassFile, ResponseMLEKid: o.responseMLEKid}
 }
 
-// embeddedSandbox is the simulated platform a run starts when no --base-url
-// is given, so that `reconcile run` works on a fresh machine with no account.
-type embeddedSandbox struct {
-	url            string
-	creds          platform.Credentials
-	organizationID string
-	journalGlob    string
-	close          func()
-}
-
-func startEmbeddedSandbox(ctx context.Context, o runOptions, date time.Time, db *store.Store, auth platform.Credentials, log *slog.Logger) (*embeddedSandbox, error) {
-	scale, err := sandbox.ParseScale(o.sandboxScale)
-	if err != nil {
-		return nil, err
-	}
-	// One world per database (sandbox_world.go): a later night moves the
-	// world's clock rather than generating another.
-	world, keepWorld, err := sandboxWorldFor(ctx, db, o.db, o.sandboxSeed, scale, date)
-	if err != nil {
-		return nil, err
-	}
-	sbCfg := sandbox.Config{Seed: o.sandboxSeed, Scale: scale, BusinessDate: world, Lookback: o.lookback,
-		Clock: sandbox.NightClock(date)}
-	if cert := auth.P12.Certificate(); cert != nil {
-		trusted, err := sandbox.NewCertificate(cert)
-		if err != nil {
-			return nil, fmt.Errorf("embedded sandbox: --p12-file: %w", err)
-		}
-		sbCfg.Certificates = append(sbCfg.Certificates, trusted)
-	}
-	srv, err := sandbox.New(sbCfg)
-	if err != nil {
-		return nil, fmt.Errorf("embedded sandbox: %w", err)
-	}
-	cfg := srv.Config()
-	// The sandbox's journals and ground truth go beside the outputs, so a
-	// newcomer can compare the run's findings with what the sandbox planted.
-	dir := filepath.Join(o.out, "sandbox")
-	journals := filepath.Join(dir, "journals-"+date.Format("2006-01-02"))
-	// Written into only as real folders: a link planted at out/sandbox (or
-	// its journals folder) would have the sandbox write files wherever it
-	// points, with the run's rights.
-	for _, p := range []string{dir, journals} {
-		if info, err := os.Lstat(p); err == nil && info.Mode()&os.ModeSymlink != 0 {
-			return nil, fmt.Errorf("embedded sandbox: %s is a symbolic link; the sandbox writes its journals only into a folder of its own (remove the link)", p)
-		}
-	}
-	if _, err := srv.WriteJournalsOn(journals, date); err != nil {
-		return nil, fmt.Errorf("embedded sandbox: write journals: %w", err)
-	}
-	truth := filepath.Join(dir, "ground-truth-"+date.Format("2006-01-02")+".json")
-	if err := srv.WriteGroundTruthOn(truth, date); err != nil {
-		return nil, fmt.Errorf("embedded sandbox: write ground truth: %w", err)
-	}
-	if err := keepWorld(); err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("embedded sandbox: listen: %w", err)
-	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	secret, err := platform.NewSecret(sandbox.DefaultSecret)
-	if err != nil {
-		hs.Close()
-		return nil, err
-	}
-	url := "http://" + ln.Addr().String()
-	log.Info("embedded sandbox started", "url", url, "seed", o.sandboxSeed, "scale", scale.String(),
-		"world", world.Format(time.DateOnly),
-		"journals", journals, "ground_truth", truth)
-	return &embeddedSandbox{
-		url: url,
-		creds: platform.Credentials{Mode: auth.Mode, KeyID: cfg.KeyID, Secret: secret, P12: auth.P12,
-			PortfolioID: cfg.OrganizationID},
-		organizationID: cfg.OrganizationID,
-		journalGlob:    filepath.Join(journals, "*.ndjson"),
-		close: func() {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			hs.Shutdown(sctx)
-		},
-	}, nil
+// embeddedOptions are the embedded sandbox's settings of a run of o for
+// date on db (nil for doctor, which has no database).
+func embeddedOptions(o runOptions, date time.Time, db *store.Store) embedded.Options {
+	return embedded.Options{Seed: o.sandboxSeed, Scale: o.sandboxScale, Date: date, Lookback: o.lookback, Out: o.out,
+		DB: db, DBPath: o.db}
 }
 
 // maxMerchantsFile bounds a --merchants @FILE: 10 MiB holds far more MIDs
@@ -865,8 +644,8 @@ func readMerchants(s string) ([]string, error) {
 	if path, ok := strings.CutPrefix(strings.TrimSpace(s), "@"); ok {
 		source = "--merchants @" + path
 		// A regular file only, and bounded: a FIFO would block the run in
-		// open(2), a device would be read without end (readBoundedFile).
-		b, err := readBoundedFile(path, maxMerchantsFile)
+		// open(2), a device would be read without end (secretfile.ReadBounded).
+		b, err := secretfile.ReadBounded(path, maxMerchantsFile)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}

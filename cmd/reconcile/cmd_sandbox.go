@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/sandbox"
 )
 
@@ -83,7 +84,7 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	if o.secretFile != "" {
 		b, err := os.ReadFile(o.secretFile)
 		if err != nil {
-			return fmt.Errorf("sandbox: read --secret-file: %w", withoutPath(err))
+			return fmt.Errorf("sandbox: read --secret-file: %w", secretfile.WithoutPath(err))
 		}
 		secretB64 := strings.TrimSpace(string(b))
 		if cfg.Secret, err = base64.StdEncoding.DecodeString(secretB64); err != nil {
@@ -171,14 +172,4 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 		hs.Shutdown(sctx)
 		return nil
 	}
-}
-
-// withoutPath is err without the path an *os.PathError names, for an
-// error about a path that may be a secret.
-func withoutPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -2,20 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
-	"os"
-	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
-	duckdb "github.com/duckdb/duckdb-go/v2"
-
+	"github.com/reconcile/reconcile/internal/secretfile"
+	"github.com/reconcile/reconcile/internal/sqlguard"
+	"github.com/reconcile/reconcile/internal/sqlout"
 	"github.com/reconcile/reconcile/queries"
 )
 
@@ -92,24 +86,24 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 		fs.Usage()
 		return fmt.Errorf("sql: give one SQL argument, --file or --tables")
 	}
-	conn, err := openReadOnlyDB(ctx, db)
+	conn, err := sqlguard.Open(ctx, db)
 	if err != nil {
 		return fmt.Errorf("sql: %w", err)
 	}
 	defer conn.Close()
 	if check != "" {
 		var about string
-		if query, about, err = conn.prepareCheck(ctx, check, date); err != nil {
+		if query, about, err = conn.PrepareCheck(ctx, check, date); err != nil {
 			return fmt.Errorf("sql: %w", err)
 		}
 		fmt.Fprintln(e.stderr, about)
 	}
 	for _, v := range vars {
-		if err := conn.setVariable(ctx, v.name, v.value); err != nil {
+		if err := conn.SetVariable(ctx, v.name, v.value); err != nil {
 			return fmt.Errorf("sql: --var: %w", err)
 		}
 	}
-	out := newResultWriter(format, raw, e.stdout)
+	out := sqlout.New(format, raw, e.stdout)
 	switch {
 	case tables && fs.NArg() == 1:
 		return describeTable(ctx, conn, db, fs.Arg(0), out)
@@ -133,7 +127,7 @@ func (v *sqlVars) Set(s string) error {
 		return fmt.Errorf("want NAME=VALUE or NAME=@FILE, NAME a letter or _ then letters, digits or _")
 	}
 	if path, isFile := strings.CutPrefix(value, "@"); isFile {
-		b, err := readBoundedFile(path, maxVarFile)
+		b, err := secretfile.ReadBounded(path, maxVarFile)
 		if err != nil {
 			return err
 		}
@@ -147,7 +141,7 @@ func (v *sqlVars) Set(s string) error {
 // write into a statement unquoted.
 func isIdentifier(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || !isIdentByte(c) || i == 0 && c >= '0' && c <= '9' {
+		if c := s[i]; c >= 0x80 || !sqlguard.IsIdentByte(c) || i == 0 && c >= '0' && c <= '9' {
 			return false
 		}
 	}
@@ -163,9 +157,9 @@ var (
 )
 
 // describeTable lists the columns of one table or view with their comments.
-func describeTable(ctx context.Context, conn *readOnlyDB, path, table string, out resultWriter) error {
+func describeTable(ctx context.Context, conn *sqlguard.DB, path, table string, out sqlout.Writer) error {
 	var n int
-	rows, err := conn.query(ctx, columnCountSQL, table)
+	rows, err := conn.Query(ctx, columnCountSQL, table)
 	if err == nil {
 		for rows.Next() {
 			err = rows.Scan(&n)
@@ -203,44 +197,17 @@ func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
 		}
 		return b, nil
 	}
-	b, err := readBoundedFile(path, maxQueryFile)
+	b, err := secretfile.ReadBounded(path, maxQueryFile)
 	if err != nil {
 		return nil, fmt.Errorf("sql: %w", err)
 	}
 	return b, nil
 }
 
-// readBoundedFile reads a regular file of at most limit bytes. Anything
-// else is refused before it is opened: a device (/dev/zero ran the process
-// to 4.5 GB), a FIFO (opening one with no writer blocks in the kernel, out
-// of reach of SIGTERM), a folder.
-func readBoundedFile(path string, limit int64) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, info.Mode().Type())
-	}
-	if info.Size() > limit {
-		return nil, fmt.Errorf("%s is %d MiB, more than the %d MiB this reads", path, info.Size()>>20, limit>>20)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("%s grew past the %d MiB this reads", path, limit>>20)
-	}
-	return b, err
-}
-
-// runSQL runs query (its statements checked one by one, see readOnlyDB)
+// runSQL runs query (its statements checked one by one, see sqlguard.DB)
 // and writes the last statement's rows to out.
-func runSQL(ctx context.Context, conn *readOnlyDB, query string, out resultWriter, args ...any) error {
-	rows, err := conn.query(ctx, query, args...)
+func runSQL(ctx context.Context, conn *sqlguard.DB, query string, out sqlout.Writer, args ...any) error {
+	rows, err := conn.Query(ctx, query, args...)
 	if err != nil {
 		return sqlError(err)
 	}
@@ -249,7 +216,7 @@ func runSQL(ctx context.Context, conn *readOnlyDB, query string, out resultWrite
 	if err != nil {
 		return err
 	}
-	if err := out.header(cols); err != nil {
+	if err := out.Header(cols); err != nil {
 		return err
 	}
 	vals := make([]any, len(cols))
@@ -261,14 +228,14 @@ func runSQL(ctx context.Context, conn *readOnlyDB, query string, out resultWrite
 		if err := rows.Scan(ptrs...); err != nil {
 			return fmt.Errorf("sql: %w", err)
 		}
-		if err := out.row(vals); err != nil {
+		if err := out.Row(vals); err != nil {
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return sqlError(err)
 	}
-	return out.close()
+	return out.Close()
 }
 
 // sqlError says which of reconcile sql's limits a DuckDB error comes from.
@@ -282,226 +249,4 @@ func sqlError(err error) error {
 		return fmt.Errorf("sql: reconcile sql's settings are fixed: %w", err)
 	}
 	return fmt.Errorf("sql: %w", err)
-}
-
-func newResultWriter(format string, raw bool, w io.Writer) resultWriter {
-	switch format {
-	case "csv":
-		return &csvWriter{w: csv.NewWriter(w), raw: raw}
-	case "json":
-		return &jsonWriter{w: w}
-	}
-	return &tableWriter{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
-}
-
-type resultWriter interface {
-	header(cols []string) error
-	row(vals []any) error
-	close() error
-}
-
-// formatValue renders a scanned DuckDB value as text.
-func formatValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	case time.Time:
-		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
-			return x.Format("2006-01-02")
-		}
-		return x.UTC().Format(time.RFC3339Nano)
-	case duckdb.Decimal:
-		return decimalString(x)
-	case *big.Int:
-		return x.String()
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case float32:
-		return strconv.FormatFloat(float64(x), 'f', -1, 32)
-	case map[string]any, []any, duckdb.Map:
-		b, err := json.Marshal(x)
-		if err != nil {
-			return fmt.Sprint(x)
-		}
-		return string(b)
-	}
-	return fmt.Sprint(v)
-}
-
-type tableWriter struct{ tw *tabwriter.Writer }
-
-// The table format is for a terminal: the platform's text in a cell, or a
-// column's name, is shown with its control characters escaped.
-func (t *tableWriter) header(cols []string) error {
-	names := make([]string, len(cols))
-	dashes := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = terminalLine(c)
-		dashes[i] = strings.Repeat("-", max(len(names[i]), 3))
-	}
-	fmt.Fprintln(t.tw, strings.Join(names, "\t"))
-	_, err := fmt.Fprintln(t.tw, strings.Join(dashes, "\t"))
-	return err
-}
-
-func (t *tableWriter) row(vals []any) error {
-	cells := make([]string, len(vals))
-	for i, v := range vals {
-		cells[i] = terminalLine(formatValue(v))
-	}
-	_, err := fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
-	return err
-}
-
-func (t *tableWriter) close() error { return t.tw.Flush() }
-
-// csvWriter writes CSV with a header row. CSV is data, not a display: text
-// keeps its control characters (quoted where CSV needs it). A text cell
-// that a spreadsheet would take for a formula gets a leading quote, unless
-// raw: the platform's data must not run in the reader's spreadsheet.
-type csvWriter struct {
-	w   *csv.Writer
-	raw bool
-}
-
-func (c *csvWriter) header(cols []string) error { return c.w.Write(cols) }
-
-func (c *csvWriter) row(vals []any) error {
-	cells := make([]string, len(vals))
-	for i, v := range vals {
-		cells[i] = formatValue(v)
-		if !c.raw && isText(v) {
-			cells[i] = neutralizeFormula(cells[i])
-		}
-	}
-	return c.w.Write(cells)
-}
-
-// isText reports whether a scanned value is text (VARCHAR, BLOB), as
-// opposed to a number, date or structure whose rendering is ours.
-func isText(v any) bool {
-	switch v.(type) {
-	case string, []byte:
-		return true
-	}
-	return false
-}
-
-// neutralizeFormula prefixes a single quote to text that a spreadsheet
-// would read as a formula or a command: it starts with =, +, -, @, tab or
-// carriage return (OWASP, CSV injection).
-func neutralizeFormula(s string) string {
-	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
-		return "'" + s
-	}
-	return s
-}
-
-func (c *csvWriter) close() error { c.w.Flush(); return c.w.Error() }
-
-// jsonWriter writes a JSON array of objects, one per row, keeping values'
-// JSON types where they have one.
-type jsonWriter struct {
-	w     io.Writer
-	cols  []string
-	count int
-}
-
-func (j *jsonWriter) header(cols []string) error {
-	j.cols = cols
-	_, err := io.WriteString(j.w, "[")
-	return err
-}
-
-func (j *jsonWriter) row(vals []any) error {
-	var b strings.Builder
-	if j.count > 0 {
-		b.WriteString(",")
-	}
-	b.WriteString("\n  {")
-	for i, c := range j.cols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		k, _ := json.Marshal(c)
-		b.Write(k)
-		b.WriteString(": ")
-		b.Write(jsonValue(vals[i]))
-	}
-	b.WriteString("}")
-	j.count++
-	_, err := io.WriteString(j.w, escapeC1(b.String()))
-	return err
-}
-
-// escapeC1 writes the C1 control characters (U+0080-U+009F) and DEL of JSON
-// text as \u escapes. encoding/json escapes C0 but leaves these raw, and
-// some terminals act on them (U+009B is CSI); the decoded data is the same.
-// In JSON text they can only occur inside strings, where \u is valid.
-func escapeC1(s string) string {
-	if !strings.ContainsFunc(s, isC1OrDEL) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isC1OrDEL(r) {
-			fmt.Fprintf(&b, `\u%04x`, r)
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func isC1OrDEL(r rune) bool { return r == 0x7f || r >= 0x80 && r <= 0x9f }
-
-func jsonValue(v any) []byte {
-	var x any = v
-	switch t := v.(type) {
-	case duckdb.Decimal:
-		x = json.Number(decimalString(t))
-	case *big.Int:
-		x = json.Number(t.String())
-	case time.Time, []byte:
-		x = formatValue(t)
-	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		b, _ = json.Marshal(formatValue(v))
-	}
-	return b
-}
-
-func (j *jsonWriter) close() error {
-	if j.count > 0 {
-		_, err := io.WriteString(j.w, "\n]\n")
-		return err
-	}
-	_, err := io.WriteString(j.w, "]\n")
-	return err
-}
-
-// decimalString keeps a DECIMAL's scale (12.30 stays "12.30";
-// duckdb.Decimal.String drops trailing zeros).
-func decimalString(d duckdb.Decimal) string {
-	if d.Value == nil {
-		return ""
-	}
-	digits := new(big.Int).Abs(d.Value).String()
-	sign := ""
-	if d.Value.Sign() < 0 {
-		sign = "-"
-	}
-	scale := int(d.Scale)
-	if scale == 0 {
-		return sign + digits
-	}
-	if len(digits) <= scale {
-		digits = strings.Repeat("0", scale-len(digits)+1) + digits
-	}
-	return sign + digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
 }

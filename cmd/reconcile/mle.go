@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/reconcile/reconcile/alarms"
@@ -16,47 +14,6 @@ import (
 // "Response MLE"): the platform encrypts its answers for it once message-
 // level encryption of responses is on for the merchant, mandatory from
 // March 2027.
-
-// loadResponseMLE reads --response-mle-key: a P12 file (the portal's
-// download; its password from --response-mle-password-file or
-// RECONCILE_RESPONSE_MLE_PASSWORD, never a flag's value) or a PEM file of
-// the private key and its certificate. The zero key when none is given.
-// Only the JWT modes can ask for encrypted answers.
-func loadResponseMLE(o runOptions, getenv func(string) string, mode platform.AuthMode) (platform.ResponseMLEKey, error) {
-	if o.responseMLEKey == "" {
-		if o.responseMLEPassFile != "" || o.responseMLEKid != "" {
-			return platform.ResponseMLEKey{}, fmt.Errorf("--response-mle-password-file and --response-mle-kid need --response-mle-key")
-		}
-		return platform.ResponseMLEKey{}, nil
-	}
-	if m, _ := platform.ParseAuthMode(string(mode)); m == platform.AuthHTTPSignature {
-		return platform.ResponseMLEKey{}, fmt.Errorf("--response-mle-key needs --auth %s or %s: the HTTP signature cannot ask for encrypted responses (the JWT's v-c-response-mle-kid claim does); --auth jwt takes the same --key-id and secret", platform.AuthJWT, platform.AuthJWTP12)
-	}
-	data, err := readCredentialFile("response-mle-key", o.responseMLEKey, true)
-	if err != nil {
-		return platform.ResponseMLEKey{}, err
-	}
-	var password string
-	switch {
-	case o.responseMLEPassFile != "":
-		b, err := readCredentialFile("response-mle-password-file", o.responseMLEPassFile, true)
-		if err != nil {
-			return platform.ResponseMLEKey{}, err
-		}
-		password = strings.TrimRight(string(b), "\r\n") // the editor's newline
-	default:
-		password = getenv("RECONCILE_RESPONSE_MLE_PASSWORD")
-	}
-	isPEM := strings.Contains(string(data), "-----BEGIN ")
-	if !isPEM && password == "" {
-		return platform.ResponseMLEKey{}, fmt.Errorf("--response-mle-key is a P12 file: its password is needed: --response-mle-password-file or RECONCILE_RESPONSE_MLE_PASSWORD")
-	}
-	k, err := platform.ParseResponseMLEKey(data, password, o.responseMLEKid)
-	if err != nil {
-		return platform.ResponseMLEKey{}, fmt.Errorf("--response-mle-key %s: %w", filepath.Base(o.responseMLEKey), err)
-	}
-	return k, nil
-}
 
 // responseMLEOption is platform.WithResponseMLE for a key given, else no
 // option.

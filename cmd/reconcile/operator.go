@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/finish"
+	"github.com/reconcile/reconcile/internal/progress"
 	"github.com/reconcile/reconcile/notify"
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
@@ -25,7 +27,7 @@ type runHooks struct {
 	res        *pipeline.Result
 	pub        *reports.Published
 	log        *slog.Logger
-	notice     *notice           // --alarms, --notify, once loaded
+	notice     *finish.Notice    // --alarms, --notify, once loaded
 	alarms     []reports.Alarm   // checked before publishing
 	deliveries []notify.Delivery // the digests sent
 	// mleNotAfter is the response MLE key's expiry (mle.go); zero: none.
@@ -47,7 +49,7 @@ func (h *runHooks) ingested(r *pipeline.Result) {
 
 // noticed keeps what --alarms and --notify loaded, for a run that fails
 // later (its digest says so).
-func (h *runHooks) noticed(n *notice) {
+func (h *runHooks) noticed(n *finish.Notice) {
 	if h != nil {
 		h.notice = n
 	}
@@ -95,7 +97,7 @@ func runWithOutput(ctx context.Context, o runOptions, e env) error {
 		if d, derr := businessDate(o.date, started.UTC()); derr == nil {
 			date = d.Format(time.DateOnly)
 		}
-		hooks.delivered(hooks.notice.sendFailure(context.WithoutCancel(ctx), date, runSource(o), err, log))
+		hooks.delivered(hooks.notice.SendFailure(context.WithoutCancel(ctx), date, runSource(o), err, log))
 	}
 	emitMetrics(ctx, e, log, o.metricsFile, o.notice.metricsPush, newRunMetrics(ctx, o, hooks, err, started, time.Now()))
 	return err
@@ -112,20 +114,20 @@ func runDisplayed(ctx context.Context, o runOptions, e env, hooks *runHooks) err
 	terminal := isTerminal(e.stderr)
 	logOut := e.stderr
 	if show {
-		d := newProgressDisplay(e.stderr, time.Now)
-		d.start(progressRefresh)
-		defer d.close()
-		ctx = platform.WithStats(ctx, &d.live)
+		d := progress.New(e.stderr, time.Now)
+		d.Start(progress.Refresh)
+		defer d.Close()
+		ctx = platform.WithStats(ctx, &d.Live)
 		logOut = d
-		hooks.onProgress = d.update
-		hooks.onDone = d.finish
+		hooks.onProgress = d.Update
+		hooks.onDone = d.Finish
 	}
 	log, err := newLoggerTo(logOut, terminal, o.logLevel)
 	if err != nil {
 		return err
 	}
 	if show && terminal {
-		log = quietTerminal(log, o.logLevel)
+		log = progress.QuietTerminal(log, o.logLevel)
 	}
 	hooks.log = log
 	return runRun(ctx, o, e, log)

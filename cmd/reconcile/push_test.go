@@ -12,24 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/metrics"
 	"github.com/reconcile/reconcile/reports"
 )
-
-func TestPushURL(t *testing.T) {
-	for _, c := range []struct{ base, shard, want string }{
-		{"http://pushgateway:9091", "0/1", "http://pushgateway:9091/metrics/job/reconcile/shard@base64/MC8x"},
-		{"https://gw.example.com/prom/", "12/64", "https://gw.example.com/prom/metrics/job/reconcile/shard@base64/MTIvNjQ"},
-	} {
-		if got, err := pushURL(c.base, c.shard); err != nil || got != c.want {
-			t.Errorf("pushURL(%q, %q) = %q, %v; want %q", c.base, c.shard, got, err, c.want)
-		}
-	}
-	for _, bad := range []string{"pushgateway:9091", "ftp://gw", "http://u:p@gw", "http://gw?x=1", "http://"} {
-		if _, err := pushURL(bad, "0/1"); err == nil {
-			t.Errorf("pushURL(%q) accepted", bad)
-		}
-	}
-}
 
 // pushgateway starts Prometheus' Pushgateway (Debian's
 // prometheus-pushgateway) on a free loopback port until the test ends, or
@@ -110,16 +95,16 @@ func scrape(t *testing.T, url string) []promSample {
 func TestMetricsPushToPushgateway(t *testing.T) {
 	url := pushgateway(t)
 	now := time.Now()
-	m := runMetrics{shard: "2/4", status: "partial", exitCode: exitPartial, started: now.Add(-time.Minute), finished: now,
-		date: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), known: true, membersOK: 5, failed: 1, versionStr: "test",
-		source: reports.SourcePlatform, findings: map[string]map[string]int64{"new": {"skipped_cycle": 3}},
-		alarms: []reports.Alarm{{Name: "members_lost", Raised: true}, {Name: "kind_count", Kind: "skipped_cycle"}}}
-	if err := pushMetrics(context.Background(), url, m); err != nil {
+	m := metrics.Report{Shard: "2/4", Status: "partial", ExitCode: exitPartial, Started: now.Add(-time.Minute), Finished: now,
+		Date: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), Known: true, MembersOK: 5, Failed: 1, Version: "test",
+		Source: reports.SourcePlatform, Findings: map[string]map[string]int64{"new": {"skipped_cycle": 3}},
+		Alarms: []reports.Alarm{{Name: "members_lost", Raised: true}, {Name: "kind_count", Kind: "skipped_cycle"}}}
+	if err := metrics.Push(context.Background(), url, m); err != nil {
 		t.Fatal(err)
 	}
 	other := m
-	other.shard, other.status, other.exitCode, other.alarms = "3/4", "ok", exitOK, nil
-	if err := pushMetrics(context.Background(), url, other); err != nil {
+	other.Shard, other.Status, other.ExitCode, other.Alarms = "3/4", "ok", exitOK, nil
+	if err := metrics.Push(context.Background(), url, other); err != nil {
 		t.Fatal(err)
 	}
 	samples := scrape(t, url)
@@ -140,8 +125,8 @@ func TestMetricsPushToPushgateway(t *testing.T) {
 		}
 	}
 	// The shard's next run: its push replaces the last one whole.
-	m.alarms = []reports.Alarm{{Name: "members_lost"}}
-	if err := pushMetrics(context.Background(), url, m); err != nil {
+	m.Alarms = []reports.Alarm{{Name: "members_lost"}}
+	if err := metrics.Push(context.Background(), url, m); err != nil {
 		t.Fatal(err)
 	}
 	samples = scrape(t, url)
@@ -152,7 +137,7 @@ func TestMetricsPushToPushgateway(t *testing.T) {
 		t.Error("a series the last push no longer has is still there: the push must replace the group (PUT)")
 	}
 	// A refused push is an error that says so.
-	if err := pushMetrics(context.Background(), url+"/nowhere", m); err == nil || !strings.Contains(err.Error(), "404") {
+	if err := metrics.Push(context.Background(), url+"/nowhere", m); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("push to a wrong path: %v", err)
 	}
 }

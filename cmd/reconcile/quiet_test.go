@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,29 +73,5 @@ func TestQuietTerminal(t *testing.T) {
 	_, screen, _ = onTerminal(t, f.runArgs(filepath.Join(work, "b.duckdb"), filepath.Join(work, "b"), "--log-level", "debug")...)
 	if strings.Count(screen, `msg="member loaded"`) != 5 || !strings.Contains(screen, `msg="run memory"`) {
 		t.Errorf("--log-level debug: want a line per loaded member and the run's memory:\n%s", screen)
-	}
-}
-
-func TestQuietHandler(t *testing.T) {
-	var b bytes.Buffer
-	log := quietTerminal(slog.New(slog.NewTextHandler(&b, nil)), "info")
-	log.Info("run started", "run_id", "r")
-	log.Info("member loaded", "merchant_id", "m1")
-	log.With("merchant_id", "m2").Info("payment lists")
-	log.WithGroup("journal").Info("journal file", "file", "j.ndjson")
-	log.With("run_id", "r").Warn("member failed", "merchant_id", "m3")
-	out := b.String()
-	if !strings.Contains(out, "run started") || !strings.Contains(out, "member failed") {
-		t.Errorf("the run's records and warnings must show:\n%s", out)
-	}
-	for _, hidden := range []string{"m1", "m2", "j.ndjson"} {
-		if strings.Contains(out, hidden) {
-			t.Errorf("a per-item INFO record (%s) shows:\n%s", hidden, out)
-		}
-	}
-	b.Reset()
-	quietTerminal(slog.New(slog.NewTextHandler(&b, &slog.HandlerOptions{Level: slog.LevelDebug})), "debug").Info("member loaded", "merchant_id", "m1")
-	if !strings.Contains(b.String(), "m1") {
-		t.Error("--log-level debug hides a member's record")
 	}
 }

@@ -55,20 +55,3 @@ func TestShardsMergeToOneRun(t *testing.T) {
 	}
 	compareFindings(t, merged, truthSet(f.truth, nil))
 }
-
-// TestShardSettingsMaskCardNumbers: the settings a manifest records keep
-// the base URL without its user information and query, and mask a card
-// number in it or in the journal glob, wherever it sits in the path.
-func TestShardSettingsMaskCardNumbers(t *testing.T) {
-	o := runOptions{
-		baseURL: "https://user:secret@api.example/v1/4111-1111-1111-1111/?card=4111111111111111",
-		journal: "/var/log/4111111111111111/*.ndjson",
-	}
-	s := shardSettings(o, "org", nil, nil)
-	if want := "https://api.example/v1/411111XXXXXX1111/"; s["base-url"] != want {
-		t.Errorf("base-url = %q, want %q", s["base-url"], want)
-	}
-	if want := "/var/log/411111XXXXXX1111/*.ndjson"; s["journal"] != want {
-		t.Errorf("journal = %q, want %q", s["journal"], want)
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/progress"
 	"github.com/reconcile/reconcile/sandbox"
 )
 
@@ -60,11 +61,11 @@ func TestSlogHandlersQuoteControlCharacters(t *testing.T) {
 // logged through it is escaped, whichever handler wrote it.
 func TestProgressDisplayEscapesWhatIsLogged(t *testing.T) {
 	var buf bytes.Buffer
-	d := newProgressDisplay(&buf, time.Now)
+	d := progress.New(&buf, time.Now)
 	if n, err := d.Write([]byte(hostile + "\n")); n != len(hostile)+1 || err != nil {
 		t.Errorf("Write = %d, %v", n, err)
 	}
-	d.close()
+	d.Close()
 	assertNoControls(t, "progress display", strings.ReplaceAll(buf.String(), "\r\x1b[K", ""), true)
 }
 

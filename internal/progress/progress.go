@@ -1,4 +1,6 @@
-package main
+// Package progress is the status line a run draws on a terminal (Display)
+// and the quieter log it shows beside it (QuietTerminal).
+package progress
 
 import (
 	"context"
@@ -10,15 +12,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/safetext"
 	"github.com/reconcile/reconcile/pipeline"
 	"github.com/reconcile/reconcile/platform"
 )
 
-// progressRefresh is how often the display redraws between updates, so the
+// Refresh is how often the display redraws between updates, so the
 // elapsed time moves while a slow member holds the count still.
-const progressRefresh = 500 * time.Millisecond
+const Refresh = 500 * time.Millisecond
 
-// progressDisplay draws one status line at the bottom of a terminal:
+// Display draws one status line at the bottom of a terminal:
 //
 //	members 120/10,000 [##----------] 8 in flight · 2 errors · 4,210 requests · 12 retries · 18 req/s · 3m12s · ~1h02m left
 //
@@ -32,12 +35,12 @@ const progressRefresh = 500 * time.Millisecond
 //
 // Log records go through Write, which clears the line, writes the record and
 // draws the line again, so logs and the line never mix.
-type progressDisplay struct {
+type Display struct {
 	mu     sync.Mutex
 	w      io.Writer
 	now    func() time.Time
 	p      pipeline.Progress
-	live   platform.Stats // the run's requests as they happen (attach with platform.WithStats)
+	Live   platform.Stats // the run's requests as they happen (attach with platform.WithStats)
 	stage  string         // the pipeline's stage, or "publish" after it
 	pulled time.Time      // when the members stage started
 	eta    etaHold        // the time left shown
@@ -48,12 +51,12 @@ type progressDisplay struct {
 	done   chan struct{}
 }
 
-func newProgressDisplay(w io.Writer, now func() time.Time) *progressDisplay {
-	return &progressDisplay{w: w, now: now, stage: "start"}
+func New(w io.Writer, now func() time.Time) *Display {
+	return &Display{w: w, now: now, stage: "start"}
 }
 
-// start redraws every interval until close.
-func (d *progressDisplay) start(interval time.Duration) {
+// Start redraws every interval until Close.
+func (d *Display) Start(interval time.Duration) {
 	d.stop, d.done = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(d.done)
@@ -72,8 +75,8 @@ func (d *progressDisplay) start(interval time.Duration) {
 	}()
 }
 
-// update takes a progress report of the run (pipeline.Options.OnProgress).
-func (d *progressDisplay) update(p pipeline.Progress) {
+// Update takes a progress report of the run (pipeline.Options.OnProgress).
+func (d *Display) Update(p pipeline.Progress) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if p.Stage == "members" && d.pulled.IsZero() {
@@ -88,14 +91,14 @@ func (d *progressDisplay) update(p pipeline.Progress) {
 }
 
 // Write passes a log record through, above the status line. slog's text
-// handler already quotes control characters in values; terminalText makes
+// handler already quotes control characters in values; safetext.Text makes
 // that hold for anything else written here, since only the display's own
 // line may move the cursor.
-func (d *progressDisplay) Write(b []byte) (int, error) {
+func (d *Display) Write(b []byte) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.clear()
-	_, err := io.WriteString(d.w, terminalText(string(b)))
+	_, err := io.WriteString(d.w, safetext.Text(string(b)))
 	d.draw()
 	if err != nil {
 		return 0, err
@@ -103,9 +106,9 @@ func (d *progressDisplay) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// close stops redrawing and removes the line; later writes pass through.
+// Close stops redrawing and removes the line; later writes pass through.
 // Safe to call more than once.
-func (d *progressDisplay) close() {
+func (d *Display) Close() {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -120,21 +123,21 @@ func (d *progressDisplay) close() {
 	}
 }
 
-func (d *progressDisplay) clear() {
+func (d *Display) clear() {
 	if d.drawn {
 		io.WriteString(d.w, "\r\033[K")
 		d.drawn = false
 	}
 }
 
-func (d *progressDisplay) draw() {
+func (d *Display) draw() {
 	if d.closed {
 		return
 	}
 	// Progress reports come per member; the live counters move between.
 	p := d.p
-	p.Requests = max(p.Requests, d.live.Requests.Load())
-	p.Retries = max(p.Retries, d.live.Retries.Load())
+	p.Requests = max(p.Requests, d.Live.Requests.Load())
+	p.Retries = max(p.Retries, d.Live.Retries.Load())
 	now := d.now()
 	perSecond := d.rate.add(now, p.Requests)
 	left := time.Duration(-1)
@@ -280,33 +283,33 @@ func shortDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
-// finish ends the display with the run's last status as a line that
+// Finish ends the display with the run's last status as a line that
 // stays, the run's final summary on the terminal, instead of clearing it:
 //
 //	done · members 6/6, 0 errors · 139 requests · 0 retries · 12s · outputs in out/2026-11-27
 //
-// Later writes pass through, as after close.
-func (d *progressDisplay) finish(outputs string) {
+// Later writes pass through, as after Close.
+func (d *Display) Finish(outputs string) {
 	d.mu.Lock()
 	if !d.closed {
 		d.clear()
 		p := d.p
-		p.Requests = max(p.Requests, d.live.Requests.Load())
-		p.Retries = max(p.Retries, d.live.Retries.Load())
+		p.Requests = max(p.Requests, d.Live.Requests.Load())
+		p.Retries = max(p.Retries, d.Live.Retries.Load())
 		elapsed := "0s"
 		if !p.Started.IsZero() {
 			elapsed = shortDuration(d.now().Sub(p.Started))
 		}
 		where := ""
 		if outputs != "" {
-			where = " · outputs in " + terminalLine(outputs)
+			where = " · outputs in " + safetext.Line(outputs)
 		}
 		fmt.Fprintf(d.w, "done · members %s/%s, %s · %s requests · %s retries · %s%s\n",
 			thousands(int64(p.MembersDone)), thousands(int64(p.MembersTotal)), plural(p.MembersFailed, "error"),
 			thousands(p.Requests), thousands(p.Retries), elapsed, where)
 	}
 	d.mu.Unlock()
-	d.close()
+	d.Close()
 }
 
 // perItemKeys mark a log record about one member or one journal file.
@@ -324,8 +327,8 @@ type quietHandler struct {
 	item bool // an attribute added with WithAttrs marks every record
 }
 
-// quietTerminal is log, quieted for a terminal at level (unless debug).
-func quietTerminal(log *slog.Logger, level string) *slog.Logger {
+// QuietTerminal is log, quieted for a terminal at level (unless debug).
+func QuietTerminal(log *slog.Logger, level string) *slog.Logger {
 	var lv slog.Level
 	if lv.UnmarshalText([]byte(level)) != nil || lv <= slog.LevelDebug {
 		return log

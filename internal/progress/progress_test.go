@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -92,11 +92,11 @@ func TestRequestRate(t *testing.T) {
 func TestProgressDisplayInterleavesLogs(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)
-	d := newProgressDisplay(&buf, func() time.Time { return now })
-	d.update(pipeline.Progress{Stage: "members", MembersTotal: 2, Started: now})
+	d := New(&buf, func() time.Time { return now })
+	d.Update(pipeline.Progress{Stage: "members", MembersTotal: 2, Started: now})
 	d.Write([]byte("level=INFO msg=\"member loaded\"\n"))
-	d.update(pipeline.Progress{Stage: "members", MembersTotal: 2, MembersDone: 1, Started: now})
-	d.close()
+	d.Update(pipeline.Progress{Stage: "members", MembersTotal: 2, MembersDone: 1, Started: now})
+	d.Close()
 	d.Write([]byte("after\n"))
 	out := buf.String()
 	if !strings.Contains(out, "\r\033[Klevel=INFO msg=\"member loaded\"\n\r\033[Kmembers 0/2") {

@@ -1,4 +1,4 @@
-package main
+package sqlguard
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // sets another.
 const defaultBNPLSessionAge = "24 hours"
 
-// prepareCheck readies the connection to run finding kind's check
+// PrepareCheck readies the connection to run finding kind's check
 // (queries/findings/<kind>.sql) as the run of business date date ("" for
 // the latest run in the file) ran it, and returns the statement to run:
 //
@@ -31,7 +31,7 @@ const defaultBNPLSessionAge = "24 hours"
 // The statement is the check's query, its rows ordered by merchant and
 // entity; about says which run, window and age it reads. Only the views and variables are made here; the check itself
 // goes through the read-only guard like any other query.
-func (r *readOnlyDB) prepareCheck(ctx context.Context, kind, date string) (query, about string, err error) {
+func (r *DB) PrepareCheck(ctx context.Context, kind, date string) (query, about string, err error) {
 	var check *queries.Check
 	checks := queries.Checks()
 	for i := range checks {

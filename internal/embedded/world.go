@@ -1,4 +1,4 @@
-package main
+package embedded
 
 import (
 	"context"
@@ -23,8 +23,8 @@ import (
 // first night's resolved. What identifies the world (seed, scale and
 // first night) is kept beside the database, in <db>.sandbox.json.
 
-// sandboxWorld is the content of <db>.sandbox.json.
-type sandboxWorld struct {
+// keptWorld is the content of <db>.sandbox.json.
+type keptWorld struct {
 	Seed int64 `json:"seed"`
 	// Scale as sandbox.ParseScale reads it (small, or members=N,subscriptions=N).
 	Scale string `json:"scale"`
@@ -32,10 +32,10 @@ type sandboxWorld struct {
 	BusinessDate string `json:"businessDate"`
 }
 
-// sandboxWorldPath is where the world of the database at dbPath is kept.
-func sandboxWorldPath(dbPath string) string { return dbPath + ".sandbox.json" }
+// worldPath is where the world of the database at dbPath is kept.
+func worldPath(dbPath string) string { return dbPath + ".sandbox.json" }
 
-// sandboxWorldFor is the world a run of date on db reads: the one kept
+// worldFor is the world a run of date on db reads: the one kept
 // beside the database when the database has runs already, else a new one
 // generated for date (a fresh database, or one whose file was removed
 // while the world's stayed, starts a world of its own). It refuses a seed
@@ -44,12 +44,12 @@ func sandboxWorldPath(dbPath string) string { return dbPath + ".sandbox.json" }
 // new --db. keep writes the world beside the database, once the sandbox
 // has started. With no database (doctor) the world is date's, kept
 // nowhere.
-func sandboxWorldFor(ctx context.Context, db *store.Store, dbPath string, seed int64, scale sandbox.Scale, date time.Time) (origin time.Time, keep func() error, err error) {
+func worldFor(ctx context.Context, db *store.Store, dbPath string, seed int64, scale sandbox.Scale, date time.Time) (origin time.Time, keep func() error, err error) {
 	if db == nil { // doctor: no database, a world of its own, kept nowhere
 		return date, func() error { return nil }, nil
 	}
-	path := sandboxWorldPath(dbPath)
-	world := sandboxWorld{Seed: seed, Scale: scale.String(), BusinessDate: date.Format(time.DateOnly)}
+	path := worldPath(dbPath)
+	world := keptWorld{Seed: seed, Scale: scale.String(), BusinessDate: date.Format(time.DateOnly)}
 	keep = func() error {
 		b, err := json.MarshalIndent(world, "", "  ")
 		if err != nil {
@@ -79,7 +79,7 @@ func sandboxWorldFor(ctx context.Context, db *store.Store, dbPath string, seed i
 	case err != nil:
 		return time.Time{}, nil, fmt.Errorf("embedded sandbox: %w", err)
 	}
-	var kept sandboxWorld
+	var kept keptWorld
 	if err := json.Unmarshal(b, &kept); err != nil {
 		return time.Time{}, nil, fmt.Errorf("embedded sandbox: %s: %w (remove it, and the next run starts a new world at its --date)", path, err)
 	}

@@ -1,4 +1,7 @@
-package main
+// Package sqlguard opens a reconcile DuckDB file so that the SQL run over
+// it (`reconcile sql`) can read that file and nothing else, and can write
+// nothing anywhere: DB says how.
+package sqlguard
 
 import (
 	"context"
@@ -13,7 +16,7 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
 
-// readOnlyDB is a DuckDB file opened for `reconcile sql`: the SQL it runs
+// DB is a DuckDB file opened for `reconcile sql`: the SQL it runs
 // can read that file and nothing else, and can write nothing anywhere.
 //
 // Two layers hold that promise, because neither does alone in DuckDB 1.4:
@@ -22,7 +25,7 @@ import (
 //     opened read-only, external access is off (no other file, no network,
 //     no extension loading or installing) and the configuration is locked,
 //     so no SET, RESET or PRAGMA turns any of it back on.
-//   - Each statement is checked before it runs (checkQuery): only queries
+//   - Each statement is checked before it runs (CheckQuery): only queries
 //     and SET (whose only working form under the lock is SET VARIABLE) run.
 //     DuckDB keeps the database's own file and its .wal in the paths external
 //     access may still open, and a COPY ... TO either of them succeeds with
@@ -32,7 +35,7 @@ import (
 //
 // Every statement runs on one pinned connection, so SET VARIABLE carries
 // over to the statements after it.
-type readOnlyDB struct {
+type DB struct {
 	db     *sql.DB
 	conn   *sql.Conn
 	tmpDir string
@@ -59,9 +62,9 @@ var lockdown = []string{
 	"SET lock_configuration = true",
 }
 
-// openReadOnlyDB opens the DuckDB file at path for reconcile sql. The file
+// Open opens the DuckDB file at path for reconcile sql. The file
 // may be a published snapshot while a run writes its own working file.
-func openReadOnlyDB(ctx context.Context, path string) (_ *readOnlyDB, err error) {
+func Open(ctx context.Context, path string) (_ *DB, err error) {
 	// The driver reads options after the first '?' and url.Parse drops
 	// everything after a '#': either would lose the options above.
 	if strings.ContainsAny(path, "?#") {
@@ -70,7 +73,7 @@ func openReadOnlyDB(ctx context.Context, path string) (_ *readOnlyDB, err error)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open %s read-only: %w", path, err)
 	}
-	r := &readOnlyDB{}
+	r := &DB{}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -96,7 +99,7 @@ func openReadOnlyDB(ctx context.Context, path string) (_ *readOnlyDB, err error)
 }
 
 // Close closes the database and removes its temp folder.
-func (r *readOnlyDB) Close() error {
+func (r *DB) Close() error {
 	var errs []error
 	if r.conn != nil {
 		errs = append(errs, r.conn.Close())
@@ -110,25 +113,25 @@ func (r *readOnlyDB) Close() error {
 	return errors.Join(errs...)
 }
 
-// setVariable sets a DuckDB variable (getvariable(name)) to a text value;
-// name is an identifier (see sqlVars.Set).
-func (r *readOnlyDB) setVariable(ctx context.Context, name, value string) error {
+// SetVariable sets a DuckDB variable (getvariable(name)) to a text value;
+// name must be an identifier: it is written into the statement.
+func (r *DB) SetVariable(ctx context.Context, name, value string) error {
 	if _, err := r.conn.ExecContext(ctx, "SET VARIABLE "+name+" = ?", value); err != nil {
 		return fmt.Errorf("set variable %s: %w", name, err)
 	}
 	return nil
 }
 
-// query runs the statements of text in order, each checked first, and
+// Query runs the statements of text in order, each checked first, and
 // returns the rows of the last one; args bind the last one's parameters.
-func (r *readOnlyDB) query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
+func (r *DB) Query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
 	stmts := splitStatements(text)
 	if len(stmts) == 0 {
 		return nil, errors.New("no SQL statement")
 	}
 	last := len(stmts) - 1
 	for i, stmt := range stmts {
-		if err := r.checkQuery(stmt); err != nil {
+		if err := r.CheckQuery(stmt); err != nil {
 			return nil, statementError(i, len(stmts), err)
 		}
 		if i == last {
@@ -155,10 +158,10 @@ func statementError(i, n int, err error) error {
 // errNotAQuery is what a statement that would do more than read gets.
 var errNotAQuery = errors.New("reconcile sql is read-only: it runs queries (SELECT, FROM, WITH, SHOW, DESCRIBE, SUMMARIZE) and SET VARIABLE, nothing else")
 
-// checkQuery prepares stmt (DuckDB parses and binds it, nothing runs) and
+// CheckQuery prepares stmt (DuckDB parses and binds it, nothing runs) and
 // refuses it unless it is a query or a SET. A piece DuckDB reads as more
 // than one statement is refused too: it could not be checked as a whole.
-func (r *readOnlyDB) checkQuery(stmt string) error {
+func (r *DB) CheckQuery(stmt string) error {
 	return r.conn.Raw(func(dc any) error {
 		// driver.Conn.Prepare, unlike database/sql's PrepareContext, does not
 		// run the statements before the last of a multi-statement text.
@@ -198,7 +201,7 @@ func excerpt(stmt string) string {
 // splitStatements cuts SQL text into statements at the semicolons outside
 // quotes, dollar-quoted strings and comments, and drops the pieces that
 // hold only space and comments. It need not be perfect: DuckDB parses each
-// piece again and checkQuery refuses one that holds more than one
+// piece again and CheckQuery refuses one that holds more than one
 // statement, so a piece cut wrongly fails to run; it never runs unchecked.
 func splitStatements(text string) []string {
 	var out []string
@@ -207,7 +210,7 @@ func splitStatements(text string) []string {
 		c := text[i]
 		switch {
 		case c == '\'':
-			backslash := i > 0 && (text[i-1] == 'E' || text[i-1] == 'e') && (i == 1 || !isIdentByte(text[i-2]))
+			backslash := i > 0 && (text[i-1] == 'E' || text[i-1] == 'e') && (i == 1 || !IsIdentByte(text[i-2]))
 			i, blank = skipQuoted(text, i, '\'', backslash), false
 		case c == '"':
 			i, blank = skipQuoted(text, i, '"', false), false
@@ -219,7 +222,7 @@ func splitStatements(text string) []string {
 			}
 		case strings.HasPrefix(text[i:], "/*"):
 			i = skipBlockComment(text, i)
-		case c == '$' && (i == 0 || !isIdentByte(text[i-1])): // foo$1 is an identifier
+		case c == '$' && (i == 0 || !IsIdentByte(text[i-1])): // foo$1 is an identifier
 			i, blank = skipDollarQuoted(text, i), false
 		case c == ';':
 			if !blank {
@@ -280,7 +283,7 @@ func skipBlockComment(text string, i int) int {
 // at i, or i+1 when the '$' opens none (a parameter such as $1).
 func skipDollarQuoted(text string, i int) int {
 	j := i + 1
-	for j < len(text) && isIdentByte(text[j]) && !(j == i+1 && text[j] >= '0' && text[j] <= '9') {
+	for j < len(text) && IsIdentByte(text[j]) && !(j == i+1 && text[j] >= '0' && text[j] <= '9') {
 		j++
 	}
 	if j >= len(text) || text[j] != '$' {
@@ -293,6 +296,8 @@ func skipDollarQuoted(text string, i int) int {
 	return len(text)
 }
 
-func isIdentByte(c byte) bool {
+// IsIdentByte says whether c may be part of an identifier (ASCII letters,
+// digits, _, and any byte of a non-ASCII character).
+func IsIdentByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
