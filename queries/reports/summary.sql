@@ -320,3 +320,96 @@ SELECT name, message, kind, currency FROM (
            unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS currency,
            generate_subscripts($1::VARCHAR[], 1) AS ord
 ) ORDER BY ord
+
+-- name: KindRank
+-- The catalog's kinds by money at stake in the workbook's scope: the
+-- amounts of their findings today (new, open and acknowledged) added up
+-- across currencies (for the order only: no total across currencies is
+-- ever shown), then their count, then the catalog's order. The workbook
+-- puts the kinds' sheets and the Summary's rows in this order.
+-- $1 = run ID, $2 = group ID or NULL, $3 = the catalog's kinds, in order.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+),
+kinds AS (
+    SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
+)
+SELECT k.kind
+FROM kinds k LEFT JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open', 'acknowledged')
+GROUP BY k.kind, k.ord
+ORDER BY coalesce(sum(abs(f.amount)), 0) DESC, count(f.kind) DESC, k.ord
+
+-- name: FindingsByKindAndCurrency
+-- Findings by kind, per currency: one row per kind and currency of its
+-- findings (a kind without findings: one row, no currency), with the
+-- findings today (new, open and acknowledged), new, still open,
+-- acknowledged and resolved, and the amount at stake of the findings
+-- today. Every count is of the row's currency only, so a column sums to
+-- the workbook's total. The kind's sheet name comes first (the workbook
+-- links it to the sheet), its id (findings.kind) last.
+-- $1 = run ID, $2 = group ID or NULL, $3 = the kinds, in the workbook's
+-- order, $4 = their sheets' names, in the same order.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+),
+kind_sheets AS (
+    SELECT unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS sheet, generate_subscripts($3::VARCHAR[], 1) AS ord
+),
+per_currency AS (
+    SELECT f.kind, f.currency,
+           count(*) FILTER (WHERE f.state IN ('new', 'open', 'acknowledged')) AS findings,
+           count(*) FILTER (WHERE f.state = 'new') AS new,
+           count(*) FILTER (WHERE f.state = 'open') AS open,
+           count(*) FILTER (WHERE f.state = 'acknowledged') AS acknowledged,
+           count(*) FILTER (WHERE f.state = 'resolved') AS resolved,
+           sum(f.amount) FILTER (WHERE f.state IN ('new', 'open', 'acknowledged')) AS amount
+    FROM scoped_findings f GROUP BY f.kind, f.currency
+)
+SELECT k.sheet, p.currency, coalesce(p.findings, 0), coalesce(p.new, 0), coalesce(p.open, 0),
+       coalesce(p.acknowledged, 0), coalesce(p.resolved, 0), p.amount, k.kind
+FROM kind_sheets k LEFT JOIN per_currency p ON p.kind = k.kind
+ORDER BY k.ord, p.amount DESC NULLS LAST, p.currency NULLS LAST
+
+-- name: MoneyAtStake
+-- The ten largest amounts at stake, by kind and currency (findings today:
+-- new, open and acknowledged), for the Summary's chart: each bar is one
+-- kind in one currency, labelled with both, never a sum across currencies.
+-- $1 = run ID, $2 = group ID or NULL, $3 = the kinds, $4 = their sheets'
+-- names, in the same order.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+),
+kind_sheets AS (
+    SELECT unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS sheet, generate_subscripts($3::VARCHAR[], 1) AS ord
+)
+SELECT k.sheet || ' (' || f.currency || ')', sum(f.amount) AS amount, f.currency
+FROM kind_sheets k JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open', 'acknowledged')
+WHERE f.currency IS NOT NULL AND f.amount IS NOT NULL
+GROUP BY k.sheet, k.ord, f.currency
+HAVING sum(f.amount) > 0
+ORDER BY amount DESC, k.ord, f.currency
+LIMIT 10

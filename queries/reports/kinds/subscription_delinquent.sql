@@ -43,14 +43,15 @@ SELECT da.first_failed_at AS "When",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
        CASE WHEN da.first_failed_at IS NULL THEN 'Delinquent: a payment was declined and the platform is retrying it'
             ELSE format('Payment of cycle {} declined on {}; retries left: {}{}', coalesce(CAST(da.failed_cycle AS VARCHAR), '?'),
                         coalesce(strftime(da.first_failed_at, '%Y-%m-%d'), '?'), coalesce(CAST(da.retries_remaining AS VARCHAR), '?'),
-                        coalesce(', the next on ' || strftime(da.next_retry_at, '%Y-%m-%d'), '')) END AS "Reason"
+                        coalesce(', the next on ' || strftime(da.next_retry_at, '%Y-%m-%d'), '')) END AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
