@@ -44,19 +44,39 @@ const (
 	mmPerWidthUnit  = 25.4 / 96 * 7
 	mmPerColumnPad  = 25.4 / 96 * 5
 	minLegibleScale = 0.65
-	printScale      = 80
+	printScale      = 70
 )
 
-// fitsOnePageWide tells whether columns of widths print legibly on one
-// landscape page of paper: at minLegibleScale or larger.
-func fitsOnePageWide(widths []float64, paper string) bool {
+// fitsOnePageWide tells whether columns of widths, and the charts
+// beside them, print legibly on one landscape page of paper: at
+// minLegibleScale or larger.
+func fitsOnePageWide(widths []float64, charts []Chart, paper string) bool {
 	ps, ok := paperSizes[paper]
 	if !ok {
 		ps = paperSizes[PaperA4]
 	}
-	mm := 0.0
-	for _, w := range widths {
-		mm += w*mmPerWidthUnit + mmPerColumnPad
+	colMM := func(n int) float64 { // the left edge of 0-based column n
+		mm := 0.0
+		for i := 0; i < n; i++ {
+			w := 8.43 // Excel's default width
+			if i < len(widths) {
+				w = widths[i]
+			}
+			mm += w*mmPerWidthUnit + mmPerColumnPad
+		}
+		return mm
+	}
+	mm := colMM(len(widths))
+	for _, c := range charts {
+		col, _, err := excelize.CellNameToCoordinates(c.Cell)
+		if err != nil {
+			continue
+		}
+		width := c.Width
+		if width == 0 {
+			width = 480
+		}
+		mm = max(mm, colMM(col-1)+float64(width)*25.4/96)
 	}
 	return mm*minLegibleScale <= ps.landscape
 }
@@ -70,7 +90,7 @@ func (w *xlsxWriter) setUpPrinting(name string) error {
 	if !ok {
 		ps = paperSizes[PaperA4]
 	}
-	fit := fitsOnePageWide(w.widths, w.paper)
+	fit := fitsOnePageWide(w.widths, w.charts, w.paper)
 	landscape, size := "landscape", ps.code
 	if err := w.f.SetSheetProps(name, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
 		return err
