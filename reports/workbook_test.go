@@ -130,6 +130,9 @@ func TestWorkbookContract(t *testing.T) {
 		{"subscription_suspended", "Amount", "1234567.89", "1,234,567.89 CHF"},
 		{"subscription_delinquent", "Amount", "15", "£15.00"},
 		{"subscription_delinquent", "Days outstanding", "6", "6"},
+		// Who the customer is, by the name the subscription bills.
+		{"subscription_delinquent", "Customer", "Sato", "Sato"},
+		{"subscription_suspended", "Customer", "Jürgen Groß", "Jürgen Groß"},
 		{"plan_amount_mismatch", "Plan amount", "11", "€ 11.00"},
 		{"level3_incomplete", "Acknowledge: until", "46371", "2026-12-15"},
 		{"level3_incomplete", "State", "acknowledged", "acknowledged"},

@@ -15,7 +15,8 @@ import (
 )
 
 // TestAcknowledgeFromWorkbookRoundTrip: finance acknowledges findings in
-// the workbook itself. A sandbox run publishes the workbook; finance fills
+// the workbook itself (whose delinquent and suspended rows name the
+// customer). A sandbox run publishes the workbook; finance fills
 // the Acknowledge columns of rows on two finding sheets (an end date
 // typed as a date, one as text) and a few rows that cannot be taken (no
 // owner, a formula, an end date before the run's); reconcile ack --from
@@ -71,6 +72,13 @@ func TestAcknowledgeFromWorkbookRoundTrip(t *testing.T) {
 			ref, _ := excelize.CoordinatesToCellName(col(h), r)
 			if err := book.SetCellValue(sheet, ref, v); err != nil {
 				t.Fatal(err)
+			}
+		}
+		// The sandbox bills its subscriptions to named customers, as the
+		// platform does (orderInformation.billTo): each row says who.
+		for _, data := range all[head+1:] {
+			if c := col("Customer") - 1; c >= len(data) || strings.TrimSpace(data[c]) == "" {
+				t.Errorf("sheet %s: a row without its customer's name: %q", sheet, data)
 			}
 		}
 		entity := reports.KindSheetEntityHeader(kind)

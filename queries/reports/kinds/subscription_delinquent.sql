@@ -2,7 +2,9 @@
 -- (reports/catalog.go): a DELINQUENT subscription: a payment was declined
 -- and is being retried. One row per finding of the kind today (new, open
 -- and acknowledged), with the columns a controller needs to act on it
--- (docs/workbook.md lists them). The column names are the sheet's headers
+-- (docs/workbook.md lists them): who the customer is, by the name the
+-- platform's subscription record bills (orderInformation.billTo, kept in
+-- subscriptions.raw), beside the platform's customer token. The column names are the sheet's headers
 -- and their types its cell types (outputs.Block.FromQuery); the detail's
 -- keys are those of queries/findings/subscription_delinquent.sql.
 -- $1 = run ID, $2 = group ID or NULL (the whole run), $3 = the kind.
@@ -29,6 +31,7 @@ SELECT da.first_failed_at AS "When",
        f.merchant_id AS "Merchant ID",
        mn.name AS "Merchant name",
        g.groups AS "Group",
+       s.customer_name AS "Customer",
        f.entity_id AS "Subscription ID",
        s.code AS "Subscription code",
        pl.name AS "Plan",
@@ -56,7 +59,10 @@ FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
 LEFT JOIN merchant_names mn ON mn.run_id = $1 AND mn.merchant_id = f.merchant_id
-LEFT JOIN LATERAL (SELECT s.code, s.customer_id, s.client_reference, s.plan_id FROM subscriptions s
+LEFT JOIN LATERAL (SELECT s.code, s.customer_id, s.client_reference, s.plan_id,
+                          nullif(trim(concat_ws(' ', s.raw->'orderInformation'->'billTo'->>'firstName',
+                                                     s.raw->'orderInformation'->'billTo'->>'lastName')), '') AS customer_name
+                   FROM subscriptions s
                    WHERE s.merchant_id = f.merchant_id AND s.subscription_id = f.entity_id) s ON true
 LEFT JOIN plans pl ON pl.merchant_id = f.merchant_id AND pl.plan_id = s.plan_id
 LEFT JOIN LATERAL (SELECT da.first_failed_at, da.failed_cycle, da.days_since_first_failure, da.retries_done, da.retries_remaining, da.next_retry_at FROM delinquency_ageing da

@@ -30,6 +30,7 @@ SELECT da.first_failed_at AS "When",
        f.merchant_id AS "Merchant ID",
        mn.name AS "Merchant name",
        g.groups AS "Group",
+       s.customer_name AS "Customer",
        f.entity_id AS "Subscription ID",
        s.code AS "Subscription code",
        pl.name AS "Plan",
@@ -54,7 +55,10 @@ FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
 LEFT JOIN merchant_names mn ON mn.run_id = $1 AND mn.merchant_id = f.merchant_id
-LEFT JOIN LATERAL (SELECT s.code, s.customer_id, s.client_reference, s.plan_id FROM subscriptions s
+LEFT JOIN LATERAL (SELECT s.code, s.customer_id, s.client_reference, s.plan_id,
+                          nullif(trim(concat_ws(' ', s.raw->'orderInformation'->'billTo'->>'firstName',
+                                                     s.raw->'orderInformation'->'billTo'->>'lastName')), '') AS customer_name
+                   FROM subscriptions s
                    WHERE s.merchant_id = f.merchant_id AND s.subscription_id = f.entity_id) s ON true
 LEFT JOIN plans pl ON pl.merchant_id = f.merchant_id AND pl.plan_id = s.plan_id
 LEFT JOIN LATERAL (SELECT da.first_failed_at, da.failed_cycle, da.days_since_first_failure, da.retries_done FROM delinquency_ageing da
