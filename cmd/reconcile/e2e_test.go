@@ -3,11 +3,13 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -621,8 +623,25 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 	}
 	defer wb.Close()
 	names := reports.KindSheetNames()
+	// The kinds' sheets come by money at stake: the amounts of the ground
+	// truth's findings added up (across currencies, for the order only),
+	// then their count, then the catalog's order.
+	kinds := queries.Kinds()
+	money := map[string]float64{}
+	for _, kind := range kinds {
+		for _, f := range gt.Findings[kind] {
+			a, _ := strconv.ParseFloat(f.Amount, 64)
+			money[kind] += math.Abs(a)
+		}
+	}
+	slices.SortStableFunc(kinds, func(a, b string) int {
+		if money[a] != money[b] {
+			return cmp.Compare(money[b], money[a])
+		}
+		return cmp.Compare(len(gt.Findings[b]), len(gt.Findings[a]))
+	})
 	want := []string{"Summary"}
-	for _, kind := range queries.Kinds() {
+	for _, kind := range kinds {
 		want = append(want, names[kind])
 	}
 	want = append(append(append(want, reports.BillingSheets...), reports.PaymentSheets...), "Resolved", "Acknowledgements", "Legend")
