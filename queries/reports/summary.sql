@@ -352,7 +352,8 @@ ORDER BY coalesce(sum(abs(f.amount)), 0) DESC, count(f.kind) DESC, k.ord
 -- findings (a kind without findings: one row, no currency), with the
 -- findings today (new, open and acknowledged), new, still open,
 -- acknowledged and resolved, and the amount at stake of the findings
--- today. Every count is of the row's currency only, so a column sums to
+-- today (0 where the currency's findings are all resolved). Every count
+-- is of the row's currency only, so a column sums to
 -- the workbook's total. The kind's sheet name comes first (the workbook
 -- links it to the sheet), its id (findings.kind) last.
 -- $1 = run ID, $2 = group ID or NULL, $3 = the kinds, in the workbook's
@@ -382,7 +383,8 @@ per_currency AS (
     FROM scoped_findings f GROUP BY f.kind, f.currency
 )
 SELECT k.sheet, p.currency, coalesce(p.findings, 0), coalesce(p.new, 0), coalesce(p.open, 0),
-       coalesce(p.acknowledged, 0), coalesce(p.resolved, 0), p.amount, k.kind
+       coalesce(p.acknowledged, 0), coalesce(p.resolved, 0),
+       CASE WHEN p.currency IS NOT NULL THEN coalesce(p.amount, 0) END, k.kind
 FROM kind_sheets k LEFT JOIN per_currency p ON p.kind = k.kind
 ORDER BY k.ord, p.amount DESC NULLS LAST, p.currency NULLS LAST
 
