@@ -103,6 +103,12 @@ func ReadWorkbookAcknowledgements(path string, entityHeader func(kind string) st
 
 // readAckWorkbook reads the file, a regular one within maxAckWorkbook.
 func readAckWorkbook(path string) ([]byte, error) {
+	// Stat before open: opening a FIFO with no writer blocks in open(2).
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("workbook: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("workbook %s: not a regular file", path)
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("workbook: %w", err)
