@@ -235,11 +235,11 @@ func summarySheet(run Run, scope Scope, checks []queries.Check, names map[string
 				{Header: "Kind ID", Type: outputs.Text, Width: 30}},
 		},
 		{
-			Title: "Money at stake: the ten largest (kind and currency)",
+			Title: "Money at stake: the ten largest kinds, in the currency of most findings",
 			Query: moneyAtStakeSQL,
 			Args:  []any{run.RunID, scope.arg(), ranked, sheets},
 			Columns: []outputs.Column{
-				{Header: "Finding (currency)", Type: outputs.Text}, {Header: "Amount at stake", Type: outputs.Amount, CurrencyColumn: 3},
+				{Header: "Finding", Type: outputs.Text}, {Header: "Amount at stake", Type: outputs.Amount, CurrencyColumn: 3},
 				{Header: "Currency", Type: outputs.Text}},
 		},
 		{
@@ -318,7 +318,7 @@ func summarySheet(run Run, scope Scope, checks []queries.Check, names map[string
 		},
 	}...)
 	return outputs.Sheet{Name: SummarySheet, Blocks: blocks, Charts: []outputs.Chart{
-		{Title: "Money at stake: the ten largest", Type: outputs.BarChart, Block: tables + 1, Categories: 1, Values: []int{2},
+		{Title: "Money at stake: the ten largest kinds", Type: outputs.BarChart, Block: tables + 1, Categories: 1, Values: []int{2},
 			Cell: chartColumn + "2", Width: 640, Height: 360},
 		{Title: "Funding mix", Type: outputs.DoughnutChart, Block: tables + 2, Categories: 1, Values: []int{2},
 			Cell: chartColumn + "22"},

@@ -623,20 +623,42 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 	}
 	defer wb.Close()
 	names := reports.KindSheetNames()
-	// The kinds' sheets come by money at stake: the amounts of the ground
-	// truth's findings added up (across currencies, for the order only),
-	// then their count, then the catalog's order.
+	// The kinds' sheets come by money at stake, without exchange rates:
+	// the ground truth's amounts in the principal currency (that of most
+	// findings), then in the others added up, then the count, then the
+	// catalog's order.
 	kinds := queries.Kinds()
-	money := map[string]float64{}
+	perCurrency := map[string]int{}
+	for _, kind := range kinds {
+		for _, f := range gt.Findings[kind] {
+			if f.Currency != "" {
+				perCurrency[f.Currency]++
+			}
+		}
+	}
+	principal := ""
+	for c, n := range perCurrency {
+		if n > perCurrency[principal] || n == perCurrency[principal] && c < principal {
+			principal = c
+		}
+	}
+	main, other := map[string]float64{}, map[string]float64{}
 	for _, kind := range kinds {
 		for _, f := range gt.Findings[kind] {
 			a, _ := strconv.ParseFloat(f.Amount, 64)
-			money[kind] += math.Abs(a)
+			if f.Currency == principal {
+				main[kind] += math.Abs(a)
+			} else {
+				other[kind] += math.Abs(a)
+			}
 		}
 	}
 	slices.SortStableFunc(kinds, func(a, b string) int {
-		if money[a] != money[b] {
-			return cmp.Compare(money[b], money[a])
+		if main[a] != main[b] {
+			return cmp.Compare(main[b], main[a])
+		}
+		if other[a] != other[b] {
+			return cmp.Compare(other[b], other[a])
 		}
 		return cmp.Compare(len(gt.Findings[b]), len(gt.Findings[a]))
 	})

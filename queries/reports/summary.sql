@@ -322,11 +322,13 @@ SELECT name, message, kind, currency FROM (
 ) ORDER BY ord
 
 -- name: KindRank
--- The catalog's kinds by money at stake in the workbook's scope: the
--- amounts of their findings today (new, open and acknowledged) added up
--- across currencies (for the order only: no total across currencies is
--- ever shown), then their count, then the catalog's order. The workbook
--- puts the kinds' sheets and the Summary's rows in this order.
+-- The catalog's kinds by money at stake in the workbook's scope, without
+-- exchange rates: first by the amount of their findings today (new, open
+-- and acknowledged) in the principal currency (the currency most of those
+-- findings are in; the first by code on a tie), then by their amounts in
+-- the other currencies added up (an order only: no total across
+-- currencies is shown), then their count, then the catalog's order. The
+-- workbook puts the kinds' sheets and the Summary's rows in this order.
 -- $1 = run ID, $2 = group ID or NULL, $3 = the catalog's kinds, in order.
 WITH scope AS (
     SELECT rm.merchant_id, rm.status, rm.error
@@ -341,11 +343,18 @@ scoped_findings AS (
 ),
 kinds AS (
     SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
+),
+principal AS (
+    SELECT currency FROM scoped_findings
+    WHERE state IN ('new', 'open', 'acknowledged') AND currency IS NOT NULL
+    GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1
 )
 SELECT k.kind
 FROM kinds k LEFT JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open', 'acknowledged')
 GROUP BY k.kind, k.ord
-ORDER BY coalesce(sum(abs(f.amount)), 0) DESC, count(f.kind) DESC, k.ord
+ORDER BY coalesce(sum(abs(f.amount)) FILTER (WHERE f.currency = (SELECT currency FROM principal)), 0) DESC,
+         coalesce(sum(abs(f.amount)) FILTER (WHERE f.currency IS DISTINCT FROM (SELECT currency FROM principal)), 0) DESC,
+         count(f.kind) DESC, k.ord
 
 -- name: FindingsByKindAndCurrency
 -- Findings by kind, per currency: one row per kind and currency of its
@@ -389,9 +398,10 @@ FROM kind_sheets k LEFT JOIN per_currency p ON p.kind = k.kind
 ORDER BY k.ord, p.amount DESC NULLS LAST, p.currency NULLS LAST
 
 -- name: MoneyAtStake
--- The ten largest amounts at stake, by kind and currency (findings today:
--- new, open and acknowledged), for the Summary's chart: each bar is one
--- kind in one currency, labelled with both, never a sum across currencies.
+-- The ten kinds with the most money at stake in the principal currency
+-- (the currency most findings today are in: new, open and acknowledged),
+-- for the Summary's chart: one currency on one axis, never amounts of
+-- several compared or added up; the others are in Findings by kind.
 -- $1 = run ID, $2 = group ID or NULL, $3 = the kinds, $4 = their sheets'
 -- names, in the same order.
 WITH scope AS (
@@ -407,11 +417,16 @@ scoped_findings AS (
 ),
 kind_sheets AS (
     SELECT unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS sheet, generate_subscripts($3::VARCHAR[], 1) AS ord
+),
+principal AS (
+    SELECT currency FROM scoped_findings
+    WHERE state IN ('new', 'open', 'acknowledged') AND currency IS NOT NULL
+    GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1
 )
-SELECT k.sheet || ' (' || f.currency || ')', sum(f.amount) AS amount, f.currency
+SELECT k.sheet, sum(f.amount) AS amount, f.currency
 FROM kind_sheets k JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open', 'acknowledged')
-WHERE f.currency IS NOT NULL AND f.amount IS NOT NULL
+WHERE f.currency = (SELECT currency FROM principal) AND f.amount IS NOT NULL
 GROUP BY k.sheet, k.ord, f.currency
 HAVING sum(f.amount) > 0
-ORDER BY amount DESC, k.ord, f.currency
+ORDER BY amount DESC, k.ord
 LIMIT 10
