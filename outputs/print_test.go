@@ -135,3 +135,27 @@ func TestWriteWorkbookLinksToSheets(t *testing.T) {
 		t.Error("a value that names no sheet became a formula")
 	}
 }
+
+// TestWriteWorkbookLeadColumns: a FromQuery block's Lead columns come
+// first, in Lead's order, the others after them in the query's order; the
+// values move with their headers and an amount keeps its own currency's
+// format.
+func TestWriteWorkbookLeadColumns(t *testing.T) {
+	db := openDB(t)
+	path := filepath.Join(t.TempDir(), "lead.xlsx")
+	wb := Workbook{Sheets: []Sheet{{Name: "Kind", Blocks: []Block{{
+		Query:     `SELECT 'm1' AS "Merchant ID", 's1' AS "Subscription ID", 12.5::DECIMAL(18,2) AS "Amount", 'EUR' AS "Currency", 'Jane' AS "Customer"`,
+		FromQuery: true,
+		Lead:      []string{"Merchant ID", "Customer", "Amount", "Currency", "No such column"},
+	}}}}}
+	if _, err := WriteWorkbook(context.Background(), db, path, wb); err != nil {
+		t.Fatal(err)
+	}
+	f := openXLSX(t, path)
+	defer f.Close()
+	rows, _ := f.GetRows("Kind")
+	if len(rows) != 2 || strings.Join(rows[0], ",") != "Merchant ID,Customer,Amount,Currency,Subscription ID" ||
+		strings.Join(rows[1], ",") != "m1,Jane,€ 12.50,EUR,s1" {
+		t.Errorf("rows %q, want the lead columns first and their values with them", rows)
+	}
+}

@@ -110,6 +110,12 @@ type Block struct {
 	// (within limits); an Amount column is formatted in the currency of
 	// the first column after it named "Currency" or "... currency".
 	FromQuery bool
+	// Lead, for a FromQuery block, names columns to put first, in this
+	// order, the others following in the query's order (a name the query
+	// does not have is skipped): the columns a reader needs first are the
+	// ones on a printed sheet's first page.
+	Lead []string
+	perm []int // of a Lead block: the query's column index of each column shown
 	// Main marks the sheet's main table when small tables come above it
 	// (a sheet's totals): the autofilter covers it rather than the first
 	// table, and the rows down to its header stay frozen, so its header is
@@ -675,6 +681,9 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, n
 	for i, t := range types {
 		dbTypes[i] = t.DatabaseTypeName()
 	}
+	if b.perm != nil { // the columns in the order Lead made (leadColumns)
+		dbTypes = permuted(dbTypes, b.perm)
+	}
 
 	note := ""
 	if next != "" {
@@ -705,6 +714,10 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, n
 	ptrs := make([]any, n)
 	for i := range vals {
 		ptrs[i] = &vals[i]
+	}
+	var shown []any // the row in the block's column order, when Lead moved columns
+	if b.perm != nil {
+		shown = make([]any, n)
 	}
 	// SetRow accepts *Cell, so one set of cells is reused for every row
 	// instead of boxing a new Cell per value.
@@ -746,6 +759,10 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, n
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return p, fmt.Errorf("scan row: %w", err)
+		}
+		vals := vals
+		if b.perm != nil {
+			vals = permuteInto(shown, vals, b.perm)
 		}
 		for i, v := range vals {
 			val := cellValue(v, b.Columns[i].Type, dbTypes[i])

@@ -141,6 +141,7 @@ func kindSheet(run Run, scope Scope, c queries.Check, name string) outputs.Sheet
 			Query:     query,
 			Args:      args,
 			FromQuery: true,
+			Lead:      kindSheetLead,
 			Main:      true,
 			Overflow:  DatasetDir("findings", run.BusinessDate.Format("2006-01-02")) + "/kind=" + kind,
 		},

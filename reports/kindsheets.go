@@ -48,6 +48,12 @@ func kindTexts(c queries.Check) (means, do string) {
 	return means, do
 }
 
+// kindSheetLead are the columns a kind's sheet shows first, whatever
+// order its statement gives them in: when, who (merchant and customer),
+// how much, and its state, the columns finance needs on a printed
+// sheet's first page. The kind's own columns follow.
+var kindSheetLead = []string{"When", "Merchant ID", "Merchant name", "Customer", "Amount", "Currency", "State"}
+
 // kindIntro is the two lines a kind's sheet opens with.
 func kindIntro(c queries.Check) []string {
 	means, do := kindTexts(c)

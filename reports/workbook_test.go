@@ -110,9 +110,9 @@ func TestWorkbookContract(t *testing.T) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}
 	// A kind's own columns (docs/workbook.md), in order.
-	if tab := kindTable(t, f, sheetOf("skipped_cycle")); !slices.Equal(tab.header, []string{"When", "Merchant ID", "Merchant name", "Group",
-		"Payment ID", "Subscription ID", "Subscription code", "Plan", "Customer ID", "Client reference", "Cycle", "Amount", "Currency",
-		"State", "First seen", "Reason", "Kind ID", "Acknowledge: reason", "Acknowledge: owner", "Acknowledge: until", "Acknowledge: ticket"}) {
+	if tab := kindTable(t, f, sheetOf("skipped_cycle")); !slices.Equal(tab.header, []string{"When", "Merchant ID", "Merchant name",
+		"Amount", "Currency", "State", "Group", "Payment ID", "Subscription ID", "Subscription code", "Plan", "Customer ID", "Client reference",
+		"Cycle", "First seen", "Reason", "Kind ID", "Acknowledge: reason", "Acknowledge: owner", "Acknowledge: until", "Acknowledge: ticket"}) {
 		t.Errorf("skipped_cycle header %q", tab.header)
 	}
 	for _, kind := range queries.Kinds() {
@@ -413,7 +413,7 @@ func TestKindSheetDefaultColumns(t *testing.T) {
 	}
 	defer f.Close()
 	tab := kindTable(t, f, "future_kind")
-	if want := []string{"Merchant ID", "Merchant name", "Group", "Entity ID", "Amount", "Currency", "State", "First seen",
+	if want := []string{"Merchant ID", "Merchant name", "Amount", "Currency", "State", "Group", "Entity ID", "First seen",
 		"Facts", "Kind ID", "Acknowledge: reason", "Acknowledge: owner", "Acknowledge: until", "Acknowledge: ticket"}; !slices.Equal(tab.header, want) || tab.rows != 1 {
 		t.Fatalf("default columns %q (%d rows), want %q", tab.header, tab.rows, want)
 	}
