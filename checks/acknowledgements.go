@@ -216,21 +216,34 @@ func latestRun(ctx context.Context, s *store.Store) (runID string, businessDate 
 // did not report (ErrNoFinding). It returns the run it looked in and
 // whether anything changed.
 func Acknowledge(ctx context.Context, s *store.Store, a Acknowledgement, c Change) (runID string, changed bool, err error) {
+	c.Source = sourceCommand
+	return acknowledge(ctx, s, a, c)
+}
+
+// refusal is an acknowledgement refused for what it says (a field, its
+// date, no finding to acknowledge yet), not for a failure of the
+// database: reconcile ack --from lists such a row and goes on.
+type refusal struct{ error }
+
+func (r refusal) Unwrap() error { return r.error }
+
+// acknowledge is Acknowledge with the audit's source c.Source (the
+// command, or the workbook a row came from).
+func acknowledge(ctx context.Context, s *store.Store, a Acknowledgement, c Change) (runID string, changed bool, err error) {
 	if err := a.Validate(); err != nil {
-		return "", false, err
+		return "", false, refusal{err}
 	}
 	runID, date, err := latestRun(ctx, s)
 	if err != nil {
 		return "", false, err
 	}
 	if runID == "" {
-		return "", false, errors.New("no run has finished in this database yet: a finding can be acknowledged once a run reported it")
+		return "", false, refusal{errors.New("no run has finished in this database yet: a finding can be acknowledged once a run reported it")}
 	}
 	if a.Until.Before(date) {
-		return runID, false, fmt.Errorf("until %s: before the business date of the latest run (%s); an acknowledgement covers that date or later",
-			a.Until.Format(time.DateOnly), date.Format(time.DateOnly))
+		return runID, false, refusal{fmt.Errorf("until %s: before the business date of the latest run (%s); an acknowledgement covers that date or later",
+			a.Until.Format(time.DateOnly), date.Format(time.DateOnly))}
 	}
-	c.Source = sourceCommand
 	err = s.Transact(ctx, func(tx *store.Tx) error {
 		amount, currency, found, err := findingAmount(ctx, tx, runID, a)
 		if err != nil {

@@ -20,6 +20,9 @@ func (w *xlsxWriter) resolveColumns(ctx context.Context, blocks []Block) ([]Bloc
 				return nil, fmt.Errorf("block %d: %w", i+1, err)
 			}
 			b.Columns = cols
+			if len(b.Lead) > 0 {
+				b.Columns, b.perm = leadColumns(cols, b.Lead)
+			}
 		}
 		out[i] = b
 	}

@@ -76,6 +76,10 @@ type Column struct {
 	// Wrap wraps text within the column width (and aligns the row's cells
 	// of wrapping columns to the top), for prose such as the Legend's.
 	Wrap bool
+	// Link, for a Text column, makes a value that is the name of one of
+	// the workbook's sheets a link to that sheet (the Summary's findings):
+	// a reader clicks a row to open its sheet. Any other value stays text.
+	Link bool
 }
 
 // Block is one table on a sheet: an optional title row, a header row, then one
@@ -106,6 +110,12 @@ type Block struct {
 	// (within limits); an Amount column is formatted in the currency of
 	// the first column after it named "Currency" or "... currency".
 	FromQuery bool
+	// Lead, for a FromQuery block, names columns to put first, in this
+	// order, the others following in the query's order (a name the query
+	// does not have is skipped): the columns a reader needs first are the
+	// ones on a printed sheet's first page.
+	Lead []string
+	perm []int // of a Lead block: the query's column index of each column shown
 	// Main marks the sheet's main table when small tables come above it
 	// (a sheet's totals): the autofilter covers it rather than the first
 	// table, and the rows down to its header stay frozen, so its header is
@@ -120,6 +130,10 @@ type Sheet struct {
 	Name   string  // ≤ 31 characters, Excel-valid, unique ignoring case
 	Blocks []Block // written one below the other with an empty row between
 	Charts []Chart // native Excel charts over blocks of this sheet
+	// Intro are lines the sheet opens with, above its blocks, one a row,
+	// wrapped across the first columns (a finding's sheet: what it means,
+	// what to do). They stay in view with the frozen header rows.
+	Intro []string
 }
 
 // Workbook is the whole workbook, sheets in order.
@@ -128,6 +142,9 @@ type Workbook struct {
 	// browsers and search without opening the file; empty: none.
 	Title  string
 	Sheets []Sheet
+	// Paper is the paper every sheet is set up to print on, landscape
+	// (PaperA4, PaperLetter); "" is A4.
+	Paper string
 }
 
 // WorkbookStats reports what WriteWorkbook wrote.
@@ -178,7 +195,10 @@ func WriteWorkbook(ctx context.Context, q Querier, path string, wb Workbook) (Wo
 			return stats, fmt.Errorf("workbook %s: title: %w", path, err)
 		}
 	}
-	w := &xlsxWriter{f: f, tmpDir: dir, q: q, used: used, stats: stats}
+	w := &xlsxWriter{f: f, tmpDir: dir, q: q, used: used, stats: stats, paper: wb.Paper, sheetNames: map[string]bool{}}
+	for _, s := range wb.Sheets {
+		w.sheetNames[s.Name] = true
+	}
 	if err := w.newStyles(); err != nil {
 		return stats, fmt.Errorf("workbook %s: styles: %w", path, err)
 	}
@@ -200,6 +220,9 @@ func WriteWorkbook(ctx context.Context, q Querier, path string, wb Workbook) (Wo
 func validateWorkbook(wb Workbook) (map[string]bool, error) {
 	if len(wb.Sheets) == 0 {
 		return nil, errors.New("no sheets")
+	}
+	if !ValidPaper(wb.Paper) {
+		return nil, fmt.Errorf("paper %q: want %s or %s", wb.Paper, PaperA4, PaperLetter)
 	}
 	used := map[string]bool{}
 	for _, s := range wb.Sheets {
@@ -265,8 +288,12 @@ type xlsxWriter struct {
 	used   map[string]bool // sheet names taken, lower-cased
 	stats  WorkbookStats
 	sheets int // worksheets created so far
-	styles styleSet
-	widths []float64 // column widths of the sheet being written
+	paper  string
+	// sheetNames are the workbook's sheets (Sheet.Name, as written): the
+	// values a Link column links.
+	sheetNames map[string]bool
+	styles     styleSet
+	widths     []float64 // column widths of the sheet being written
 
 	// Of the sheet being written: its charts, and where each block's rows
 	// landed (on the block's first page), filled as blocks are written.
@@ -321,10 +348,16 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 	var p *page
 	opened := false // whether s.Name itself has been used for a page
 	lead := w.planMain(ctx, s.Blocks)
+	intro := 0 // rows the opening lines and the empty row after them take
+	if len(s.Intro) > 0 {
+		intro = len(s.Intro) + 1
+	}
 	for bi, b := range s.Blocks {
 		start := 1
 		if p != nil {
 			start = p.row + 2 // one empty row between blocks
+		} else if !opened {
+			start += intro
 		}
 		head := 1 // header row
 		if b.Record {
@@ -365,9 +398,18 @@ func (w *xlsxWriter) writeSheet(ctx context.Context, s Sheet) error {
 			if bi == 0 && lead.freeze > 0 {
 				freeze = lead.freeze
 			}
+			first := name == s.Name
+			if first {
+				freeze += intro
+			}
 			var err error
 			if p, err = w.openPage(name, freeze); err != nil {
 				return err
+			}
+			if first && len(s.Intro) > 0 {
+				if err := w.writeIntro(p, s.Intro); err != nil {
+					return fmt.Errorf("opening lines: %w", err)
+				}
 			}
 		}
 		var err error
@@ -486,14 +528,10 @@ func (w *xlsxWriter) openPage(name string, freeze int) (*page, error) {
 	}
 	w.sheets++
 	w.used[strings.ToLower(name)] = true
-	// Printed landscape, as wide as one page: finance prints the Summary,
-	// and a sheet split across pages column-wise is unreadable on paper.
-	// Sheet properties must be set before the stream writer starts.
-	fit, landscape, one, any := true, "landscape", 1, 0
-	if err := w.f.SetSheetProps(name, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
-		return nil, err
-	}
-	if err := w.f.SetPageLayout(name, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &one, FitToHeight: &any}); err != nil {
+	// Printed landscape, one page wide when that stays legible
+	// (setUpPrinting). Sheet properties must be set before the stream
+	// writer starts.
+	if err := w.setUpPrinting(name); err != nil {
 		return nil, err
 	}
 	sw, err := w.f.NewStreamWriter(name)
@@ -539,6 +577,9 @@ func (w *xlsxWriter) closePage(p *page) error {
 				return err
 			}
 		}
+	}
+	if err := w.setPrintTitles(p); err != nil {
+		return err
 	}
 	if err := p.sw.Flush(); err != nil {
 		return err
@@ -640,6 +681,9 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, n
 	for i, t := range types {
 		dbTypes[i] = t.DatabaseTypeName()
 	}
+	if b.perm != nil { // the columns in the order Lead made (leadColumns)
+		dbTypes = permuted(dbTypes, b.perm)
+	}
 
 	note := ""
 	if next != "" {
@@ -670,6 +714,10 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, n
 	ptrs := make([]any, n)
 	for i := range vals {
 		ptrs[i] = &vals[i]
+	}
+	var shown []any // the row in the block's column order, when Lead moved columns
+	if b.perm != nil {
+		shown = make([]any, n)
 	}
 	// SetRow accepts *Cell, so one set of cells is reused for every row
 	// instead of boxing a new Cell per value.
@@ -712,6 +760,10 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, n
 		if err := rows.Scan(ptrs...); err != nil {
 			return p, fmt.Errorf("scan row: %w", err)
 		}
+		vals := vals
+		if b.perm != nil {
+			vals = permuteInto(shown, vals, b.perm)
+		}
 		for i, v := range vals {
 			val := cellValue(v, b.Columns[i].Type, dbTypes[i])
 			if val == nil {
@@ -726,6 +778,11 @@ func (w *xlsxWriter) writeBlock(ctx context.Context, p *page, bi int, b Block, n
 				return p, err
 			}
 			cells[i] = excelize.Cell{StyleID: style, Value: val}
+			if b.Columns[i].Link {
+				if link, ok := w.linkCell(val, style); ok {
+					cells[i] = link
+				}
+			}
 			out[i] = &cells[i]
 		}
 		var opts []excelize.RowOpts
@@ -834,6 +891,7 @@ func defaultWidth(c Column) float64 {
 // 0.00% is 10), custom codes otherwise.
 type styleSet struct {
 	title, header, note int
+	intro, link         int // a sheet's opening lines; a link to a sheet
 	headerRight         int // the header of a numeric column
 	// text and wrap (and header, over them) stand one indent in from
 	// the left: a text column that follows a number column (right-aligned)
@@ -868,6 +926,10 @@ func (w *xlsxWriter) newStyles() error {
 			Alignment: &excelize.Alignment{Horizontal: "right"},
 		}},
 		{&w.styles.note, excelize.Style{Font: &excelize.Font{Italic: true, Color: "9C5700"}}},
+		{&w.styles.intro, excelize.Style{Font: &excelize.Font{Size: 11, Color: "1F3864"},
+			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "top", WrapText: true}}},
+		{&w.styles.link, excelize.Style{Font: &excelize.Font{Color: "0563C1", Underline: "single"},
+			Alignment: &excelize.Alignment{Horizontal: "left", Vertical: "top", WrapText: true, Indent: 1}}},
 		{&w.styles.label, excelize.Style{Font: &excelize.Font{Bold: true}}},
 		{&w.styles.text, excelize.Style{Alignment: &excelize.Alignment{Horizontal: "left", Indent: 1}}},
 		{&w.styles.wrap, excelize.Style{Alignment: &excelize.Alignment{Horizontal: "left", WrapText: true, Vertical: "top", Indent: 1}}},

@@ -566,7 +566,7 @@ COMMENT ON COLUMN acknowledgement_audit.seq IS 'Order of the changes: 1, 2, 3, .
 COMMENT ON COLUMN acknowledgement_audit.changed_at IS 'When (UTC).';
 COMMENT ON COLUMN acknowledgement_audit.changed_by IS 'Who: --by or the OS user for reconcile ack and a file''s changes; reconcile for what a run does by itself (expire, reopen, amount_recorded).';
 COMMENT ON COLUMN acknowledgement_audit.action IS 'acknowledge (new), change (new reason, owner, end date or ticket), revoke, amount_recorded (the finding''s amount first seen), expire (end date passed), reopen (the finding''s amount or currency changed).';
-COMMENT ON COLUMN acknowledgement_audit.source IS 'command (reconcile ack), file (with its path) or run (the checks of a run).';
+COMMENT ON COLUMN acknowledgement_audit.source IS 'command (reconcile ack), workbook (reconcile ack --from, with the workbook''s path), file (with its path) or run (the checks of a run).';
 COMMENT ON COLUMN acknowledgement_audit.run_id IS 'The run that made the change (expire, reopen, amount_recorded, a file''s changes); NULL for reconcile ack.';
 COMMENT ON COLUMN acknowledgement_audit.kind IS 'Finding kind.';
 COMMENT ON COLUMN acknowledgement_audit.merchant_id IS 'Merchant ID (MID) of the finding.';

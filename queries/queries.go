@@ -56,7 +56,15 @@ type Check struct {
 	// .sql file so that a new kind brings its own advice to the workbook's
 	// Legend sheet and to the finding_kinds table.
 	Action string
-	SQL    string
+	// Title, Means and Do are the kind for a finance reader: the name of
+	// its workbook sheet ("Level III not transmitted", at most 31
+	// characters) and two sentences in business words, what a finding
+	// means and what to do. They are the "Title:", "Means:" and "Do:"
+	// lines of the leading comment, so that a new kind brings its own
+	// sheet name and opening lines; a kind without them gets a name made
+	// from its id (the workbook's) and its Description and Action.
+	Title, Means, Do string
+	SQL              string
 }
 
 // kindOrder is the order of the first eight rows of docs/findings.md's table; kinds added later
@@ -82,8 +90,9 @@ func Checks() []Check {
 	for _, e := range entries {
 		kind := strings.TrimSuffix(e.Name(), ".sql")
 		sql := mustRead(path.Join("findings", e.Name()))
-		desc, action := leadingComment(sql)
-		byKind[kind] = Check{Kind: kind, Description: desc, Action: action, SQL: sql}
+		c := leadingComment(sql)
+		c.Kind, c.SQL = kind, sql
+		byKind[kind] = c
 	}
 	var out []Check
 	for _, k := range kindOrder {
@@ -158,30 +167,41 @@ func Kinds() []string {
 }
 
 // leadingComment reads the file's opening "--" lines as prose: the
-// description, then, from a line starting "Action:", what to do.
-func leadingComment(sql string) (description, action string) {
-	var desc, act []string
-	inAction := false
+// description, then, from a line starting "Action:", what to do. Lines
+// starting "Title:", "Means:" or "Do:" (with their continuation lines)
+// are the finance reader's texts (Check.Title, Means, Do), kept out of
+// the description.
+func leadingComment(sql string) Check {
+	fields := map[string]*[]string{}
+	var desc, act, title, means, do []string
+	for tag, f := range map[string]*[]string{"Action:": &act, "Title:": &title, "Means:": &means, "Do:": &do} {
+		fields[tag] = f
+	}
+	cur := &desc
 	for _, line := range strings.Split(sql, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.HasPrefix(line, "--") {
 			break
 		}
 		text := strings.TrimSpace(strings.TrimPrefix(line, "--"))
-		if rest, ok := strings.CutPrefix(text, "Action:"); ok {
-			inAction = true
-			text = strings.TrimSpace(rest)
+		for tag, f := range fields {
+			if rest, ok := strings.CutPrefix(text, tag); ok {
+				cur, text = f, strings.TrimSpace(rest)
+				break
+			}
 		}
 		if text == "" {
 			continue
 		}
-		if inAction {
-			act = append(act, text)
-		} else {
-			desc = append(desc, text)
+		*cur = append(*cur, text)
+		if cur == &title || cur == &means || cur == &do {
+			// A tag line is one paragraph: what follows it untagged is
+			// the description again, unless it is inside Action.
+			cur = &desc
 		}
 	}
-	return strings.Join(desc, " "), strings.Join(act, " ")
+	return Check{Description: strings.Join(desc, " "), Action: strings.Join(act, " "),
+		Title: strings.Join(title, " "), Means: strings.Join(means, " "), Do: strings.Join(do, " ")}
 }
 
 func mustRead(name string) string {

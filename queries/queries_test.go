@@ -27,12 +27,27 @@ func TestEveryCheckHasDescriptionAndAction(t *testing.T) {
 }
 
 func TestLeadingComment(t *testing.T) {
-	desc, action := leadingComment("-- A thing\n--  that happened.\n-- Action: fix it\n-- soon.\n--\nSELECT 1 -- not this\n-- nor this")
-	if desc != "A thing that happened." || action != "fix it soon." {
-		t.Errorf("got %q / %q", desc, action)
+	c := leadingComment("-- A thing\n--  that happened.\n-- Action: fix it\n-- soon.\n--\nSELECT 1 -- not this\n-- nor this")
+	if c.Description != "A thing that happened." || c.Action != "fix it soon." {
+		t.Errorf("got %q / %q", c.Description, c.Action)
 	}
-	desc, action = leadingComment("SELECT 1")
-	if desc != "" || action != "" {
-		t.Errorf("no comment: got %q / %q", desc, action)
+	c = leadingComment("SELECT 1")
+	if c.Description != "" || c.Action != "" {
+		t.Errorf("no comment: got %q / %q", c.Description, c.Action)
+	}
+	c = leadingComment("-- Title: Billed twice\n-- Means: Charged twice.\n-- Do: Refund.\n-- A cycle paid\n-- twice.\n-- Action: refund it.\nSELECT 1")
+	if c.Title != "Billed twice" || c.Means != "Charged twice." || c.Do != "Refund." ||
+		c.Description != "A cycle paid twice." || c.Action != "refund it." {
+		t.Errorf("finance texts: got %+v", c)
+	}
+}
+
+// Every kind of the catalog has a sheet title a person reads (not its
+// snake-case id) within Excel's 31 characters, and its two opening lines.
+func TestEveryKindSpeaksToFinance(t *testing.T) {
+	for _, c := range Checks() {
+		if c.Title == "" || c.Means == "" || c.Do == "" || strings.Contains(c.Title, "_") || len([]rune(c.Title)) > 31 {
+			t.Errorf("%s: title %q, means %q, do %q", c.Kind, c.Title, c.Means, c.Do)
+		}
 	}
 }

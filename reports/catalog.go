@@ -31,7 +31,6 @@ package reports
 
 import (
 	"fmt"
-	"strings"
 	"unicode"
 	"unicode/utf16"
 
@@ -65,37 +64,49 @@ const (
 // (queries/reports/*.sql). Each takes $1 = run ID and $2 = group ID or
 // NULL (the whole run), and starts with the scope CTEs it needs.
 var (
-	runFactsSQL               = queries.Must("reports/summary.sql", "RunFacts")
-	groupRunFactsSQL          = queries.Must("reports/summary.sql", "GroupRunFacts")
-	findingsByKindSQL         = queries.Must("reports/summary.sql", "FindingsByKind")
-	fundingMixSQL             = queries.Must("reports/summary.sql", "FundingMix")
-	paymentsByStatusSQL       = queries.Must("reports/summary.sql", "PaymentsByStatus")
-	membersByGroupSQL         = queries.Must("reports/summary.sql", "MembersByGroup")
-	paymentsBilledByGroupSQL  = queries.Must("reports/summary.sql", "PaymentsBilledByGroup")
-	findingsByGroupAndKindSQL = queries.Must("reports/summary.sql", "FindingsByGroupAndKind")
-	fundingMixByGroupSQL      = queries.Must("reports/summary.sql", "FundingMixByGroup")
-	failedMembersSQL          = queries.Must("reports/summary.sql", "FailedMembers")
-	notEnabledMembersSQL      = queries.Must("reports/summary.sql", "NotEnabledMembers")
-	kindFindingsSQL           = queries.Must("reports/findings.sql", "KindFindings")
-	kindTotalsSQL             = queries.Must("reports/findings.sql", "KindTotals")
-	resolvedFindingsSQL       = queries.Must("reports/findings.sql", "ResolvedFindings")
-	acknowledgementsSQL       = queries.Must("reports/acknowledgements.sql", "InForce")
-	acknowledgementChangesSQL = queries.Must("reports/acknowledgements.sql", "Changes")
-	legendKindsSQL            = queries.Must("reports/legend.sql", "FindingKinds")
-	legendStatesSQL           = queries.Must("reports/legend.sql", "States")
-	legendNotesSQL            = queries.Must("reports/legend.sql", "ReadingNotes")
+	runFactsSQL                  = queries.Must("reports/summary.sql", "RunFacts")
+	groupRunFactsSQL             = queries.Must("reports/summary.sql", "GroupRunFacts")
+	findingsByKindAndCurrencySQL = queries.Must("reports/summary.sql", "FindingsByKindAndCurrency")
+	moneyAtStakeSQL              = queries.Must("reports/summary.sql", "MoneyAtStake")
+	kindRankSQL                  = queries.Must("reports/summary.sql", "KindRank")
+	fundingMixSQL                = queries.Must("reports/summary.sql", "FundingMix")
+	paymentsByStatusSQL          = queries.Must("reports/summary.sql", "PaymentsByStatus")
+	membersByGroupSQL            = queries.Must("reports/summary.sql", "MembersByGroup")
+	paymentsBilledByGroupSQL     = queries.Must("reports/summary.sql", "PaymentsBilledByGroup")
+	findingsByGroupAndKindSQL    = queries.Must("reports/summary.sql", "FindingsByGroupAndKind")
+	fundingMixByGroupSQL         = queries.Must("reports/summary.sql", "FundingMixByGroup")
+	failedMembersSQL             = queries.Must("reports/summary.sql", "FailedMembers")
+	notEnabledMembersSQL         = queries.Must("reports/summary.sql", "NotEnabledMembers")
+	kindFindingsSQL              = queries.Must("reports/findings.sql", "KindFindings")
+	kindTotalsSQL                = queries.Must("reports/findings.sql", "KindTotals")
+	resolvedFindingsSQL          = queries.Must("reports/findings.sql", "ResolvedFindings")
+	acknowledgementsSQL          = queries.Must("reports/acknowledgements.sql", "InForce")
+	acknowledgementChangesSQL    = queries.Must("reports/acknowledgements.sql", "Changes")
+	legendKindsSQL               = queries.Must("reports/legend.sql", "FindingKinds")
+	legendStatesSQL              = queries.Must("reports/legend.sql", "States")
+	legendNotesSQL               = queries.Must("reports/legend.sql", "ReadingNotes")
 )
 
 // Workbook is the finance workbook of a run for scope: a Summary sheet, one
 // sheet per finding kind (kindSheet), the recurring-billing and payments
 // audit sheets, the findings resolved since the previous run, the
-// acknowledgements, and a Legend.
+// acknowledgements, and a Legend. The kinds' sheets come in the catalog's
+// order; Publish orders them by money at stake (KindRank, WorkbookRanked).
 func Workbook(run Run, scope Scope) outputs.Workbook {
-	checks := queries.Checks()
+	return WorkbookRanked(run, scope, nil)
+}
+
+// WorkbookRanked is Workbook with the kinds' sheets, the Summary's
+// "Findings by kind" rows and the Legend's kinds in the order of rank
+// (KindRank: the most money at stake first); kinds rank leaves out follow
+// in the catalog's order.
+func WorkbookRanked(run Run, scope Scope, rank []string) outputs.Workbook {
+	checks := rankChecks(queries.Checks(), rank)
 	names := kindSheetNames(checks)
-	wb := outputs.Workbook{Title: workbookTitle(run, scope), Sheets: []outputs.Sheet{summarySheet(run, scope)}}
+	wb := outputs.Workbook{Title: workbookTitle(run, scope), Paper: run.Paper,
+		Sheets: []outputs.Sheet{summarySheet(run, scope, checks, names)}}
 	for _, c := range checks {
-		wb.Sheets = append(wb.Sheets, kindSheet(run, scope, c.Kind, names[c.Kind]))
+		wb.Sheets = append(wb.Sheets, kindSheet(run, scope, c, names[c.Kind]))
 	}
 	wb.Sheets = append(wb.Sheets, billingSheets(run, scope)...)
 	wb.Sheets = append(wb.Sheets, paymentSheets(run, scope)...)
@@ -110,13 +121,14 @@ func Workbook(run Run, scope Scope) outputs.Workbook {
 // or, for a kind without one, the default columns (KindFindings). The
 // columns are the statement's own (outputs.Block.FromQuery): a kind gets
 // its columns by adding its file, and nothing here names them.
-func kindSheet(run Run, scope Scope, kind, name string) outputs.Sheet {
+func kindSheet(run Run, scope Scope, c queries.Check, name string) outputs.Sheet {
+	kind := c.Kind
 	args := []any{run.RunID, scope.arg(), kind}
 	query, ok := queries.KindSheet(kind)
 	if !ok {
 		query = kindFindingsSQL
 	}
-	return outputs.Sheet{Name: name, Blocks: []outputs.Block{
+	return outputs.Sheet{Name: name, Intro: kindIntro(c), Blocks: []outputs.Block{
 		{
 			Title: "Totals by currency (new, open and acknowledged)",
 			Query: kindTotalsSQL,
@@ -132,40 +144,11 @@ func kindSheet(run Run, scope Scope, kind, name string) outputs.Sheet {
 			Query:     query,
 			Args:      args,
 			FromQuery: true,
+			Lead:      kindSheetLead,
 			Main:      true,
 			Overflow:  DatasetDir("findings", run.BusinessDate.Format("2006-01-02")) + "/kind=" + kind,
 		},
 	}}
-}
-
-// kindSheetNames gives each kind a sheet name: the kind itself, cut to
-// Excel's 31 characters and made unique (ignoring case, and apart from the
-// workbook's own sheets) with a number, for kinds a later check may add.
-func kindSheetNames(checks []queries.Check) map[string]string {
-	used := map[string]bool{
-		strings.ToLower(SummarySheet): true, strings.ToLower(ResolvedSheet): true,
-		strings.ToLower(AcknowledgementsSheet): true, strings.ToLower(LegendSheet): true,
-	}
-	for _, b := range append(BillingSheets[:len(BillingSheets):len(BillingSheets)], PaymentSheets...) {
-		used[strings.ToLower(b)] = true
-	}
-	out := map[string]string{}
-	for _, c := range checks {
-		base := strings.Map(func(r rune) rune {
-			if strings.ContainsRune(`:\/?*[]'`, r) {
-				return '_'
-			}
-			return r
-		}, c.Kind)
-		name := cutUTF16(base, 31)
-		for n := 2; used[strings.ToLower(name)]; n++ {
-			suffix := fmt.Sprintf(" %d", n)
-			name = cutUTF16(base, 31-len(suffix)) + suffix
-		}
-		used[strings.ToLower(name)] = true
-		out[c.Kind] = name
-	}
-	return out
 }
 
 func capitalize(s string) string {
@@ -201,7 +184,7 @@ func workbookTitle(run Run, scope Scope) string {
 	return title
 }
 
-func summarySheet(run Run, scope Scope) outputs.Sheet {
+func summarySheet(run Run, scope Scope, checks []queries.Check, names map[string]string) outputs.Sheet {
 	// The whole run shows how many groups it covered; a group's workbook
 	// shows the group.
 	groupColumn, recordQuery := outputs.Column{Header: "Groups", Type: outputs.Count}, runFactsSQL
@@ -210,6 +193,10 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 	}
 	args := []any{run.RunID, scope.arg()}
 	kinds := queries.Kinds()
+	ranked, sheets := make([]string, len(checks)), make([]string, len(checks))
+	for i, c := range checks {
+		ranked[i], sheets[i] = c.Kind, names[c.Kind]
+	}
 	record := []outputs.Column{
 		{Header: "Business date", Type: outputs.Date},
 		groupColumn,
@@ -238,13 +225,26 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 	tables := len(blocks) // the charts' blocks are counted from here
 	blocks = append(blocks, []outputs.Block{
 		{
-			Title: "Findings by kind",
-			Query: findingsByKindSQL,
-			Args:  []any{run.RunID, scope.arg(), kinds},
+			// One row per kind and currency, the most money at stake
+			// first; the first column links to the kind's sheet.
+			Title: "Findings by kind (the most money at stake first; click a finding to open its sheet)",
+			Query: findingsByKindAndCurrencySQL,
+			Args:  []any{run.RunID, scope.arg(), ranked, sheets},
 			Columns: []outputs.Column{
-				{Header: "Kind", Type: outputs.Text, Width: 32}, {Header: "Findings", Type: outputs.Count},
+				{Header: "Finding", Type: outputs.Text, Width: 32, Link: true}, {Header: "Currency", Type: outputs.Text, Width: 9},
+				{Header: "Findings", Type: outputs.Count},
 				{Header: "New today", Type: outputs.Count}, {Header: "Still open", Type: outputs.Count},
-				{Header: "Acknowledged", Type: outputs.Count}, {Header: "Resolved", Type: outputs.Count}},
+				{Header: "Acknowledged", Type: outputs.Count}, {Header: "Resolved", Type: outputs.Count},
+				{Header: "Amount at stake", Type: outputs.Amount, CurrencyColumn: 2, Width: 16},
+				{Header: "Kind ID", Type: outputs.Text, Width: 30}},
+		},
+		{
+			Title: "Money at stake: the ten largest kinds, in the currency of most findings",
+			Query: moneyAtStakeSQL,
+			Args:  []any{run.RunID, scope.arg(), ranked, sheets},
+			Columns: []outputs.Column{
+				{Header: "Finding", Type: outputs.Text}, {Header: "Amount at stake", Type: outputs.Amount, CurrencyColumn: 3},
+				{Header: "Currency", Type: outputs.Text}},
 		},
 		{
 			Title: "Funding mix (transactions in the window)",
@@ -322,12 +322,12 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 		},
 	}...)
 	return outputs.Sheet{Name: SummarySheet, Blocks: blocks, Charts: []outputs.Chart{
-		{Title: "Findings by kind", Type: outputs.StackedBarChart, Block: tables, Categories: 1, Values: []int{3, 4, 5},
-			Cell: chartColumn + "2", Width: 560, Height: 320},
-		{Title: "Funding mix", Type: outputs.DoughnutChart, Block: tables + 1, Categories: 1, Values: []int{2},
-			Cell: chartColumn + "20"},
-		{Title: "Payments by status", Type: outputs.ColumnChart, Block: tables + 2, Categories: 1, Values: []int{2},
-			Cell: chartColumn + "36"},
+		{Title: "Money at stake: the ten largest kinds", Type: outputs.BarChart, Block: tables + 1, Categories: 1, Values: []int{2},
+			Cell: chartColumn + "2", Width: 640, Height: 360},
+		{Title: "Funding mix", Type: outputs.DoughnutChart, Block: tables + 2, Categories: 1, Values: []int{2},
+			Cell: chartColumn + "22"},
+		{Title: "Payments by status", Type: outputs.ColumnChart, Block: tables + 3, Categories: 1, Values: []int{2},
+			Cell: chartColumn + "40"},
 	}}
 }
 
@@ -381,27 +381,33 @@ func acknowledgementsSheet(run Run, scope Scope) outputs.Sheet {
 	}}
 }
 
-// legendNotes explain the workbook itself; the kinds explain themselves
-// (queries/findings/*.sql).
+// legendNotes explain the workbook itself, in finance's words; the kinds
+// explain themselves (the Title, Means and Do lines of
+// queries/findings/*.sql). How the checks work, in the platform's terms,
+// is in docs/workbook.md.
 var legendNotes = [][2]string{
-	{"Amounts", "Each amount is shown in the currency beside it ($, €, £, ¥ or the ISO code). Amounts in different currencies are never added up: totals are per currency."},
-	{"A kind's sheet", "Each kind's sheet opens with its totals per currency, then lists its findings today (new, open and acknowledged), one row each, with the columns needed to act on it and a one-line reason. Amounts are numbers: filter the Currency column and SUM the Amount column to check a total. The finding's full facts are in the Parquet dataset findings and the DuckDB file (column detail)."},
-	{"Acknowledged findings", "A finding someone acknowledged (reconcile ack, or the acknowledgements file of the run) shows state acknowledged with its owner, reason, end date and ticket, and is not counted as new or open. It is new or open again the day after its end date, or as soon as its amount changes. The Acknowledgements sheet lists those in force and every change since the previous run."},
-	{"Dates and times", "Dates are business dates; times are UTC. The window is the business date and the lookback days before it."},
+	{"Where to start", "The Summary lists every kind of finding with the money at stake in each currency, the most first. Click a finding's name to open its sheet. The sheets of the findings come in the same order."},
+	{"Amounts", "Each amount is shown in its own currency ($, €, £, ¥ or the ISO code). Amounts in different currencies are never added up: every total is per currency."},
+	{"A finding's sheet", "Its first two lines say what the finding means and what to do. Then its totals per currency, then one row per finding today (new, open or acknowledged), with the customer, the amount and a one-line reason. Filter the Currency column and add up the Amount column to check a total."},
+	{"Acknowledging from the workbook", "To say a finding is known and handled, fill the four Acknowledge columns of its row (reason, owner, until: the last date it covers, ticket: optional) and hand the file back to whoever runs reconcile: reconcile ack --from FILE.xlsx records every filled row at once. Rows that cannot be taken are listed with their sheet, row and reason; the others are recorded."},
+	{"Acknowledged findings", "An acknowledged finding shows its owner, reason, end date and ticket and is not counted as new or open. It counts again the day after its end date, or as soon as its amount changes. The Acknowledgements sheet lists those in force and every change since the previous run."},
+	{"Dates and times", "Dates are business dates; times are UTC. Each run covers its business date and the few days before it (the window)."},
 	{"Groups", "A member in two groups is counted in each group's rows; the totals at the top count it once."},
-	{"Payments billed", "Subscription payments with status PAID and a payment date inside the window: billing amount + setup fee + surcharge."},
-	{"Funding mix", "Transactions submitted in the window, by the funding source of their card's BIN (CREDIT, DEBIT, PREPAID, CHARGE); (unknown) when the BIN lookup did not resolve."},
-	{"More rows than a sheet holds", "A sheet holds 1,048,576 rows. A longer list continues on the next sheet (\"kind (2)\"), and the complete data is in the Parquet dataset the note names."},
-	{"Only the members reconciled", "Findings, payments and transactions are counted for the members this run reconciled; failed members are listed on the Summary."},
+	{"Payments billed", "Subscription payments collected (paid) with a date in the window: the plan's amount, plus any setup fee and surcharge."},
+	{"Funding mix", "Card payments in the window by the kind of card: credit, debit, prepaid or charge card; (unknown) when the card's type could not be identified."},
+	{"Printing", "Each sheet prints landscape with its column headings repeated on every page. A sheet too wide for one legible page prints its first columns (who, what, how much) on the first page and the rest on the pages after."},
+	{"More rows than a sheet holds", "A sheet holds 1,048,576 rows. A longer list continues on the next sheet (\"name (2)\"), and the complete data is in the Parquet dataset the note names."},
+	{"Only the members reconciled", "Findings and payments are counted for the merchant accounts this run reconciled; those that failed are listed on the Summary."},
 }
 
 func legendSheet(run Run, scope Scope, checks []queries.Check, names map[string]string) outputs.Sheet {
-	var kinds, sheets, descs, actions []string
+	var kinds, sheets, means, todo []string
 	for _, c := range checks {
+		m, d := kindTexts(c)
 		kinds = append(kinds, c.Kind)
 		sheets = append(sheets, names[c.Kind])
-		descs = append(descs, c.Description)
-		actions = append(actions, capitalize(c.Action))
+		means = append(means, m)
+		todo = append(todo, d)
 	}
 	var topics, notes []string
 	for _, n := range append(legendNotes[:len(legendNotes):len(legendNotes)], billingLegendNotes...) {
@@ -413,23 +419,23 @@ func legendSheet(run Run, scope Scope, checks []queries.Check, names map[string]
 	}
 	return outputs.Sheet{Name: LegendSheet, Blocks: []outputs.Block{
 		{
-			Title: "Finding kinds",
+			Title: "Findings (click a name to open its sheet)",
 			Query: legendKindsSQL,
-			Args:  []any{run.RunID, scope.arg(), kinds, sheets, descs, actions},
+			Args:  []any{run.RunID, scope.arg(), kinds, sheets, means, todo},
 			Columns: []outputs.Column{
-				wrap("Kind", 30), wrap("What it means", 70), wrap("What to do about it", 50),
-				{Header: "Findings", Type: outputs.Count, Width: 10}, wrap("Sheet", 30)},
+				{Header: "Finding", Type: outputs.Text, Width: 30, Wrap: true, Link: true}, wrap("What it means", 60), wrap("What to do", 50),
+				{Header: "Findings", Type: outputs.Count, Width: 10}, wrap("Kind ID", 30)},
 		},
 		{
 			Title:   "States",
 			Query:   legendStatesSQL,
-			Columns: []outputs.Column{wrap("State", 30), wrap("Meaning", 70)},
+			Columns: []outputs.Column{wrap("State", 30), wrap("Meaning", 60)},
 		},
 		{
 			Title:   "Reading this workbook",
 			Query:   legendNotesSQL,
 			Args:    []any{topics, notes},
-			Columns: []outputs.Column{wrap("Topic", 30), wrap("Note", 70)},
+			Columns: []outputs.Column{wrap("Topic", 30), wrap("Note", 60)},
 		},
 	}}
 }

@@ -149,11 +149,13 @@ func fixtureDB(t testing.TB) *sql.DB {
 		// What the kinds' sheets join: the subscriptions, plans, merchants'
 		// names, ageing, journal lines and transactions of the findings.
 		`INSERT INTO subscriptions (merchant_id, subscription_id, code, plan_id, name, status, customer_id, client_reference,
-			billing_amount, currency, run_id, loaded_at) VALUES
-			('m1', 's1', 'SUB-1', 'pl1', 'Gold monthly', 'ACTIVE', 'cust-1', 'ORD-S1', 10.00, 'USD', 'r', now()),
-			('m1', 's7', 'SUB-7', 'pl1', 'Gold weekly', 'ACTIVE', 'cust-7', 'ORD-S7', 25.50, 'USD', 'r', now()),
-			('m2', 's2', 'SUB-2', 'pl2', 'Silber', 'SUSPENDED', 'cust-2', ` + sqlString(evilClientRef) + `, 10.00, 'EUR', 'r', now()),
-			('m3', 's3', 'SUB-3', 'pl3', 'Legacy', 'DELINQUENT', 'cust-3', 'ORD-S3', 1500, 'JPY', 'r', now())`,
+			billing_amount, currency, run_id, loaded_at, raw) VALUES
+			('m1', 's1', 'SUB-1', 'pl1', 'Gold monthly', 'ACTIVE', 'cust-1', 'ORD-S1', 10.00, 'USD', 'r', now(), NULL),
+			('m1', 's7', 'SUB-7', 'pl1', 'Gold weekly', 'ACTIVE', 'cust-7', 'ORD-S7', 25.50, 'USD', 'r', now(), NULL),
+			('m2', 's2', 'SUB-2', 'pl2', 'Silber', 'SUSPENDED', 'cust-2', ` + sqlString(evilClientRef) + `, 10.00, 'EUR', 'r', now(),
+			 '{"id":"s2","orderInformation":{"billTo":{"firstName":"Jürgen","lastName":"Groß"}}}'),
+			('m3', 's3', 'SUB-3', 'pl3', 'Legacy', 'DELINQUENT', 'cust-3', 'ORD-S3', 1500, 'JPY', 'r', now(),
+			 '{"id":"s3","orderInformation":{"billTo":{"lastName":"Sato"}}}')`,
 		`INSERT INTO plans (merchant_id, plan_id, code, name, status, billing_amount, currency, run_id, loaded_at) VALUES
 			('m1', 'pl1', 'PLN-1', 'Gold', 'ACTIVE', 10.00, 'USD', 'r', now()),
 			('m2', 'pl2', 'PLN-2', 'Silber', 'ACTIVE', 11.00, 'EUR', 'r', now()),

@@ -61,8 +61,9 @@ func TestWorkbookInLibreOffice(t *testing.T) {
 		{"Acknowledged", "1"},
 		{"Resolved since previous run", "2"},
 		{"Window from (UTC)", "2026-11-17 00:00:00"},
-		{"skipped_cycle", "2", "1", "1", "0", "0"},
-		{"level3_incomplete", "1", "0", "0", "1", "0"},
+		{"Payment skipped", "EUR", "1"},
+		{"Payment skipped", "USD", "1"},
+		{"Level III data incomplete", "USD", "1", "0", "0", "1", "0"},
 		{"1001", "2", "$1,339.75", "USD"},
 		{"1002", "1", "¥1,500", "JPY"},
 		{"1001, 1002", "subscription_suspended", "1", "0", "1", "0", "0", "1,234,567.89 CHF", "CHF"},
@@ -73,15 +74,15 @@ func TestWorkbookInLibreOffice(t *testing.T) {
 	if r := rowOf(sum, "1002", evilGroupName); r == nil || !slices.Equal(r, []string{"1002", evilGroupName, "2", "1", "1"}) {
 		t.Errorf("Members by group row of 1002 = %q: the group name must show as the text it is, not a link or a result", r)
 	}
-	sc := sheet("skipped_cycle")
+	sc := sheet(sheetOf("skipped_cycle"))
 	rowOf(sc, "Totals by currency (new, open and acknowledged)")
 	rowOf(sc, "EUR", "1", "€ 7.50", "0")
 	rowOf(sc, "USD", "1", "$12.34", "0")
-	if r := rowOf(sc, "2026-11-28 09:00:00", "m2", "Müller GmbH", "1001, 1002", evilEntity, "s2", "SUB-2", "Silber", "cust-2",
-		evilClientRef, "2", "€ 7.50", "EUR", "new", "2026-11-20"); r != nil && !strings.HasPrefix(r[len(r)-1], "Cycle 2 skipped") {
-		t.Errorf("skipped_cycle row %q: the reason last", r)
+	if r := rowOf(sc, "2026-11-28 09:00:00", "m2", "Müller GmbH", "€ 7.50", "EUR", "new", "1001, 1002", evilEntity, "s2", "SUB-2", "Silber", "cust-2",
+		evilClientRef, "2", "2026-11-20"); r != nil && (len(r) < 17 || !strings.HasPrefix(r[15], "Cycle 2 skipped") || r[16] != "skipped_cycle") {
+		t.Errorf("skipped_cycle row %q: the reason, then the kind's ID", r)
 	}
-	if r := rowOf(sheet("level3_incomplete"), "2026-11-18 10:00:00", "m1"); !slices.Contains(r, evilReason) || !slices.Contains(r, "2026-12-15") {
+	if r := rowOf(sheet(sheetOf("level3_incomplete")), "2026-11-18 10:00:00", "m1"); !slices.Contains(r, evilReason) || !slices.Contains(r, "2026-12-15") {
 		t.Errorf("acknowledged row %q: want its reason as the text it is and its end date", r)
 	}
 	if got := rowOf(sheet("Resolved"), "subscription_delinquent"); len(got) < 7 || got[4] != "$20.00" || got[6] != "2026-11-19" {
@@ -92,15 +93,15 @@ func TestWorkbookInLibreOffice(t *testing.T) {
 	}
 	// The retry kinds' columns as a reader sees them: the card, the
 	// answer in words, counts as numbers.
-	rowOf(sheet("retry_after_do_not_retry"), "2026-11-19 12:00:00", "m2", "Müller GmbH", "1001, 1002", "ORD-MC-2", "mc-2", "sale",
-		"approved", "cust-2", "", "MASTERCARD", "522222", "4444", "€ 29.90", "EUR", "2026-11-16 10:00:00", "mc-1",
-		"merchant advice code 03 (do not try again)", "03", "05", "", "3", "new")
-	rowOf(sheet("reattempts_over_network_limit"), "2026-11-19 10:00:00", "m1", "Acme Books", "1001", "ORD-S1", "t-r21",
-		"subscription payment", "merchant", "cust-1", "s1", "VISA", "411111", "1111", "$10.00", "USD", "21", "20", "30 days")
+	rowOf(sheet(sheetOf("retry_after_do_not_retry")), "2026-11-19 12:00:00", "m2", "Müller GmbH", "€ 29.90", "EUR", "new", "1001, 1002",
+		"ORD-MC-2", "mc-2", "sale", "approved", "cust-2", "", "MASTERCARD", "522222", "4444", "2026-11-16 10:00:00", "mc-1",
+		"merchant advice code 03 (do not try again)", "03", "05", "", "3")
+	rowOf(sheet(sheetOf("reattempts_over_network_limit")), "2026-11-19 10:00:00", "m1", "Acme Books", "$10.00", "USD", "new", "1001",
+		"ORD-S1", "t-r21", "subscription payment", "merchant", "cust-1", "s1", "VISA", "411111", "1111", "21", "20", "30 days")
 	if got := rowOf(sheet("Acknowledgements"), "level3_incomplete", "m1"); !slices.Contains(got, evilReason) {
 		t.Errorf("Acknowledgements row %q, want the reason as the text it is", got)
 	}
-	if got := rowOf(sheet("Legend"), "skipped_cycle"); len(got) < 3 || !strings.HasPrefix(got[2], "Confirm the skip was intended") {
+	if got := rowOf(sheet("Legend"), "Payment skipped"); len(got) < 5 || !strings.HasPrefix(got[2], "Confirm the skip was intended") || got[4] != "skipped_cycle" {
 		t.Errorf("Legend row %q, want the kind's action", got)
 	}
 }
@@ -121,21 +122,22 @@ func TestFindingSheetComputesInLibreOffice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab := kindTable(t, f, "missed_cycle")
+	mc := sheetOf("missed_cycle")
+	tab := kindTable(t, f, mc)
 	if tab.rows != 4 {
 		t.Fatalf("missed_cycle has %d findings, want the fixture's 4", tab.rows)
 	}
 	column := func(name string, first, last int) string { // a range of the table's data rows
-		return "missed_cycle!" + tab.cell(t, name, first) + ":" + tab.cell(t, name, last)
+		return "'" + mc + "'!" + tab.cell(t, name, first) + ":" + tab.cell(t, name, last)
 	}
 	usdTotal := ""
-	for r := 3; usdTotal == ""; r++ { // the totals' USD row
-		cur, _ := f.GetCellValue("missed_cycle", "A"+strconv.Itoa(r))
+	for r := 6; usdTotal == ""; r++ { // the totals' USD row
+		cur, _ := f.GetCellValue(mc, "A"+strconv.Itoa(r))
 		if cur == "" {
 			t.Fatal("missed_cycle has no USD total")
 		}
 		if cur == "USD" {
-			usdTotal = "missed_cycle!C" + strconv.Itoa(r)
+			usdTotal = "'" + mc + "'!C" + strconv.Itoa(r)
 		}
 	}
 	if _, err := f.NewSheet("Check"); err != nil {

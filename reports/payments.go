@@ -25,8 +25,8 @@ const (
 // PaymentSheets are the payments audit's sheets, in workbook order.
 var PaymentSheets = []string{InterchangeSheet, FundingSheet, WalletsSheet, TerminalsSheet}
 
-// KindSheetNames maps each finding kind to its sheet's name: the kind, cut
-// to Excel's 31 characters (and numbered if two cuts collide).
+// KindSheetNames maps each finding kind to its sheet's name: its title, cut
+// at a word to Excel's 31 characters (and numbered if two collide).
 func KindSheetNames() map[string]string { return kindSheetNames(queries.Checks()) }
 
 // The statements of the payments audit's sheets

@@ -48,6 +48,9 @@ type Run struct {
 	// ResponseMLE is the response MLE key's id and expiry, for the
 	// manifest; nil when none was configured.
 	ResponseMLE *outputs.ManifestKey
+	// Paper is the paper the workbook's sheets are set up to print on
+	// (outputs.PaperA4, outputs.PaperLetter); "" is A4.
+	Paper string
 }
 
 // Sources of a run's data (Run.Source).
@@ -158,7 +161,7 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 	}()
 
 	workbook := "reconcile-" + date + ".xlsx"
-	if _, err := outputs.WriteWorkbook(ctx, q, filepath.Join(st.Dir, workbook), Workbook(run, Scope{})); err != nil {
+	if err := writeRankedWorkbook(ctx, q, filepath.Join(st.Dir, workbook), run, Scope{}); err != nil {
 		return nil, fmt.Errorf("write workbook: %w", err)
 	}
 	groupBooks := map[string]string{}
@@ -169,7 +172,7 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		}
 		for _, id := range ids {
 			name := GroupWorkbookName(date, id)
-			if _, err := outputs.WriteWorkbook(ctx, q, filepath.Join(st.Dir, name), Workbook(run, Scope{GroupID: id})); err != nil {
+			if err := writeRankedWorkbook(ctx, q, filepath.Join(st.Dir, name), run, Scope{GroupID: id}); err != nil {
 				return nil, fmt.Errorf("write workbook of group %s: %w", id, err)
 			}
 			groupBooks[id] = name
@@ -261,6 +264,17 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		Findings:       findings,
 		PreviousRun:    prev,
 	}, nil
+}
+
+// writeRankedWorkbook writes the workbook of run for scope at path, the
+// kinds in the order of the money they put at stake in that scope.
+func writeRankedWorkbook(ctx context.Context, q outputs.Querier, path string, run Run, scope Scope) error {
+	rank, err := KindRank(ctx, q, run.RunID, scope)
+	if err != nil {
+		return err
+	}
+	_, err = outputs.WriteWorkbook(ctx, q, path, WorkbookRanked(run, scope, rank))
+	return err
 }
 
 // DatasetDir is the folder of a dataset's files for a business date,

@@ -59,10 +59,10 @@ func TestPublishLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab := kindTable(t, f, "skipped_cycle")
+		tab := kindTable(t, f, sheetOf("skipped_cycle"))
 		var got []string
 		for n := 0; n < tab.rows; n++ {
-			mid, _ := f.GetCellValue("skipped_cycle", tab.cell(t, "Merchant ID", n))
+			mid, _ := f.GetCellValue(sheetOf("skipped_cycle"), tab.cell(t, "Merchant ID", n))
 			got = append(got, mid)
 		}
 		f.Close()
@@ -139,7 +139,7 @@ func TestPublishLayout(t *testing.T) {
 	// path it names must be where Publish put that kind.
 	for _, sh := range Workbook(run, Scope{}).Sheets {
 		for _, b := range sh.Blocks {
-			if sh.Name == "skipped_cycle" && b.Main {
+			if sh.Name == sheetOf("skipped_cycle") && b.Main {
 				if _, err := os.Stat(filepath.Join(day, filepath.FromSlash(b.Overflow))); err != nil || !strings.HasSuffix(b.Overflow, "kind=skipped_cycle") {
 					t.Errorf("sheet %s names dataset %q: %v", sh.Name, b.Overflow, err)
 				}

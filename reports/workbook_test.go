@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,7 +61,8 @@ func writeFixtureWorkbook(t *testing.T, scope Scope) string {
 	t.Helper()
 	db := fixtureDB(t)
 	path := filepath.Join(t.TempDir(), "w.xlsx")
-	if _, err := outputs.WriteWorkbook(context.Background(), db, path, Workbook(fixtureRun, scope)); err != nil {
+	// As Publish writes it: the kinds by money at stake.
+	if err := writeRankedWorkbook(context.Background(), db, path, fixtureRun, scope); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -88,13 +91,18 @@ func TestWorkbookContract(t *testing.T) {
 	}
 	defer f.Close()
 
-	// A kind longer than Excel's 31 characters names its sheet cut.
+	// A kind's sheet is named for people, not by its snake-case id.
 	names := KindSheetNames()
-	if got := names["installment_not_cancelled_after_refund"]; got != "installment_not_cancelled_after" {
-		t.Errorf("sheet of installment_not_cancelled_after_refund: %q", got)
+	if got := names["level3_not_transmitted"]; got != "Level III not transmitted" {
+		t.Errorf("sheet of level3_not_transmitted: %q", got)
+	}
+	// Its sheets come by money at stake, the most first.
+	rank, err := KindRank(context.Background(), fixtureDB(t), fixtureRun.RunID, Scope{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := []string{"Summary"}
-	for _, kind := range queries.Kinds() {
+	for _, kind := range rank {
 		want = append(want, names[kind])
 	}
 	want = append(append(append(want, BillingSheets...), PaymentSheets...), "Resolved", "Acknowledgements", "Legend")
@@ -102,9 +110,9 @@ func TestWorkbookContract(t *testing.T) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}
 	// A kind's own columns (docs/workbook.md), in order.
-	if tab := kindTable(t, f, "skipped_cycle"); !slices.Equal(tab.header, []string{"When", "Merchant ID", "Merchant name", "Group",
-		"Payment ID", "Subscription ID", "Subscription code", "Plan", "Customer ID", "Client reference", "Cycle", "Amount", "Currency",
-		"State", "First seen", "Acknowledged until", "Owner", "Acknowledgement reason", "Ticket", "Reason"}) {
+	if tab := kindTable(t, f, sheetOf("skipped_cycle")); !slices.Equal(tab.header, []string{"When", "Merchant ID", "Merchant name",
+		"Amount", "Currency", "State", "Group", "Payment ID", "Subscription ID", "Subscription code", "Plan", "Customer ID", "Client reference",
+		"Cycle", "First seen", "Reason", "Kind ID", "Acknowledge: reason", "Acknowledge: owner", "Acknowledge: until", "Acknowledge: ticket"}) {
 		t.Errorf("skipped_cycle header %q", tab.header)
 	}
 	for _, kind := range queries.Kinds() {
@@ -122,14 +130,18 @@ func TestWorkbookContract(t *testing.T) {
 		{"subscription_suspended", "Amount", "1234567.89", "1,234,567.89 CHF"},
 		{"subscription_delinquent", "Amount", "15", "£15.00"},
 		{"subscription_delinquent", "Days outstanding", "6", "6"},
+		// Who the customer is, by the name the subscription bills.
+		{"subscription_delinquent", "Customer", "Sato", "Sato"},
+		{"subscription_suspended", "Customer", "Jürgen Groß", "Jürgen Groß"},
 		{"plan_amount_mismatch", "Plan amount", "11", "€ 11.00"},
-		{"level3_incomplete", "Acknowledged until", "46371", "2026-12-15"},
+		{"level3_incomplete", "Acknowledge: until", "46371", "2026-12-15"},
 		{"level3_incomplete", "State", "acknowledged", "acknowledged"},
 	} {
-		tab := kindTable(t, f, c.sheet)
+		sheet := sheetOf(c.sheet)
+		tab := kindTable(t, f, sheet)
 		ref := tab.cell(t, c.column, 0)
-		raw, _ := f.GetCellValue(c.sheet, ref, excelize.Options{RawCellValue: true})
-		shown, _ := f.GetCellValue(c.sheet, ref)
+		raw, _ := f.GetCellValue(sheet, ref, excelize.Options{RawCellValue: true})
+		shown, _ := f.GetCellValue(sheet, ref)
 		if raw != c.raw || shown != c.shown {
 			t.Errorf("%s!%s (%s) = %q shown %q, want %q shown %q", c.sheet, ref, c.column, raw, shown, c.raw, c.shown)
 		}
@@ -152,13 +164,24 @@ func TestWorkbookContract(t *testing.T) {
 	if len(found) != 6 {
 		t.Errorf("injection texts found as text: %v, want all 6", found)
 	}
+	// The only formulas are the links to the workbook's own sheets.
+	sheets := f.GetSheetList()
+	link := regexp.MustCompile(`<f>HYPERLINK\("#'((?:[^']|'')+)'!A1","((?:[^"]|"")+)"\)</f>`)
 	for name, x := range reportstest.ZipFiles(t, path, "xl/worksheets/") {
-		if strings.Contains(x, "<f>") || strings.Contains(x, "<f ") {
-			t.Errorf("%s holds a formula", name)
+		x = html.UnescapeString(x)
+		for _, m := range link.FindAllStringSubmatch(x, -1) {
+			target, shown := strings.ReplaceAll(m[1], "''", "'"), strings.ReplaceAll(m[2], `""`, `"`)
+			if !slices.Contains(sheets, target) || target != shown {
+				t.Errorf("%s links to %q (shown %q), not a sheet of the workbook", name, target, shown)
+			}
+		}
+		if x := link.ReplaceAllString(x, ""); strings.Contains(x, "<f>") || strings.Contains(x, "<f ") {
+			i := max(strings.Index(x, "<f>"), strings.Index(x, "<f "))
+			t.Errorf("%s holds a formula other than a link to a sheet: %s", name, x[i:min(len(x), i+120)])
 		}
 	}
 	if n := len(reportstest.ZipFiles(t, path, "xl/charts/chart")); n != 3 {
-		t.Errorf("%d charts, want 3 (findings by kind, funding mix, payments by status)", n)
+		t.Errorf("%d charts, want 3 (money at stake, funding mix, payments by status)", n)
 	}
 }
 
@@ -174,6 +197,10 @@ type table struct {
 // kindTable finds the findings table of a kind's sheet: the header row
 // below the "Findings" title, after the totals.
 func kindTable(t *testing.T, f *excelize.File, sheet string) table {
+	t.Helper()
+	if _, err := f.GetSheetIndex(sheet); err != nil || !slices.Contains(f.GetSheetList(), sheet) {
+		t.Fatalf("sheet %s does not exist", sheet)
+	}
 	t.Helper()
 	rows, err := f.GetRows(sheet)
 	if err != nil {
@@ -209,14 +236,15 @@ func (tab table) cell(t *testing.T, column string, n int) string {
 func checkKindSheet(t *testing.T, f *excelize.File, sheet string) {
 	t.Helper()
 	tab := kindTable(t, f, sheet)
-	for _, c := range []string{"Merchant ID", "Merchant name", "Group", "State", "First seen", "Acknowledged until", "Owner",
-		"Acknowledgement reason", "Ticket"} {
+	for _, c := range []string{"Merchant ID", "Merchant name", "Group", "State", "First seen", "Kind ID", "Acknowledge: reason",
+		"Acknowledge: owner", "Acknowledge: until", "Acknowledge: ticket"} {
 		if !slices.Contains(tab.header, c) {
 			t.Errorf("%s: no column %q: %q", sheet, c, tab.header)
 		}
 	}
-	if last := tab.header[len(tab.header)-1]; last != "Reason" || slices.Contains(tab.header, "Detail") {
-		t.Errorf("%s: columns %q, want a Reason last and no Detail", sheet, tab.header)
+	ackGroup := []string{"Reason", "Kind ID", "Acknowledge: reason", "Acknowledge: owner", "Acknowledge: until", "Acknowledge: ticket"}
+	if len(tab.header) < len(ackGroup) || !slices.Equal(tab.header[len(tab.header)-len(ackGroup):], ackGroup) || slices.Contains(tab.header, "Detail") {
+		t.Errorf("%s: columns %q, want a Reason, the Kind ID and the Acknowledge columns last, and no Detail", sheet, tab.header)
 	}
 	if tab.rows == 0 {
 		t.Fatalf("%s: no finding in the fixture: its columns are not covered", sheet)
@@ -226,10 +254,17 @@ func checkKindSheet(t *testing.T, f *excelize.File, sheet string) {
 			t.Errorf("%s row %d: reason %q", sheet, n+1, reason)
 		}
 	}
-	// Totals: per currency, the findings and the sum of the Amount column.
-	if head, _ := f.GetRows(sheet); len(head) < 3 || !strings.HasPrefix(head[0][0], "Totals by currency") ||
-		!slices.Equal(head[1], []string{"Currency", "Findings", "Amount", "Acknowledged", "Amount acknowledged"}) {
-		t.Fatalf("%s does not open with its totals: %q", sheet, head[:min(len(head), 2)])
+	// The sheet opens with what its findings mean and what to do, in
+	// two lines, then the totals: per currency, the findings and the sum
+	// of the Amount column.
+	head, _ := f.GetRows(sheet)
+	if len(head) < 6 || !strings.HasPrefix(head[0][0], "What it means: ") || !strings.HasPrefix(head[1][0], "What to do: ") || len(head[2]) != 0 {
+		t.Fatalf("%s does not open with what it means and what to do: %q", sheet, head[:min(len(head), 3)])
+	}
+	const off = 3 // the opening lines and the empty row after them
+	if !strings.HasPrefix(head[off][0], "Totals by currency") ||
+		!slices.Equal(head[off+1], []string{"Currency", "Findings", "Amount", "Acknowledged", "Amount acknowledged"}) {
+		t.Fatalf("%s does not go on with its totals: %q", sheet, head[off:off+2])
 	}
 	sums, counts := map[string]float64{}, map[string]int{}
 	amounts := slices.Contains(tab.header, "Amount")
@@ -246,7 +281,7 @@ func checkKindSheet(t *testing.T, f *excelize.File, sheet string) {
 		}
 		counts[cur]++
 	}
-	for r := 3; ; r++ {
+	for r := off + 3; ; r++ {
 		cur, _ := f.GetCellValue(sheet, "A"+strconv.Itoa(r))
 		if cur == "" {
 			break
@@ -313,13 +348,17 @@ func TestKindSheetNames(t *testing.T) {
 		{Kind: "summary"},
 		{Kind: strings.Repeat("a_very_long_kind_name_", 3)},
 		{Kind: strings.Repeat("a_very_long_kind_name_", 3) + "2"},
+		{Kind: "level3_x", Title: "Level III: sent, not passed on"},
+		{Kind: "level3_y", Title: "Level III: sent, not passed on"},
 	}
 	got := kindSheetNames(checks)
 	want := map[string]string{
-		"skipped_cycle": "skipped_cycle",
-		"summary":       "summary 2",
-		checks[2].Kind:  "a_very_long_kind_name_a_very_lo",
-		checks[3].Kind:  "a_very_long_kind_name_a_very_ 2",
+		"skipped_cycle": "Skipped cycle",
+		"summary":       "Summary 2",
+		checks[2].Kind:  "A very long kind name a very",
+		checks[3].Kind:  "A very long kind name a very 2",
+		"level3_x":      "Level III- sent, not passed on",
+		"level3_y":      "Level III- sent, not passed 2",
 	}
 	for k, w := range want {
 		if got[k] != w {
@@ -364,7 +403,7 @@ func TestKindSheetDefaultColumns(t *testing.T) {
 		t.Fatal("future_kind has a sheet statement")
 	}
 	path := filepath.Join(t.TempDir(), "d.xlsx")
-	wb := outputs.Workbook{Sheets: []outputs.Sheet{kindSheet(fixtureRun, Scope{}, "future_kind", "future_kind")}}
+	wb := outputs.Workbook{Sheets: []outputs.Sheet{kindSheet(fixtureRun, Scope{}, queries.Check{Kind: "future_kind"}, "future_kind")}}
 	if _, err := outputs.WriteWorkbook(context.Background(), db, path, wb); err != nil {
 		t.Fatal(err)
 	}
@@ -374,8 +413,8 @@ func TestKindSheetDefaultColumns(t *testing.T) {
 	}
 	defer f.Close()
 	tab := kindTable(t, f, "future_kind")
-	if want := []string{"Merchant ID", "Merchant name", "Group", "Entity ID", "Amount", "Currency", "State", "First seen",
-		"Acknowledged until", "Owner", "Acknowledgement reason", "Ticket", "Facts"}; !slices.Equal(tab.header, want) || tab.rows != 1 {
+	if want := []string{"Merchant ID", "Merchant name", "Amount", "Currency", "State", "Group", "Entity ID", "First seen",
+		"Facts", "Kind ID", "Acknowledge: reason", "Acknowledge: owner", "Acknowledge: until", "Acknowledge: ticket"}; !slices.Equal(tab.header, want) || tab.rows != 1 {
 		t.Fatalf("default columns %q (%d rows), want %q", tab.header, tab.rows, want)
 	}
 	facts, _ := f.GetCellValue("future_kind", tab.cell(t, "Facts", 0))
@@ -449,7 +488,7 @@ func TestWorkbookDocumentsEveryKind(t *testing.T) {
 	}
 	defer f.Close()
 	common := []string{"When", "Merchant ID", "Merchant name", "Group", "Amount", "Currency", "State", "First seen",
-		"Acknowledged until", "Owner", "Acknowledgement reason", "Ticket", "Reason"}
+		"Reason", "Kind ID", "Acknowledge: reason", "Acknowledge: owner", "Acknowledge: until", "Acknowledge: ticket"}
 	names := KindSheetNames()
 	for _, kind := range order {
 		doc, sheet := documented[kind], names[kind]
@@ -518,3 +557,6 @@ func TestWorkbookDocumentsEveryKind(t *testing.T) {
 
 // kindsTableHeader opens the kinds' table of docs/workbook.md.
 const kindsTableHeader = "| kind | When | ID | its own columns, in order |"
+
+// sheetOf is the name of kind's sheet.
+func sheetOf(kind string) string { return KindSheetNames()[kind] }

@@ -14,6 +14,7 @@ import (
 	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/internal/sqlout"
+	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/store"
 )
 
@@ -22,7 +23,10 @@ state acknowledged (with owner, reason, end date and ticket) instead of new or o
 it as new or open in the Summary and the metrics; it is open (or new) again the day after the end date,
 or as soon as its amount or currency changes. KIND and ENTITY are the finding's kind and ID (the ID
 column of the kind's sheet; findings.entity_id), and the finding must be one the latest run reported.
---revoke ends an acknowledgement; --list shows those in force. Every change is kept, with who made it,
+--revoke ends an acknowledgement; --list shows those in force. --from FILE.xlsx takes every row of a
+workbook's finding sheets whose Acknowledge columns (reason, owner, until, ticket) finance filled in,
+each checked and audited as one reconcile ack; a row that cannot be taken is listed with its sheet, row
+and reason, and the others are made. Every change is kept, with who made it,
 when, and the acknowledgement before and after, in the table acknowledgement_audit (reconcile sql) and
 on the workbook's Acknowledgements sheet. A run's --acknowledgements file makes them too.
 
@@ -31,12 +35,13 @@ It works on the working DuckDB file (--db, as reconcile run; also RECONCILE_DB o
 
 const ackExamples = `  reconcile ack missed_cycle 6034873819306413101960:4 --merchant 800123 \
       --reason "Customer disputes cycle 4; credit note pending" --owner "Jane Doe" --until 2026-12-15 --ticket FIN-1234
+  reconcile ack --from reconcile-2026-11-20-filled.xlsx --by "Jane Doe"
   reconcile ack --list
   reconcile ack --revoke missed_cycle 6034873819306413101960:4 --merchant 800123
   reconcile sql "SELECT * FROM acknowledgement_audit ORDER BY seq"
 `
 
-const ackExitCodes = "Exit codes: 0 done; 1 a missing or bad argument, no such finding, or the database in use by a run."
+const ackExitCodes = "Exit codes: 0 done; 1 a missing or bad argument, no such finding (with --from: any row refused, the others made), or the database in use by a run."
 
 // ackOptions are the flags of `reconcile ack`.
 type ackOptions struct {
@@ -47,6 +52,7 @@ type ackOptions struct {
 	by            string
 	list, revoke  bool
 	format        string
+	from          string // a workbook whose Acknowledge columns to take
 	kind, entity  string // the positional arguments
 }
 
@@ -70,6 +76,8 @@ func cmdAck(ctx context.Context, args []string, e env) error {
 	defer s.Close()
 	c := checks.Change{By: o.by, At: time.Now().UTC()}
 	switch {
+	case o.from != "":
+		return ackFromWorkbook(ctx, s, o.from, c, e)
 	case o.list:
 		return listAcks(ctx, s, o.format, e)
 	case o.revoke:
@@ -111,6 +119,7 @@ func parseAckFlags(args []string, e env) (ackOptions, error) {
 	fs.BoolVar(&o.list, "list", false, "list the acknowledgements in force")
 	fs.BoolVar(&o.revoke, "revoke", false, "end the acknowledgement of KIND ENTITY")
 	fs.StringVar(&o.format, "format", "table", "--list output: table, csv or json")
+	fs.StringVar(&o.from, "from", "", "a workbook (.xlsx) whose finding sheets' Acknowledge columns were filled in: make those acknowledgements")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return o, err
@@ -125,6 +134,17 @@ func parseAckFlags(args []string, e env) (ackOptions, error) {
 	}
 	ackOnly := []string{"reason", "owner", "until", "ticket"}
 	switch {
+	case set["from"]:
+		if o.from == "" {
+			return o, errors.New("ack --from: give the workbook's path")
+		}
+		if len(positional) > 0 {
+			return o, fmt.Errorf("ack --from: unexpected argument %q (the workbook's rows name their findings)", positional[0])
+		}
+		if given := givenOf(set, append(ackOnly, "merchant", "list", "revoke", "format")...); given != "" {
+			return o, fmt.Errorf("ack --from: %s does not go with --from (the workbook's rows give them)", given)
+		}
+		return o, nil
 	case o.list && o.revoke:
 		return o, errors.New("ack: --list and --revoke do not go together")
 	case o.list:
@@ -163,7 +183,7 @@ func parseAckFlags(args []string, e env) (ackOptions, error) {
 // acknowledgement is the acknowledgement the options make (zero for
 // --list and --revoke), checked.
 func (o ackOptions) acknowledgement() (checks.Acknowledgement, error) {
-	if o.list || o.revoke {
+	if o.list || o.revoke || o.from != "" {
 		return checks.Acknowledgement{}, nil
 	}
 	until, err := time.Parse(time.DateOnly, o.until)
@@ -273,4 +293,29 @@ func listAcks(ctx context.Context, s *store.Store, format string, e env) error {
 		}
 		return out.Close()
 	})
+}
+
+// ackFromWorkbook makes the acknowledgements of a workbook's filled rows
+// (checks.ReadWorkbookAcknowledgements), prints each row refused with its
+// sheet, row and reason and a line of counts, and fails when a row was
+// refused, after making the others.
+func ackFromWorkbook(ctx context.Context, s *store.Store, path string, c checks.Change, e env) error {
+	rows, rejects, err := checks.ReadWorkbookAcknowledgements(path, reports.KindSheetEntityHeader)
+	if err != nil {
+		return fmt.Errorf("ack --from: %w", err)
+	}
+	res, err := checks.AcknowledgeFromWorkbook(ctx, s, path, rows, c)
+	rejects = append(rejects, res.Rejected...)
+	for _, r := range rejects {
+		fmt.Fprintf(e.stdout, "refused: %s\n", terminalLine(r.String()))
+	}
+	fmt.Fprintf(e.stdout, "acknowledged %d, unchanged %d, refused %d (of %d filled rows in %s)\n",
+		res.Acknowledged, res.Unchanged, len(rejects), len(rows)+len(rejects)-len(res.Rejected), terminalLine(path))
+	if err != nil {
+		return fmt.Errorf("ack --from: %w", err)
+	}
+	if len(rejects) > 0 {
+		return fmt.Errorf("ack --from: %d row(s) refused (listed above); the other rows were taken", len(rejects))
+	}
+	return nil
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -621,8 +623,47 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 	}
 	defer wb.Close()
 	names := reports.KindSheetNames()
+	// The kinds' sheets come by money at stake, without exchange rates:
+	// the ground truth's amounts in the principal currency (that of most
+	// findings), then in the others added up, then the count, then the
+	// catalog's order.
+	kinds := queries.Kinds()
+	perCurrency := map[string]int{}
+	for _, kind := range kinds {
+		for _, f := range gt.Findings[kind] {
+			if f.Currency != "" {
+				perCurrency[f.Currency]++
+			}
+		}
+	}
+	principal := ""
+	for c, n := range perCurrency {
+		if n > perCurrency[principal] || n == perCurrency[principal] && c < principal {
+			principal = c
+		}
+	}
+	main, other := map[string]float64{}, map[string]float64{}
+	for _, kind := range kinds {
+		for _, f := range gt.Findings[kind] {
+			a, _ := strconv.ParseFloat(f.Amount, 64)
+			if f.Currency == principal {
+				main[kind] += math.Abs(a)
+			} else {
+				other[kind] += math.Abs(a)
+			}
+		}
+	}
+	slices.SortStableFunc(kinds, func(a, b string) int {
+		if main[a] != main[b] {
+			return cmp.Compare(main[b], main[a])
+		}
+		if other[a] != other[b] {
+			return cmp.Compare(other[b], other[a])
+		}
+		return cmp.Compare(len(gt.Findings[b]), len(gt.Findings[a]))
+	})
 	want := []string{"Summary"}
-	for _, kind := range queries.Kinds() {
+	for _, kind := range kinds {
 		want = append(want, names[kind])
 	}
 	want = append(append(append(want, reports.BillingSheets...), reports.PaymentSheets...), "Resolved", "Acknowledgements", "Legend")

@@ -1,3 +1,6 @@
+-- Title: Charged a different amount
+-- Means: A subscription payment was charged at a different amount (or currency) than the plan says it should be.
+-- Do: Check the plan and any change to it; refund or re-bill the difference.
 -- A PAID subscription payment dated inside the window whose transaction's
 -- amount differs from billing amount + setup fee + surcharge (those present),
 -- or whose currency differs. Amount: the expected amount; the difference

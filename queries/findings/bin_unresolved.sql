@@ -1,3 +1,6 @@
+-- Title: Card type unknown
+-- Means: The card's type (credit, debit, prepaid, business) could not be identified, so other checks could not judge these payments.
+-- Do: Review these cards' payments by hand where business or prepaid status matters; the payment itself is not wrong.
 -- A BIN whose lookup ended MULTIPLE or NO MATCH and that no token resolved:
 -- its card attributes (funding source, commercial platform) stay unknown, so
 -- the checks that need them cannot judge its transactions. One finding per

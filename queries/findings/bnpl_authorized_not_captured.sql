@@ -1,3 +1,6 @@
+-- Title: Pay-later order not captured
+-- Means: A buy-now-pay-later order was approved but never collected or cancelled: the customer's repayments have not started.
+-- Do: Capture the order when it ships, or cancel the approval if it will not ship.
 -- A buy-now-pay-later authorization (POST /pts/v2/payments with actionList
 -- AP_AUTH) in the window answered AUTHORIZED that no capture and no
 -- authorization reversal followed (a call on /pts/v2/payments/{id}/captures

@@ -1,3 +1,6 @@
+-- Title: Pay-later checkout abandoned
+-- Means: A customer started a buy-now-pay-later checkout more than a day ago and never finished it.
+-- Do: Follow up with the customer or release the order.
 -- A buy-now-pay-later session (POST /pts/v2/payment-references answered
 -- 2xx with status PENDING) created in the window but longer ago than the
 -- session age at the run's cut-off (the end of the window), whose token no

@@ -1,3 +1,6 @@
+-- Title: Pay-later country unsupported
+-- Means: A buy-now-pay-later payment was tried for a country and currency the service does not support; it fails.
+-- Do: Take these orders by card instead; offer pay-later only in supported countries.
 -- A buy-now-pay-later session or authorization (a call on
 -- /pts/v2/payment-references, or on /pts/v2/payments with actionList AP_AUTH)
 -- answered 2xx in the window whose country (orderInformation.billTo.country,

@@ -1,3 +1,6 @@
+-- Title: Business card, no Level III
+-- Means: A business card was charged without the line-item detail (Level III) that earns the lower card fee.
+-- Do: Ask the merchant's developers to send line items for business cards; these payments cost a higher fee.
 -- A capture or sale (never an authorization) on a card whose BIN resolves to a
 -- business platform (cardPlatform BUSINESS, CORPORATE, COMMERCIAL or
 -- GOVERNMENT: all but CONSUMER), which qualifies for Level III, sent

@@ -1,3 +1,6 @@
+-- Title: Billed twice
+-- Means: A customer was charged more than once for the same billing period.
+-- Do: Refund the extra payment and ask the platform why the period was billed twice.
 -- A billing cycle paid more than once: two or more PAID payments (of any
 -- type) for the same cycle of a subscription, reported while a payment
 -- after the cycle's first PAID one (by date, then payment number) is dated

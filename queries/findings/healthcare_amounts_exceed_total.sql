@@ -1,3 +1,6 @@
+-- Title: Healthcare amounts too high
+-- Means: The healthcare part of a payment adds up to more than the payment itself.
+-- Do: Have the merchant correct how it splits healthcare amounts; the issuer may decline or reverse them.
 -- An authorization or sale whose healthcare amounts exceed its total
 -- amount: the healthcare total (amount type healthcare on Visa,
 -- eligible-total on Mastercard), or the sum of the other types

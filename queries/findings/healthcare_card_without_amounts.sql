@@ -1,3 +1,6 @@
+-- Title: HSA/FSA card, no health amounts
+-- Means: A health-savings (HSA/FSA) card was charged without saying which part is a healthcare expense; such payments are usually declined.
+-- Do: Retry the payment with the healthcare amounts, and have the merchant always send them on these cards.
 -- An authorization or sale on a health-care card (its BIN lookup completed
 -- with healthCard true: an HSA or FSA card) sent without
 -- healthCareInformation.amountDetails. The issuer of a health-care debit

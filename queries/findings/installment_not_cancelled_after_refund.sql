@@ -1,3 +1,6 @@
+-- Title: Installments still running
+-- Means: Money was given back on an installment purchase, but the installment plan was not cancelled: the customer keeps paying.
+-- Do: Cancel the installment plan and confirm the customer's installments stop.
 -- A selected installment plan whose authorization was reversed, or one of
 -- whose captures was refunded, after the selection, and that no cancel of
 -- the plan (POST /fin/v1/plan-acceptance/cancel without a refundAmount,

@@ -1,3 +1,6 @@
+-- Title: Installment over-refunded
+-- Means: An installment purchase was refunded more than was collected.
+-- Do: Recover the excess and refund installment purchases through one channel only.
 -- A selected installment plan whose refunds add up to more than was
 -- captured: the refunds of its authorization's captures plus the partial
 -- refunds made through the plan (cancel with a refundAmount), against the

@@ -1,3 +1,6 @@
+-- Title: Billed less than yearly
+-- Means: A subscription goes more than 12 months between payments, which card networks do not allow.
+-- Do: Move it to a plan billed at least yearly, and take a new payment from the customer first.
 -- A subscription still billing (not CANCELLED or COMPLETED) whose interval
 -- between payments exceeds the platform's limit of 12 months: its billing
 -- period is longer than 12 M, 1 Y, 52 W or 365 D, or its latest

@@ -1,3 +1,6 @@
+-- Title: No PO number on purchase card
+-- Means: A purchasing-card payment was sent without the buyer's purchase order number, so it misses the lower card fee.
+-- Do: Have the merchant send the purchase order number on purchasing-card payments.
 -- A capture, credit or sale on a purchasing or procurement card sent without
 -- orderInformation.invoiceDetails.purchaseOrderNumber, which the spec
 -- requires for Level II on these cards. A purchasing or procurement card is

@@ -1,3 +1,6 @@
+-- Title: Level III data incomplete
+-- Means: Line-item detail (Level III) was sent but incomplete or wrong, so the lower card fee was likely lost.
+-- Do: Have the merchant's developers fix the line items; expect a higher fee on these payments.
 -- A capture, credit or sale sent with purchaseLevel 3 whose Level III data
 -- is incomplete or malformed: a line item left out a field the spec requires
 -- for Level III (commodityCode, discountAmount, productCode, quantity,

@@ -1,3 +1,6 @@
+-- Title: Level III not transmitted
+-- Means: Line-item detail (Level III) was sent but the processor did not pass it on, so the lower card fee was lost.
+-- Do: Ask the platform to re-enable Level III for the merchant ID; expect a higher fee on these payments.
 -- A capture or sale that sent Level III data (purchaseLevel 3, or line
 -- items) and whose response said Level III data was not transmitted
 -- (level3TransmissionStatus "N", or false in older responses): a

@@ -1,3 +1,6 @@
+-- Title: Billing period never billed
+-- Means: A billing period fell due and no payment was ever attempted for it.
+-- Do: Ask the platform why; bill the period or write it off with the customer's agreement.
 -- A billing cycle that fell due with no payment record: by the
 -- subscription's schedule (its start date, billing period and number of
 -- cycles, projected by the product into expected_cycles; docs/billing.md

@@ -1,3 +1,6 @@
+-- Title: Stored-card charge, no link
+-- Means: A charge on a stored card did not name the customer's original payment, which the card networks ask for.
+-- Do: Have the merchant store the original payment's ID and send it on every stored-card charge.
 -- A merchant-initiated transaction (an authorization or sale sent with
 -- initiator type merchant, answered 2xx) in the window without
 -- merchantInitiatedTransaction.previousTransactionId. Such an MIT is

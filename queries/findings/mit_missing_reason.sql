@@ -1,3 +1,6 @@
+-- Title: Stored-card charge, no reason
+-- Means: A charge on a stored card did not say why it was made (recurring, unscheduled, no-show); some networks decline or charge more.
+-- Do: Have the merchant send the reason code on every stored-card charge.
 -- A merchant-initiated transaction (an authorization or sale sent with
 -- authorizationOptions.initiator.type merchant, answered 2xx) in the window
 -- without merchantInitiatedTransaction.reason. The spec names the codes (4

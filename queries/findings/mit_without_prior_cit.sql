@@ -1,3 +1,6 @@
+-- Title: Stored card charged, no consent
+-- Means: A stored card was charged although no earlier payment by the customer stored it with their consent.
+-- Do: Find the customer's original payment; if there is none, stop charging the card and ask the customer to pay.
 -- A merchant-initiated transaction (an authorization or sale sent with
 -- initiator type merchant, answered 2xx) in the window on a card for which
 -- the merchant's journals hold no earlier customer-initiated transaction

@@ -1,3 +1,6 @@
+-- Title: Paid, but no money moved
+-- Means: A subscription payment is marked paid, but the platform has no matching card payment: the money may not have moved.
+-- Do: Open a case with the platform.
 -- A PAID subscription payment dated inside the window whose transactionID is
 -- not among the platform's transactions (Transaction Search). Amount: what the
 -- payment should have collected (billing amount + setup fee + surcharge).

@@ -1,3 +1,6 @@
+-- Title: Billed off the plan's price
+-- Means: A subscription was billed an amount that is neither its own price nor its plan's.
+-- Do: Check the plan's and the subscription's changes; refund or re-bill the difference.
 -- A PAID subscription payment dated inside the window whose billing amount
 -- (in its currency) is neither its subscription's nor its plan's. The
 -- subscription's terms are what the platform bills it: the plan's amount

@@ -1,3 +1,6 @@
+-- Title: Subscription on a prepaid card
+-- Means: A subscription is paid with a prepaid card, which may run out of money: it is likely to fail soon.
+-- Do: Ask the customer for a credit or debit card, or watch the next payments.
 -- A subscription, not cancelled or completed, charged in the window (a
 -- payment of its list whose transaction Transaction Search returns, paid or
 -- declined) on a card whose BIN's funding source is PREPAID. A prepaid

@@ -1,3 +1,6 @@
+-- Title: Too many card retries
+-- Means: A declined card was retried more often than its card network allows; the network charges a fee for each.
+-- Do: Stop retrying this card and ask the customer for another one.
 -- A reattempt of a declined card beyond what its network allows: an
 -- attempt in the window (the view card_attempts: the merchant's journaled
 -- authorizations and sales, and the subscription payments the platform's

@@ -1,3 +1,6 @@
+-- Title: Consent older than a year
+-- Means: A recurring charge was made more than a year after the card was last used, so the customer's consent has lapsed.
+-- Do: Take a new payment from the customer, with consent, before billing again.
 -- A recurring merchant-initiated transaction (an authorization or sale sent
 -- with initiator type merchant and commerceIndicator recurring, answered
 -- 2xx) in the window made more than one year after the latest earlier

@@ -1,3 +1,6 @@
+-- Title: Payment given up
+-- Means: The platform stopped retrying a failed payment: the money was not collected.
+-- Do: Collect it another way (new card, invoice) or write it off; then reactivate or cancel the subscription.
 -- A billing cycle the platform gave up collecting: its payment failed and
 -- so did as many retries as the documented schedule allows for the
 -- subscription's billing unit (daily 1, weekly 3, monthly 5, yearly 3), with

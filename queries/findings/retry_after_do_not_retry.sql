@@ -1,3 +1,6 @@
+-- Title: Charged after do-not-retry
+-- Means: A card was charged again after its bank said never to try it again; the networks charge a fee for that.
+-- Do: Stop charging the card and ask the customer for another way to pay.
 -- A charge on a card after its issuer said never to try it again: an
 -- attempt in the window (an authorization or sale the merchant journaled,
 -- or a subscription payment the platform's billing engine made on the

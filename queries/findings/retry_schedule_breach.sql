@@ -1,3 +1,6 @@
+-- Title: Retries off schedule
+-- Means: A failed payment was retried too often or at the wrong times.
+-- Do: Ask the platform why; retrying too often risks bank penalties and complaints.
 -- Retries of a failed subscription payment off the documented schedule:
 -- the billing cycle's RETRY payments (PAID or FAILED) number more than the
 -- schedule allows for the subscription's billing unit (daily 1, weekly 3,

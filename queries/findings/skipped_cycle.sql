@@ -1,3 +1,6 @@
+-- Title: Payment skipped
+-- Means: A subscription payment was skipped on purpose: the amount is not collected.
+-- Do: Confirm the skip was intended.
 -- A payment the merchant skipped (SCHEDULED_SKIPPED): its billing amount is
 -- deferred, not collected.
 -- Action: confirm the skip was intended; the amount is not collected.

@@ -1,3 +1,6 @@
+-- Title: Customer behind on payments
+-- Means: A customer's payment was declined and the platform is retrying it.
+-- Do: Contact the customer for a new card before the retries run out.
 -- A subscription whose current status is DELINQUENT: a payment was declined
 -- and the platform is retrying it. Amount: the billing amount at risk.
 -- Action: contact the customer for a new card before the retries run out.

@@ -1,3 +1,6 @@
+-- Title: Subscription suspended
+-- Means: A subscription stopped billing: retries ran out, the bank refused, or it was suspended by hand.
+-- Do: Update the customer's card and reactivate the subscription, or cancel it.
 -- A subscription whose current status is SUSPENDED: retries are exhausted,
 -- the issuer said do-not-retry, or the merchant suspended it. Amount: the
 -- billing amount no longer collected.

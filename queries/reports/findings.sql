@@ -38,11 +38,12 @@ SELECT f.merchant_id AS "Merchant ID",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       array_to_string(list_transform(json_keys(f.detail), lambda key_name: key_name || ': ' || coalesce(f.detail->>key_name, 'null')), '; ') AS "Facts"
+       array_to_string(list_transform(json_keys(f.detail), lambda key_name: key_name || ': ' || coalesce(f.detail->>key_name, 'null')), '; ') AS "Facts",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM scoped_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -5,12 +5,13 @@
 -- other one.
 
 -- name: FindingKinds
--- Each kind of the catalog, in its order: what it means, what to do, its
--- findings today (new, open and acknowledged) in the workbook's scope, and
--- its sheet's name.
+-- Each kind of the catalog, in the workbook's order: its sheet's name
+-- (the workbook links it to the sheet), what it means and what to do in
+-- finance's words, its findings today (new, open and acknowledged) in the
+-- workbook's scope, and its id (findings.kind).
 -- $1 = run ID, $2 = group ID or NULL (the CTEs of summary.sql),
--- $3 = the kinds, $4 = their sheets, $5 = their descriptions,
--- $6 = their actions, the four arrays in the same order.
+-- $3 = the kinds, $4 = their sheets, $5 = what they mean,
+-- $6 = what to do, the four arrays in the same order.
 WITH scope AS (
     SELECT rm.merchant_id, rm.status, rm.error
     FROM run_members rm
@@ -25,7 +26,7 @@ scoped_findings AS (
 k AS (SELECT unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS sheet,
              unnest($5::VARCHAR[]) AS descr, unnest($6::VARCHAR[]) AS action,
              generate_subscripts($3::VARCHAR[], 1) AS ord)
-SELECT k.kind, k.descr, k.action, count(f.kind), k.sheet
+SELECT k.sheet, k.descr, k.action, count(f.kind), k.kind
 FROM k LEFT JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open', 'acknowledged')
 GROUP BY k.kind, k.descr, k.action, k.sheet, k.ord ORDER BY k.ord
 

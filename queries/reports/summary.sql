@@ -322,3 +322,113 @@ SELECT name, message, kind, currency FROM (
            unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS currency,
            generate_subscripts($1::VARCHAR[], 1) AS ord
 ) ORDER BY ord
+
+-- name: KindRank
+-- The catalog's kinds by money at stake in the workbook's scope, without
+-- exchange rates: first by the amount of their findings today (new, open
+-- and acknowledged) in the principal currency (the currency most of those
+-- findings are in; the first by code on a tie), then by their amounts in
+-- the other currencies added up (an order only: no total across
+-- currencies is shown), then their count, then the catalog's order. The
+-- workbook puts the kinds' sheets and the Summary's rows in this order.
+-- $1 = run ID, $2 = group ID or NULL, $3 = the catalog's kinds, in order.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+),
+kinds AS (
+    SELECT unnest($3::VARCHAR[]) AS kind, generate_subscripts($3::VARCHAR[], 1) AS ord
+),
+principal AS (
+    SELECT currency FROM scoped_findings
+    WHERE state IN ('new', 'open', 'acknowledged') AND currency IS NOT NULL
+    GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1
+)
+SELECT k.kind
+FROM kinds k LEFT JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open', 'acknowledged')
+GROUP BY k.kind, k.ord
+ORDER BY coalesce(sum(abs(f.amount)) FILTER (WHERE f.currency = (SELECT currency FROM principal)), 0) DESC,
+         coalesce(sum(abs(f.amount)) FILTER (WHERE f.currency IS DISTINCT FROM (SELECT currency FROM principal)), 0) DESC,
+         count(f.kind) DESC, k.ord
+
+-- name: FindingsByKindAndCurrency
+-- Findings by kind, per currency: one row per kind and currency of its
+-- findings (a kind without findings: one row, no currency), with the
+-- findings today (new, open and acknowledged), new, still open,
+-- acknowledged and resolved, and the amount at stake of the findings
+-- today (0 where the currency's findings are all resolved). Every count
+-- is of the row's currency only, so a column sums to
+-- the workbook's total. The kind's sheet name comes first (the workbook
+-- links it to the sheet), its id (findings.kind) last.
+-- $1 = run ID, $2 = group ID or NULL, $3 = the kinds, in the workbook's
+-- order, $4 = their sheets' names, in the same order.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+),
+kind_sheets AS (
+    SELECT unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS sheet, generate_subscripts($3::VARCHAR[], 1) AS ord
+),
+per_currency AS (
+    SELECT f.kind, f.currency,
+           count(*) FILTER (WHERE f.state IN ('new', 'open', 'acknowledged')) AS findings,
+           count(*) FILTER (WHERE f.state = 'new') AS new,
+           count(*) FILTER (WHERE f.state = 'open') AS open,
+           count(*) FILTER (WHERE f.state = 'acknowledged') AS acknowledged,
+           count(*) FILTER (WHERE f.state = 'resolved') AS resolved,
+           sum(f.amount) FILTER (WHERE f.state IN ('new', 'open', 'acknowledged')) AS amount
+    FROM scoped_findings f GROUP BY f.kind, f.currency
+)
+SELECT k.sheet, p.currency, coalesce(p.findings, 0), coalesce(p.new, 0), coalesce(p.open, 0),
+       coalesce(p.acknowledged, 0), coalesce(p.resolved, 0),
+       CASE WHEN p.currency IS NOT NULL THEN coalesce(p.amount, 0) END, k.kind
+FROM kind_sheets k LEFT JOIN per_currency p ON p.kind = k.kind
+ORDER BY k.ord, p.amount DESC NULLS LAST, p.currency NULLS LAST
+
+-- name: MoneyAtStake
+-- The ten kinds with the most money at stake in the principal currency
+-- (the currency most findings today are in: new, open and acknowledged),
+-- for the Summary's chart: one currency on one axis, never amounts of
+-- several compared or added up; the others are in Findings by kind.
+-- $1 = run ID, $2 = group ID or NULL, $3 = the kinds, $4 = their sheets'
+-- names, in the same order.
+WITH scope AS (
+    SELECT rm.merchant_id, rm.status, rm.error
+    FROM run_members rm
+    WHERE rm.run_id = $1
+      AND ($2::VARCHAR IS NULL OR EXISTS (
+          SELECT 1 FROM group_members gm
+          WHERE gm.run_id = $1 AND gm.group_id = $2 AND gm.merchant_id = rm.merchant_id))
+),
+scoped_findings AS (
+    SELECT f.* FROM findings f WHERE f.run_id = $1 AND f.merchant_id IN (SELECT merchant_id FROM scope)
+),
+kind_sheets AS (
+    SELECT unnest($3::VARCHAR[]) AS kind, unnest($4::VARCHAR[]) AS sheet, generate_subscripts($3::VARCHAR[], 1) AS ord
+),
+principal AS (
+    SELECT currency FROM scoped_findings
+    WHERE state IN ('new', 'open', 'acknowledged') AND currency IS NOT NULL
+    GROUP BY currency ORDER BY count(*) DESC, currency LIMIT 1
+)
+SELECT k.sheet, sum(f.amount) AS amount, f.currency
+FROM kind_sheets k JOIN scoped_findings f ON f.kind = k.kind AND f.state IN ('new', 'open', 'acknowledged')
+WHERE f.currency = (SELECT currency FROM principal) AND f.amount IS NOT NULL
+GROUP BY k.sheet, k.ord, f.currency
+HAVING sum(f.amount) > 0
+ORDER BY amount DESC, k.ord
+LIMIT 10

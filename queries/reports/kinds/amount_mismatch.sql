@@ -32,11 +32,12 @@ SELECT TRY_CAST(f.detail->>'payment_date' AS TIMESTAMPTZ) AS "When",
        (f.detail->>'transaction_currency') AS "Transaction currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('The transaction collected {} {} where the payment should have collected {} {}', coalesce(amount_text(TRY_CAST(f.detail->>'transaction_amount' AS DECIMAL(18,3)), coalesce(f.detail->>'transaction_currency', f.currency)), '?'), coalesce(f.detail->>'transaction_currency', ''), coalesce(amount_text(f.amount, f.currency), '?'), coalesce(f.currency, '')) AS "Reason"
+       format('The transaction collected {} {} where the payment should have collected {} {}', coalesce(amount_text(TRY_CAST(f.detail->>'transaction_amount' AS DECIMAL(18,3)), coalesce(f.detail->>'transaction_currency', f.currency)), '?'), coalesce(f.detail->>'transaction_currency', ''), coalesce(amount_text(f.amount, f.currency), '?'), coalesce(f.currency, '')) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -19,11 +19,12 @@ SELECT f.merchant_id AS "Merchant ID",
        TRY_CAST(f.detail->>'occurrences' AS INTEGER) AS "Transactions and calls",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('Its BIN lookup ended {}: the card attributes of the {} transactions and calls carrying it (commercial, prepaid, health care) are unknown', coalesce(f.detail->>'lookup_status', '?'), coalesce(f.detail->>'occurrences', '?')) AS "Reason"
+       format('Its BIN lookup ended {}: the card attributes of the {} transactions and calls carrying it (commercial, prepaid, health care) are unknown', coalesce(f.detail->>'lookup_status', '?'), coalesce(f.detail->>'occurrences', '?')) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -29,11 +29,12 @@ SELECT TRY_CAST(f.detail->>'$.payment_dates[#-1]' AS TIMESTAMPTZ) AS "When",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('Cycle {} paid {} times ({}): {} {} collected more than once', coalesce(f.detail->>'billing_cycle', '?'), coalesce(CAST(json_array_length(f.detail->'payments') AS VARCHAR), '?'), coalesce(array_to_string(TRY_CAST(f.detail->'payments' AS VARCHAR[]), ', '), '?'), coalesce(amount_text(f.amount, f.currency), '?'), coalesce(f.currency, '')) AS "Reason"
+       format('Cycle {} paid {} times ({}): {} {} collected more than once', coalesce(f.detail->>'billing_cycle', '?'), coalesce(CAST(json_array_length(f.detail->'payments') AS VARCHAR), '?'), coalesce(array_to_string(TRY_CAST(f.detail->'payments' AS VARCHAR[]), ', '), '?'), coalesce(amount_text(f.amount, f.currency), '?'), coalesce(f.currency, '')) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

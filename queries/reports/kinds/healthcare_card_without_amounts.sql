@@ -46,11 +46,12 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('A {} on a health-care card ({}) sent without healthcare amounts; answered {}', coalesce(f.detail->>'call_kind', 'call'), coalesce(f.detail->>'card_product', 'product not known'), coalesce(f.detail->>'response_status', 'without a status')) AS "Reason"
+       format('A {} on a health-care card ({}) sent without healthcare amounts; answered {}', coalesce(f.detail->>'call_kind', 'call'), coalesce(f.detail->>'card_product', 'product not known'), coalesce(f.detail->>'response_status', 'without a status')) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

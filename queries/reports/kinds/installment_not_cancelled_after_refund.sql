@@ -27,11 +27,12 @@ SELECT coalesce(TRY_CAST(f.detail->>'reversed_at' AS TIMESTAMPTZ), TRY_CAST(f.de
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('Installment plan still in force although its authorization was {} on {}: the customer goes on paying installments on money given back', CASE WHEN (f.detail->>'reversed_at') IS NOT NULL THEN 'reversed' ELSE 'refunded' END, coalesce(strftime(coalesce(TRY_CAST(f.detail->>'reversed_at' AS TIMESTAMPTZ), TRY_CAST(f.detail->>'refunded_at' AS TIMESTAMPTZ)), '%Y-%m-%d'), '?')) AS "Reason"
+       format('Installment plan still in force although its authorization was {} on {}: the customer goes on paying installments on money given back', CASE WHEN (f.detail->>'reversed_at') IS NOT NULL THEN 'reversed' ELSE 'refunded' END, coalesce(strftime(coalesce(TRY_CAST(f.detail->>'reversed_at' AS TIMESTAMPTZ), TRY_CAST(f.detail->>'refunded_at' AS TIMESTAMPTZ)), '%Y-%m-%d'), '?')) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -26,11 +26,12 @@ SELECT TRY_CAST(f.detail->>'last_refund' AS TIMESTAMPTZ) AS "When",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('Refunds of {} {} (captures {}, through the plan {}) exceed the {} captured by {}', amount_text(coalesce(TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,3)), 0) + coalesce(TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,3)), 0), f.currency), coalesce(f.currency, ''), coalesce(amount_text(TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,3)), f.currency), '0.00'), coalesce(amount_text(TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,3)), f.currency), '0.00'), coalesce(amount_text(TRY_CAST(f.detail->>'captured' AS DECIMAL(18,3)), f.currency), '0.00'), coalesce(amount_text(f.amount, f.currency), '?')) AS "Reason"
+       format('Refunds of {} {} (captures {}, through the plan {}) exceed the {} captured by {}', amount_text(coalesce(TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,3)), 0) + coalesce(TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,3)), 0), f.currency), coalesce(f.currency, ''), coalesce(amount_text(TRY_CAST(f.detail->>'refunded_captures' AS DECIMAL(18,3)), f.currency), '0.00'), coalesce(amount_text(TRY_CAST(f.detail->>'refunded_through_plan' AS DECIMAL(18,3)), f.currency), '0.00'), coalesce(amount_text(TRY_CAST(f.detail->>'captured' AS DECIMAL(18,3)), f.currency), '0.00'), coalesce(amount_text(f.amount, f.currency), '?')) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -28,16 +28,17 @@ SELECT TRY_CAST(f.detail->>'latest_payment' AS TIMESTAMPTZ) AS "When",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
        CASE WHEN (f.detail->>'period_exceeds_12_months') = 'true'
             THEN format('Billed every {}: longer than the platform''s 12-month limit (a legacy plan)', coalesce(f.detail->>'period', '?'))
             ELSE format('{} months between its last two payments ({} and {}): more than 12',
                         coalesce(CAST(date_diff('month', TRY_CAST(f.detail->>'previous_payment' AS TIMESTAMPTZ), TRY_CAST(f.detail->>'latest_payment' AS TIMESTAMPTZ)) AS VARCHAR), '?'),
                         coalesce(strftime(TRY_CAST(f.detail->>'previous_payment' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'),
-                        coalesce(strftime(TRY_CAST(f.detail->>'latest_payment' AS TIMESTAMPTZ), '%Y-%m-%d'), '?')) END AS "Reason"
+                        coalesce(strftime(TRY_CAST(f.detail->>'latest_payment' AS TIMESTAMPTZ), '%Y-%m-%d'), '?')) END AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -47,14 +47,15 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
        concat_ws('; ',
            CASE WHEN (f.detail->>'missing') = 'lineItems' THEN 'Sent with purchaseLevel 3 but no line items'
                 WHEN (f.detail->>'missing') IS NOT NULL THEN 'Level III line items leave out ' || (f.detail->>'missing') END,
-           CASE WHEN (f.detail->>'percent_rates') IS NOT NULL THEN 'rates written as percents, not fractions: ' || (f.detail->>'percent_rates') END) AS "Reason"
+           CASE WHEN (f.detail->>'percent_rates') IS NOT NULL THEN 'rates written as percents, not fractions: ' || (f.detail->>'percent_rates') END) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -47,11 +47,12 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('Merchant-initiated {} on card {}…{}: the journals hold no earlier customer-initiated transaction that stored this card', coalesce(f.detail->>'call_kind', 'call'), coalesce(c.card_bin, '?'), coalesce(c.card_last4, '?')) AS "Reason"
+       format('Merchant-initiated {} on card {}…{}: the journals hold no earlier customer-initiated transaction that stored this card', coalesce(f.detail->>'call_kind', 'call'), coalesce(c.card_bin, '?'), coalesce(c.card_last4, '?')) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

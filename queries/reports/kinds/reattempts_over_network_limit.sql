@@ -59,11 +59,12 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        TRY_CAST(f.detail->>'first_counted' AS TIMESTAMPTZ) AS "First reattempt counted",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('{} reattempts of card {}…{} in {} (since {}{}); {} allows {}', coalesce(f.detail->>'reattempts', '?'), coalesce(f.detail->>'bin', '?'), coalesce(f.detail->>'last4', '?'), coalesce(r.window_words, '?'), coalesce(strftime(TRY_CAST(f.detail->>'first_counted' AS TIMESTAMPTZ), '%Y-%m-%d %H:%M'), '?'), CASE WHEN (f.detail->>'counted') = 'all' THEN '' ELSE ', ' || (f.detail->>'counted') || ' ones counted apart' END, CASE (f.detail->>'limit_network') WHEN '*' THEN 'the limit for any network' ELSE coalesce(f.detail->>'limit_network', 'the network') END, coalesce(f.detail->>'allowed', '?')) AS "Reason"
+       format('{} reattempts of card {}…{} in {} (since {}{}); {} allows {}', coalesce(f.detail->>'reattempts', '?'), coalesce(f.detail->>'bin', '?'), coalesce(f.detail->>'last4', '?'), coalesce(r.window_words, '?'), coalesce(strftime(TRY_CAST(f.detail->>'first_counted' AS TIMESTAMPTZ), '%Y-%m-%d %H:%M'), '?'), CASE WHEN (f.detail->>'counted') = 'all' THEN '' ELSE ', ' || (f.detail->>'counted') || ' ones counted apart' END, CASE (f.detail->>'limit_network') WHEN '*' THEN 'the limit for any network' ELSE coalesce(f.detail->>'limit_network', 'the network') END, coalesce(f.detail->>'allowed', '?')) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

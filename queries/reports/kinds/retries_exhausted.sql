@@ -32,11 +32,12 @@ SELECT TRY_CAST(f.detail->>'last_retry_at' AS TIMESTAMPTZ) AS "When",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('Cycle {} failed on {} and all {} retries failed, the last on {}: {} {} not collected', coalesce(f.detail->>'billing_cycle', '?'), coalesce(strftime(TRY_CAST(f.detail->>'first_failed_at' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'), coalesce(f.detail->>'retries', '?'), coalesce(strftime(TRY_CAST(f.detail->>'last_retry_at' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'), coalesce(amount_text(f.amount, f.currency), '?'), coalesce(f.currency, '')) AS "Reason"
+       format('Cycle {} failed on {} and all {} retries failed, the last on {}: {} {} not collected', coalesce(f.detail->>'billing_cycle', '?'), coalesce(strftime(TRY_CAST(f.detail->>'first_failed_at' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'), coalesce(f.detail->>'retries', '?'), coalesce(strftime(TRY_CAST(f.detail->>'last_retry_at' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'), coalesce(amount_text(f.amount, f.currency), '?'), coalesce(f.currency, '')) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -67,11 +67,12 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        date_diff('day', TRY_CAST(f.detail->>'refused_time' AS TIMESTAMPTZ), TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ)) AS "Days after the answer",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
-       format('Card {}…{} charged again on {} ({}, {}) after its issuer answered do not retry on {}: {}', coalesce(f.detail->>'bin', '?'), coalesce(f.detail->>'last4', '?'), coalesce(strftime(TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'), replace(coalesce(f.detail->>'call_kind', 'charge'), '_', ' '), CASE WHEN TRY_CAST(f.detail->>'declined' AS BOOLEAN) THEN 'declined' ELSE 'approved' END, coalesce(strftime(TRY_CAST(f.detail->>'refused_time' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'), c.answer) AS "Reason"
+       format('Card {}…{} charged again on {} ({}, {}) after its issuer answered do not retry on {}: {}', coalesce(f.detail->>'bin', '?'), coalesce(f.detail->>'last4', '?'), coalesce(strftime(TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'), replace(coalesce(f.detail->>'call_kind', 'charge'), '_', ' '), CASE WHEN TRY_CAST(f.detail->>'declined' AS BOOLEAN) THEN 'declined' ELSE 'approved' END, coalesce(strftime(TRY_CAST(f.detail->>'refused_time' AS TIMESTAMPTZ), '%Y-%m-%d'), '?'), c.answer) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id

@@ -31,15 +31,16 @@ SELECT TRY_CAST(f.detail->>'$.attempts[#-1]' AS TIMESTAMPTZ) AS "When",
        f.currency AS "Currency",
        f.state AS "State",
        coalesce(fr.business_date, TRY_CAST(left(f.first_seen_run, 10) AS DATE)) AS "First seen",
-       f.ack_until AS "Acknowledged until",
-       f.ack_owner AS "Owner",
-       f.ack_reason AS "Acknowledgement reason",
-       f.ack_ticket AS "Ticket",
        concat_ws('; ',
            CASE WHEN TRY_CAST(f.detail->>'retries' AS INTEGER) > least(TRY_CAST(f.detail->>'retry_limit' AS INTEGER), 5)
                 THEN format('{} retries where the schedule allows {}', (f.detail->>'retries'), CAST(least(TRY_CAST(f.detail->>'retry_limit' AS INTEGER), 5) AS VARCHAR)) END,
            CASE WHEN TRY_CAST(f.detail->>'off_schedule' AS INTEGER) > 0
-                THEN format('{} retries more than a tenth off the {} interval', (f.detail->>'off_schedule'), coalesce(f.detail->>'retry_interval', '?')) END) AS "Reason"
+                THEN format('{} retries more than a tenth off the {} interval', (f.detail->>'off_schedule'), coalesce(f.detail->>'retry_interval', '?')) END) AS "Reason",
+       f.kind AS "Kind ID",
+       f.ack_reason AS "Acknowledge: reason",
+       f.ack_owner AS "Acknowledge: owner",
+       f.ack_until AS "Acknowledge: until",
+       f.ack_ticket AS "Acknowledge: ticket"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
