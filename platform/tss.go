@@ -370,6 +370,7 @@ func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) i
 			}
 			count.page(int(page.TotalCount))
 			recs := page.Embedded.TransactionSummaries
+			fresh := 0
 			for _, raw := range recs {
 				s, err := decodeSummary(raw)
 				if err != nil {
@@ -379,9 +380,13 @@ func (m *Merchant) SearchTransactions(ctx context.Context, from, to time.Time) i
 				if !count.first(s.ID) {
 					continue
 				}
+				fresh++
 				if !yield(s, nil) {
 					return
 				}
+			}
+			if fresh == 0 {
+				noteNothingNew(ctx)
 			}
 			req.Offset += len(recs)
 			if len(recs) == 0 || req.Offset >= count.total {
