@@ -12,19 +12,22 @@ import (
 // as TCP adapts to a network it does not know: the vendor publishes no rate
 // limit (it is set per account), so --rate is a ceiling, not a promise.
 //
-//   - A 429 lowers the rate at least by half (multiplicative decrease), and
-//     to 90 % of the answers that succeeded in the second before it when
-//     that is lower: a platform that served 20 in the last second has told
-//     what it serves. Requests sent before the rate last fell do not lower
-//     it again: concurrent members hit by one limit cut the rate once.
+//   - A 429 halves the rate, or brings it to half of what the platform
+//     served in the second before (successes counted) when that is lower:
+//     a platform that served 21 in the last second has told what it serves,
+//     whatever --rate says. Requests that started waiting for their token
+//     before the rate last fell do not lower it again: the members in
+//     flight when a limit is met cut the rate once, not once each.
 //   - A 429's Retry-After (capped at RetryPolicy.MaxRetryAfter) holds every
 //     request of the client until it has passed, not just the one retried:
 //     the limit is the key's, so the other members' requests would be
 //     refused too.
-//   - Each second's worth of successes at the current rate raises it by 2 %
-//     of itself, at least 1 request/s (additive increase), never above the
-//     ceiling: a limit that was passing recovers within a minute or so, and
-//     the rate only comes back to where it was refused slowly.
+//   - Each second's worth of successes at the current rate raises it: by
+//     half the way back to 90 % of what was served before the last 429
+//     (at least 1 request/s), then by 1 % (at least 0.1 request/s), never
+//     above the ceiling. The rate comes back within seconds to just under
+//     what the platform served, then probes above it slowly, so that the
+//     next 429 comes late and once.
 //
 // The rate never falls below floor (1 request/s, or the ceiling if lower).
 type adaptiveRate struct {
@@ -39,6 +42,7 @@ type adaptiveRate struct {
 	recent     [256]time.Time
 	next       int // ring index into recent
 	holdUntil  time.Time
+	known      rate.Limit // what the platform served in the second before the last 429
 	lowest     rate.Limit
 	decreases  int64
 	increases  int64
@@ -75,6 +79,14 @@ func (a *adaptiveRate) wait(ctx context.Context) (uint64, error) {
 	if err := a.lim.Wait(ctx); err != nil {
 		return 0, err
 	}
+	// A 429 while this attempt waited for its token holds it too: its
+	// token was promised before the platform said to wait.
+	a.mu.Lock()
+	hold := time.Until(a.holdUntil)
+	a.mu.Unlock()
+	if err := sleep(ctx, hold); err != nil {
+		return 0, err
+	}
 	return epoch, nil
 }
 
@@ -101,7 +113,8 @@ func (a *adaptiveRate) refused(epoch uint64, retryAfter time.Duration) {
 	cur := a.lim.Limit()
 	next := cur / 2
 	if served := a.servedSince(now.Add(-time.Second)); served > 0 {
-		next = min(next, rate.Limit(0.9*float64(served)))
+		a.known = rate.Limit(served)
+		next = min(next, a.known/2)
 	}
 	next = max(a.floor, next)
 	a.lim.SetLimitAt(now, next)
@@ -139,7 +152,12 @@ func (a *adaptiveRate) served() {
 		return
 	}
 	a.successes = 0
-	a.lim.SetLimitAt(now, min(a.ceiling, cur+max(1, cur/50)))
+	step := max(0.1, cur/100) // probing: 1 % a second
+	if target := 0.9 * a.known; cur < target {
+		step = max(1, (target-cur)/2) // back towards what was served
+		step = min(step, target-cur)
+	}
+	a.lim.SetLimitAt(now, min(a.ceiling, cur+step))
 	a.increases++
 	a.lastChange = now
 }

@@ -48,6 +48,9 @@ type Run struct {
 	// ResponseMLE is the response MLE key's id and expiry, for the
 	// manifest; nil when none was configured.
 	ResponseMLE *outputs.ManifestKey
+	// Requests is the run's request accounting, for the manifest; nil for
+	// a merge, which sends none.
+	Requests *outputs.ManifestRequests
 }
 
 // Sources of a run's data (Run.Source).
@@ -234,6 +237,7 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		PreviousRun:     prev,
 		Alarms:          manifestAlarms(run.Alarms),
 		ResponseMLEKey:  run.ResponseMLE,
+		Requests:        run.Requests,
 		Versions:        map[string]string{"reconcile": run.Version, "go": runtime.Version(), "duckdb": duckdbVersion(ctx, q)},
 	}
 	if err := outputs.WriteManifest(st.Dir, m); err != nil {

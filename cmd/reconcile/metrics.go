@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/reconcile/reconcile/notify"
+	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/store"
 )
@@ -40,10 +41,11 @@ type runMetrics struct {
 	stages      map[string]time.Duration
 	rows        int64
 	versionStr  string
-	source      string            // reports.SourcePlatform or reports.SourceSandbox
-	alarms      []reports.Alarm   // every alarm checked (--alarms), raised or not
-	deliveries  []notify.Delivery // the digests sent (--notify), delivered or not
-	mleNotAfter time.Time         // the response MLE key's expiry; zero: none
+	source      string                    // reports.SourcePlatform or reports.SourceSandbox
+	alarms      []reports.Alarm           // every alarm checked (--alarms), raised or not
+	deliveries  []notify.Delivery         // the digests sent (--notify), delivered or not
+	mleNotAfter time.Time                 // the response MLE key's expiry; zero: none
+	traffic     *outputs.ManifestRequests // the request accounting (accounting.go); nil: none
 }
 
 var runStatuses = []string{"ok", "partial", "failed", "interrupted"}
@@ -73,6 +75,7 @@ func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, st
 		counts := memberCounts(r)
 		m.membersOK, m.failed, m.skipped = counts[string(store.MemberOK)], counts[string(store.MemberFailed)], counts[alreadyDone]
 		m.requests, m.retries, m.rows = r.Requests, r.Retries, r.Rows
+		m.traffic = requestAccount(r)
 		m.stages = map[string]time.Duration{}
 		for _, s := range r.Stages {
 			m.stages[s.Name] += s.Duration
@@ -214,6 +217,12 @@ func metricsText(m runMetrics) []byte {
 	sample("reconcile_run_retries", "", float64(m.retries))
 	metric("reconcile_run_rows", "Records the last run loaded from the platform.")
 	sample("reconcile_run_rows", "", float64(m.rows))
+	if m.traffic != nil {
+		counter := func(name, help string) {
+			fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
+		}
+		requestMetrics(m.traffic, metric, counter, sample)
+	}
 	if len(m.stages) > 0 {
 		metric("reconcile_run_stage_duration_seconds", "Duration of each stage of the last run.")
 		for _, s := range sortedKeys(m.stages) {
