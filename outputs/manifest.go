@@ -100,9 +100,12 @@ type Manifest struct {
 	// ResponseMLEKey is the response MLE key the run read encrypted
 	// answers with (--response-mle-key): its kid and expiry, so that a
 	// monitor sees it coming; absent without one.
-	ResponseMLEKey *ManifestKey      `json:"responseMleKey,omitempty"`
-	Versions       map[string]string `json:"versions"` // reconcile, duckdb, go
-	Files          []ManifestFile    `json:"files"`    // filled by WriteManifest
+	ResponseMLEKey *ManifestKey `json:"responseMleKey,omitempty"`
+	// Requests is the run's request accounting (requests.go); a merged
+	// publication has none (each shard's manifest has its own).
+	Requests *ManifestRequests `json:"requests,omitempty"`
+	Versions map[string]string `json:"versions"` // reconcile, duckdb, go
+	Files    []ManifestFile    `json:"files"`    // filled by WriteManifest
 }
 
 // WriteManifest fills m.Files with every regular file under dir (paths

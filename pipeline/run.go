@@ -163,6 +163,14 @@ type Result struct {
 	Problems     []string // failures other than members': journal files, BIN lookups
 	Stages       []Stage  // how long each stage took, in order
 	Rows         int64    // records loaded from the platform (plans, subscriptions, payments, transactions)
+	// Traffic is every request of the run: by endpoint family, the 429s,
+	// the listing pages that added no record, the attempts' latencies
+	// (the run's request accounting, docs/operations.md). Requests and
+	// Retries above are its counts.
+	Traffic *platform.Stats
+	// Rate is what the client's rate adaptation did by the run's end
+	// (platform.RateReport): its ceiling, lowest and final rate.
+	Rate platform.RateReport
 }
 
 // Interrupted is the error of a run stopped (a signal) while it pulled its
@@ -349,6 +357,8 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 
+	r.runStats.Latencies = new(platform.Latencies)
+	res.Traffic = &r.runStats
 	ctx = platform.WithStats(ctx, &r.runStats)
 	// Before anything is loaded, so that what this run stores (masked)
 	// meets what an older version stored, masked too.
@@ -484,6 +494,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 	res.Requests = r.runStats.Requests.Load()
 	res.Retries = r.runStats.Retries.Load()
+	res.Rate = r.opts.Client.Rate()
 	res.Status = store.RunOK
 	why := ""
 	switch {

@@ -91,6 +91,7 @@ type Client struct {
 	userHC    *http.Client
 	conns     int // keep-alive pool size of the default transport
 	limiter   *rate.Limiter
+	adapt     *adaptiveRate // adapts limiter to 429s (adaptive.go); nil without one
 	retry     RetryPolicy
 	now       func() time.Time
 	userAgent string
@@ -149,7 +150,9 @@ func WithConnections(n int) Option {
 
 // WithRateLimiter makes every attempt (retries included) of every merchant of
 // the client wait for a token of l, so the whole run stays within one budget
-// however many members it fans out over. nil means unlimited.
+// however many members it fans out over. nil means unlimited. l's rate is
+// the ceiling: the client lowers it on 429s and raises it back as answers
+// succeed (adaptive.go), through l.SetLimit.
 func WithRateLimiter(l *rate.Limiter) Option {
 	return func(c *Client) { c.limiter = l }
 }
@@ -215,6 +218,9 @@ func NewClient(baseURL string, creds Credentials, opts ...Option) (*Client, erro
 		if o != nil {
 			o(c)
 		}
+	}
+	if c.limiter != nil {
+		c.adapt = newAdaptiveRate(c.limiter, c.retry.MaxRetryAfter)
 	}
 	var hc http.Client
 	if c.userHC != nil {
@@ -347,8 +353,9 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		if c.limiter != nil {
-			if err := c.limiter.Wait(ctx); err != nil {
+		var epoch uint64
+		if c.adapt != nil {
+			if epoch, err = c.adapt.wait(ctx); err != nil {
 				return nil, fmt.Errorf("%s: wait for rate limiter: %w", what, err)
 			}
 		}
@@ -371,17 +378,27 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 		if c.userAgent != "" {
 			req.Header.Set("User-Agent", c.userAgent)
 		}
+		family := familyOf(limit, p)
 		if stats != nil {
-			stats.addRequest()
+			stats.addAttempt(family)
 		}
 
 		var retryAfter time.Duration
+		sent := time.Now()
 		resp, err := c.hc.Do(req)
+		// outcome notes how the attempt ended (status 0: no answer) once
+		// its body is read.
+		outcome := func(status int) {
+			if stats != nil {
+				stats.addOutcome(status, time.Since(sent))
+			}
+		}
 		// timedOut: this attempt's deadline passed, the caller's did not.
 		timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptTimeout) }
 		switch {
 		case err != nil:
 			cancel()
+			outcome(0)
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, fmt.Errorf("%s: %w", what, cerr)
 			}
@@ -397,6 +414,7 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 		case resp.StatusCode >= 300 && resp.StatusCode < 400:
 			resp.Body.Close()
 			cancel()
+			outcome(resp.StatusCode)
 			return nil, newRedirectError(method, p, resp)
 
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
@@ -407,6 +425,10 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			}
 			resp.Body.Close()
 			cancel()
+			outcome(resp.StatusCode)
+			if rerr == nil && c.adapt != nil {
+				c.adapt.served()
+			}
 			if rerr == nil {
 				// Message-level encryption (mle.go): the plain body
 				// replaces the envelope before the checks below.
@@ -437,6 +459,10 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			b, _ := readBody(resp.Body, maxErrorBody) // a partial error body still says something
 			resp.Body.Close()
 			cancel()
+			outcome(resp.StatusCode)
+			if resp.StatusCode == http.StatusTooManyRequests && c.adapt != nil {
+				c.adapt.refused(epoch, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()))
+			}
 			b, derr := c.openResponse(b) // error answers are encrypted too
 			if derr != nil {
 				return nil, fmt.Errorf("%s: %d answer: %w", what, resp.StatusCode, derr)

@@ -422,6 +422,9 @@ func offsetList[T any](ctx context.Context, m *Merchant, what, noun string,
 					return
 				}
 			}
+			if fresh == 0 {
+				noteNothingNew(ctx)
+			}
 			offset += len(recs)
 			// A page of records all listed before ends the listing: a
 			// platform whose pages repeat with a next link each time would
@@ -507,6 +510,7 @@ func (m *Merchant) SubscriptionPayments(ctx context.Context, subscriptionID stri
 			}
 		}
 		count.page(int(page.TotalCount))
+		fresh := 0
 		for _, raw := range page.Payments {
 			p, err := decodePayment(raw)
 			if err != nil {
@@ -514,7 +518,11 @@ func (m *Merchant) SubscriptionPayments(ctx context.Context, subscriptionID stri
 			}
 			if count.first(p.ID) {
 				list.Payments = append(list.Payments, p)
+				fresh++
 			}
+		}
+		if fresh == 0 {
+			noteNothingNew(ctx)
 		}
 		offset += len(page.Payments)
 		if !continueOffsets(offset, len(page.Payments), int(page.TotalCount), page.hasNext()) {

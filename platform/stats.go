@@ -14,15 +14,19 @@ import (
 // counts into both, so a run can show live totals while each member keeps
 // its own.
 type Stats struct {
-	Requests atomic.Int64 // attempts sent, retries included
-	Retries  atomic.Int64 // attempts that were a retry of an earlier one
-	parent   *Stats
-}
-
-func (s *Stats) addRequest() {
-	for ; s != nil; s = s.parent {
-		s.Requests.Add(1)
-	}
+	Requests    atomic.Int64 // attempts sent, retries included
+	Retries     atomic.Int64 // attempts that were a retry of an earlier one
+	RateLimited atomic.Int64 // attempts answered 429
+	// NothingNew counts answered (2xx) listing pages that added no record
+	// to the run: a page that was empty, or held only records an earlier
+	// page of the same listing had already given (accounting.go).
+	NothingNew atomic.Int64
+	// Latencies, when set, measures every attempt counted here (and under
+	// it); nil measures none. A run sets it on its own Stats only: the
+	// histogram is a few KB, too much for each of 10,000 members.
+	Latencies *Latencies
+	families  [5]atomic.Int64 // by AccountedFamilies
+	parent    *Stats
 }
 
 func (s *Stats) addRetry() {

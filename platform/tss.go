@@ -383,6 +383,7 @@ func (m *Merchant) searchTransactions(ctx context.Context, field, value string, 
 			}
 			count.page(int(page.TotalCount))
 			recs := page.Embedded.TransactionSummaries
+			fresh := 0
 			for _, raw := range recs {
 				s, err := decodeSummary(raw)
 				if err != nil {
@@ -392,9 +393,13 @@ func (m *Merchant) searchTransactions(ctx context.Context, field, value string, 
 				if !count.first(s.ID) {
 					continue
 				}
+				fresh++
 				if !yield(s, nil) {
 					return
 				}
+			}
+			if fresh == 0 {
+				noteNothingNew(ctx)
 			}
 			req.Offset += len(recs)
 			if len(recs) == 0 || req.Offset >= count.total {

@@ -51,6 +51,9 @@ type Run struct {
 	// Paper is the paper the workbook's sheets are set up to print on
 	// (outputs.PaperA4, outputs.PaperLetter); "" is A4.
 	Paper string
+	// Requests is the run's request accounting, for the manifest; nil for
+	// a merge, which sends none.
+	Requests *outputs.ManifestRequests
 }
 
 // Sources of a run's data (Run.Source).
@@ -237,6 +240,7 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 		PreviousRun:     prev,
 		Alarms:          manifestAlarms(run.Alarms),
 		ResponseMLEKey:  run.ResponseMLE,
+		Requests:        run.Requests,
 		Versions:        map[string]string{"reconcile": run.Version, "go": runtime.Version(), "duckdb": duckdbVersion(ctx, q)},
 	}
 	if err := outputs.WriteManifest(st.Dir, m); err != nil {

@@ -62,6 +62,9 @@ type Config struct {
 	// Zero means the default 3; a negative value means 0.
 	Lookback int
 	Faults   Faults
+	// RateLimit limits each key's requests a second, answering 429 with
+	// Retry-After beyond it (ratelimit.go); zero: no limit.
+	RateLimit RateLimit
 	// Now is the real clock, used only for the Date-header check and for
 	// submitTimeUtc of list and search responses; default time.Now. The
 	// data itself is as of BusinessDate+1 day 02:00 UTC whatever Now says.
@@ -218,6 +221,7 @@ func ParseFailMembers(s string) (map[string]int, error) {
 
 // withDefaults returns cfg with every default applied and checks it.
 func (cfg Config) withDefaults() (Config, error) {
+	var err error
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -280,6 +284,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.Lookback = 3
 	case cfg.Lookback < 0:
 		cfg.Lookback = 0
+	}
+	if cfg.RateLimit, err = cfg.RateLimit.withDefaults(); err != nil {
+		return Config{}, err
 	}
 	f := &cfg.Faults
 	for _, r := range []struct {

@@ -32,6 +32,9 @@ type Server struct {
 
 	faultMu  sync.Mutex
 	faultRNG *rand.Rand
+
+	limits keyBuckets   // Config.RateLimit (ratelimit.go)
+	served servedCounts // Served (ratelimit.go)
 }
 
 // New builds a sandbox. Members are generated lazily on first use (and kept
@@ -130,6 +133,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.checkout(w, r)
 		return
 	}
+	s.count(r)
 	body, user, mid, mle, err := s.authenticate(r)
 	if err != nil {
 		msg := "authentication failed"
@@ -182,6 +186,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // merchant check, the fault switches, then the routes.
 func (s *Server) serveAuthenticated(w *recorder, r *http.Request, ri *reqInfo) {
 	f := &s.cfg.Faults
+	// The key's rate first, as a platform's gateway limits before it
+	// looks at what is asked.
+	if ok, wait := s.admit(ri.user.KeyID, time.Now()); !ok {
+		s.rateLimited(w, ri, wait)
+		return
+	}
 	if !s.mayActFor(ri.user, ri.mid) {
 		user := ri.user
 		s.writeError(w, ri, http.StatusForbidden, "FORBIDDEN", "NOT_AUTHORIZED",
@@ -202,6 +212,7 @@ func (s *Server) serveAuthenticated(w *recorder, r *http.Request, ri *reqInfo) {
 	}
 	switch {
 	case s.roll(f.RateLimitRate):
+		s.served.rateLimited.Add(1)
 		w.Header().Set("Retry-After", strconv.Itoa(int(f.RetryAfter/time.Second)))
 		s.writeError(w, ri, http.StatusTooManyRequests, "TOO_MANY_REQUESTS", "RATE_LIMITED", "too many requests")
 		return

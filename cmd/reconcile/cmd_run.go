@@ -424,6 +424,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		SplitBy:      o.splitBy,
 		Source:       runSource(o),
 		ResponseMLE:  manifestKey(mleKey, now),
+		Requests:     requestAccount(res),
 	}, finish.Options{Out: o.out, Notice: notice, Log: log, Key: mleKey, Now: now,
 		Published: func(run reports.Run, pub *reports.Published) {
 			o.hooks.published(pub)
@@ -541,6 +542,9 @@ func printSummary(e env, res *pipeline.Result, pub *reports.Published, db, sourc
 	}
 	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled%s, %d requests, %d retries; source: %s\n",
 		res.RunID, res.Status, counts[string(store.MemberOK)], res.Members, earlier, res.Requests, res.Retries, reports.SourceLabel(source))
+	if a := requestAccount(res); a != nil && a.Total > 0 {
+		fmt.Fprintln(e.stdout, requestsLine(a))
+	}
 	for _, f := range res.Failed {
 		fmt.Fprintf(e.stdout, "  failed %s: %s\n", terminalLine(cardmask.MaskText(f.MerchantID)), terminalLine(f.Error))
 	}

@@ -21,12 +21,14 @@ type sandboxOptions struct {
 	seed                                                        int64
 	lookback                                                    int
 	faults                                                      sandbox.Faults
+	rateLimit                                                   sandbox.RateLimit
 	failMembers                                                 string
 }
 
 const sandboxExamples = `  reconcile sandbox --addr 127.0.0.1:8080 --seed 7 --scale small
   reconcile sandbox --scale medium --ground-truth truth.json --journal-dir journals/
   reconcile sandbox --latency 50ms --jitter 20ms --rate-limit-rate 0.05 --fail-members sbxmid000003:403
+  reconcile sandbox --rate-limit 20                                    # 429 + Retry-After beyond 20 requests/s per key
   reconcile sandbox --groups-unavailable 404                           # no Group Management: run with --merchants
   reconcile sandbox --date 2026-11-20 --clock 2026-12-01T02:00:00Z   # billing engine run to Dec 1
 `
@@ -54,6 +56,8 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	fs.DurationVar(&o.faults.RetryAfter, "retry-after", time.Second, "fault: the Retry-After sent with 429")
 	fs.Float64Var(&o.faults.TruncateRate, "truncate-rate", 0, "fault: fraction of 2xx bodies cut in half")
 	fs.StringVar(&o.failMembers, "fail-members", "", "fault: MID:status,... answered to every request for those members (403 or 500)")
+	fs.Float64Var(&o.rateLimit.PerSecond, "rate-limit", 0, "limit each key to N requests a second (a token bucket per key ID), answering 429 with Retry-After beyond it, as a platform would; 0: no limit")
+	fs.IntVar(&o.rateLimit.Burst, "rate-limit-burst", 0, "requests a key may send at once under --rate-limit (default: one second's worth)")
 	fs.IntVar(&o.faults.GroupsUnavailable, "groups-unavailable", 0, "fault: answer every group management request with this status (403 or 404), Group Management not enabled for the key")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -66,7 +70,7 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	cfg := sandbox.Config{Seed: o.seed, Scale: scale, OrganizationID: o.organizationID, KeyID: o.keyID,
-		Lookback: o.lookback, Faults: o.faults}
+		Lookback: o.lookback, Faults: o.faults, RateLimit: o.rateLimit}
 	if o.date != "" {
 		if cfg.BusinessDate, err = businessDate(o.date, time.Now()); err != nil {
 			return err
@@ -147,11 +151,19 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	fmt.Fprintf(e.stdout, "sandbox serving http://%s\n", ln.Addr())
+	defer func() {
+		// What it answered, for a run's own count to be checked against.
+		sv := srv.Served()
+		fmt.Fprintf(e.stdout, "sandbox served %d requests, %d answered 429\n", sv.Requests, sv.RateLimited)
+	}()
 	fmt.Fprintf(e.stdout, "  organization %s, %d members, business date %s, seed %d, scale %s\n",
 		cfg.OrganizationID, len(srv.Members()), cfg.BusinessDate.Format("2006-01-02"), cfg.Seed, cfg.Scale)
 	fmt.Fprintf(e.stdout, "  key id %s, %s\n", cfg.KeyID, secretNote)
 	fmt.Fprintf(e.stdout, "  data clock %s (data as of %s); POST /sandbox/v1/clock {\"advance\":\"24h\"} moves it\n",
 		srv.Clock().Format(time.RFC3339), srv.DataAsOf().Format(time.RFC3339))
+	if rl := cfg.RateLimit; rl.PerSecond > 0 {
+		fmt.Fprintf(e.stdout, "  rate limit %g requests/s per key (burst %d): 429 with Retry-After beyond it\n", rl.PerSecond, rl.Burst)
+	}
 	fmt.Fprintf(e.stdout, "  keys per kind of user (same secret): ")
 	for i, u := range srv.Users() {
 		if i > 0 {

@@ -36,6 +36,7 @@ func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, st
 		counts := memberCounts(r)
 		m.MembersOK, m.Failed, m.Skipped = counts[string(store.MemberOK)], counts[string(store.MemberFailed)], counts[alreadyDone]
 		m.Requests, m.Retries, m.Rows = r.Requests, r.Retries, r.Rows
+		m.Traffic = requestAccount(r)
 		m.Stages = map[string]time.Duration{}
 		for _, s := range r.Stages {
 			m.Stages[s.Name] += s.Duration

@@ -24,6 +24,7 @@ import (
 
 	"github.com/reconcile/reconcile/internal/safetext"
 	"github.com/reconcile/reconcile/notify"
+	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/reports"
 )
 
@@ -49,6 +50,9 @@ type Report struct {
 	Alarms      []reports.Alarm   // every alarm checked (--alarms), raised or not
 	Deliveries  []notify.Delivery // the digests sent (--notify), delivered or not
 	MLENotAfter time.Time         // the response MLE key's expiry; zero: none
+	// Traffic is the run's request accounting (what the manifest's
+	// "requests" says); nil: none.
+	Traffic *outputs.ManifestRequests
 }
 
 var statuses = []string{"ok", "partial", "failed", "interrupted"}
@@ -142,6 +146,12 @@ func Text(m Report) []byte {
 	sample("reconcile_run_retries", "", float64(m.Retries))
 	metric("reconcile_run_rows", "Records the last run loaded from the platform.")
 	sample("reconcile_run_rows", "", float64(m.Rows))
+	if m.Traffic != nil {
+		counter := func(name, help string) {
+			fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
+		}
+		requestMetrics(m.Traffic, metric, counter, sample)
+	}
 	if len(m.Stages) > 0 {
 		metric("reconcile_run_stage_duration_seconds", "Duration of each stage of the last run.")
 		for _, s := range sortedKeys(m.Stages) {
