@@ -193,7 +193,7 @@ func TestOneWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { writer.Process.Kill(); writer.Wait() }()
-	time.Sleep(500 * time.Millisecond) // the writer opens the database before its first request
+	waitForLog(t, &writerLog, `"msg":"run started"`) // the writer holds the database from before its run starts
 	// The process runs under the default soft limit on Go's memory
 	// (gomemory.go), which its run log states; in-process runs (runCLI)
 	// leave the test binary's as it is.
@@ -244,17 +244,17 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		}
 		return cmd.ProcessState.ExitCode()
 	}
-	start := func(name string) (*exec.Cmd, *strings.Builder) {
+	start := func(name string) (*exec.Cmd, *syncBuffer) {
 		args := f.runArgs(filepath.Join(work, name+".duckdb"), filepath.Join(work, name+"-out"), "--concurrency", "1")
 		cmd := exec.Command(reconcileBinary(t), args...)
 		cmd.Env = append(os.Environ(), "RECONCILE_SECRET="+sandbox.DefaultSecret)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Second) // well into the members stage
-		return cmd, &stderr
+		waitForLog(t, stderr, `"msg":"member loaded"`) // well into the members stage
+		return cmd, stderr
 	}
 
 	clean, stderr := start("clean")
@@ -302,4 +302,18 @@ func TestSignalStages(t *testing.T) {
 		t.Errorf("stages run %v, exit %d, stderr %q", ran, exited, stderr.String())
 	}
 	(*signalStages)(nil).then(func() {}) // tests run commands with no signal stages
+}
+
+// waitForLog waits until a process's log holds want (a minute at most:
+// a loaded machine starts a process slowly, and a fixed sleep then
+// signalled it before the stage the test is about).
+func waitForLog(t *testing.T, log *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(log.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the process's log within a minute:\n%s", want, log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
