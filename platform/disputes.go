@@ -71,7 +71,7 @@ type Dispute struct {
 	Raw                                                      json.RawMessage
 }
 
-type disputeWire struct {
+type chargebackWire struct {
 	RequestID               flexString `json:"requestId"`
 	Time                    flexString `json:"time"`
 	ResponseDueTime         flexString `json:"responseDueTime"`
@@ -89,43 +89,80 @@ type disputeWire struct {
 	PreDisputeFlag          flexString `json:"preDisputeFlag"`
 }
 
+// retrievalWire is chargebackWire without preDisputeFlag, which the SDK's
+// retrieval model does not have (the same fields, so one converts to the
+// other).
+type retrievalWire struct {
+	RequestID               flexString `json:"requestId"`
+	Time                    flexString `json:"time"`
+	ResponseDueTime         flexString `json:"responseDueTime"`
+	OriginalSettlementTime  flexString `json:"originalSettlementTime"`
+	ReasonCode              flexString `json:"reasonCode"`
+	Amount                  flexString `json:"amount"`
+	CurrencyCode            flexString `json:"currencyCode"`
+	Sign                    flexString `json:"sign"`
+	NatureOfDispute         flexString `json:"natureOfDispute"`
+	Action                  flexString `json:"action"`
+	ActionDescription       flexString `json:"actionDescription"`
+	CardType                flexString `json:"cardType"`
+	MerchantReferenceNumber flexString `json:"merchantReferenceNumber"`
+	ProcessorMerchantID     flexString `json:"processorMerchantId"`
+	PreDisputeFlag          flexString `json:"-"`
+}
+
+// The reports' envelopes, their records kept raw (decoded apart).
+type clearingPage struct {
+	StartDate flexString        `json:"startDate"`
+	EndDate   flexString        `json:"endDate"`
+	Details   []json.RawMessage `json:"interchangeClearingLevelDetails"`
+}
+
+type chargebackPage struct {
+	OrganizationID flexString        `json:"organizationId"`
+	StartTime      flexString        `json:"startTime"`
+	EndTime        flexString        `json:"endTime"`
+	Details        []json.RawMessage `json:"chargebackDetails"`
+}
+
+type retrievalPage struct {
+	OrganizationID flexString        `json:"organizationId"`
+	StartTime      flexString        `json:"startTime"`
+	EndTime        flexString        `json:"endTime"`
+	Details        []json.RawMessage `json:"retrievalDetails"`
+}
+
 // reportTime is a report's startTime or endTime as the SDK's examples
 // write it (yyyy-MM-dd'T'HH:mm:ss.SSSZ).
 func reportTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// report reads one report of the member over [start, end) into its list
-// field (key) and returns each record's raw JSON.
-func (m *Merchant) report(ctx context.Context, what, path, key string, start, end time.Time) ([]json.RawMessage, error) {
+// report reads one report of the member over [start, end) into its
+// envelope P.
+func report[P any](ctx context.Context, m *Merchant, what, path string, start, end time.Time) (P, error) {
+	var page P
 	q := url.Values{"startTime": {reportTime(start)}, "endTime": {reportTime(end)}, "organizationId": {m.id}}
 	body, err := m.send(ctx, "GET", path+"?"+q.Encode(), nil, true, reportLimit)
 	if err != nil {
-		return nil, fmt.Errorf("%s of merchant %s: %w", what, m.id, err)
+		return page, fmt.Errorf("%s of merchant %s: %w", what, m.id, err)
 	}
-	var page map[string]json.RawMessage
-	if len(body) > 0 {
-		if err := json.Unmarshal(body, &page); err != nil {
-			return nil, fmt.Errorf("%s of merchant %s: %w", what, m.id, pageError(what, err))
-		}
+	if len(body) == 0 {
+		return page, nil
 	}
-	var recs []json.RawMessage
-	if raw, ok := page[key]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &recs); err != nil {
-			return nil, fmt.Errorf("%s of merchant %s: %w", what, m.id, pageError(what, err))
-		}
+	if page, err = decodePage[P](what, body); err != nil {
+		return page, fmt.Errorf("%s of merchant %s: %w", what, m.id, err)
 	}
-	return recs, nil
+	return page, nil
 }
 
 // InterchangeClearingLevels reads the member's interchange clearing records
 // over [start, end): GET /reporting/v3/interchange-clearing-level-details.
 func (m *Merchant) InterchangeClearingLevels(ctx context.Context, start, end time.Time) ([]ClearingRecord, error) {
 	const what = "interchange clearing level details"
-	recs, err := m.report(ctx, what, "/reporting/v3/interchange-clearing-level-details", "interchangeClearingLevelDetails", start, end)
+	page, err := report[clearingPage](ctx, m, what, "/reporting/v3/interchange-clearing-level-details", start, end)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ClearingRecord, 0, len(recs))
-	for _, raw := range recs {
+	out := make([]ClearingRecord, 0, len(page.Details))
+	for _, raw := range page.Details {
 		var w clearingWire
 		if err := json.Unmarshal(raw, &w); err != nil {
 			return nil, fmt.Errorf("%s of merchant %s: %w", what, m.id, pageError(what, err))
@@ -145,24 +182,38 @@ func (m *Merchant) InterchangeClearingLevels(ctx context.Context, start, end tim
 // Chargebacks reads the member's chargebacks over [start, end): GET
 // /reporting/v3/chargeback-details.
 func (m *Merchant) Chargebacks(ctx context.Context, start, end time.Time) ([]Dispute, error) {
-	return m.disputes(ctx, "chargeback details", "/reporting/v3/chargeback-details", "chargebackDetails", start, end)
+	const what = "chargeback details"
+	page, err := report[chargebackPage](ctx, m, what, "/reporting/v3/chargeback-details", start, end)
+	if err != nil {
+		return nil, err
+	}
+	return decodeDisputes(m, what, page.Details, func(raw json.RawMessage) (chargebackWire, error) {
+		var w chargebackWire
+		err := json.Unmarshal(raw, &w)
+		return w, err
+	})
 }
 
 // Retrievals reads the member's retrieval requests over [start, end): GET
 // /reporting/v3/retrieval-details.
 func (m *Merchant) Retrievals(ctx context.Context, start, end time.Time) ([]Dispute, error) {
-	return m.disputes(ctx, "retrieval details", "/reporting/v3/retrieval-details", "retrievalDetails", start, end)
-}
-
-func (m *Merchant) disputes(ctx context.Context, what, path, key string, start, end time.Time) ([]Dispute, error) {
-	recs, err := m.report(ctx, what, path, key, start, end)
+	const what = "retrieval details"
+	page, err := report[retrievalPage](ctx, m, what, "/reporting/v3/retrieval-details", start, end)
 	if err != nil {
 		return nil, err
 	}
+	return decodeDisputes(m, what, page.Details, func(raw json.RawMessage) (chargebackWire, error) {
+		var w retrievalWire
+		err := json.Unmarshal(raw, &w)
+		return chargebackWire(w), err
+	})
+}
+
+func decodeDisputes(m *Merchant, what string, recs []json.RawMessage, decode func(json.RawMessage) (chargebackWire, error)) ([]Dispute, error) {
 	out := make([]Dispute, 0, len(recs))
 	for _, raw := range recs {
-		var w disputeWire
-		if err := json.Unmarshal(raw, &w); err != nil {
+		w, err := decode(raw)
+		if err != nil {
 			return nil, fmt.Errorf("%s of merchant %s: %w", what, m.id, pageError(what, err))
 		}
 		out = append(out, Dispute{RequestID: string(w.RequestID), Time: string(w.Time), ResponseDueTime: string(w.ResponseDueTime),
