@@ -243,7 +243,7 @@ type runResult struct {
 }
 
 // stageOrder is the order of a run's stages in its log.
-var stageOrder = []string{"discover", "journals", "members", "bins", "findings", "publish"}
+var stageOrder = []string{"discover", "journals", "members", "bins", "reports", "findings", "publish"}
 
 // memoryTable is the run's memory at the end of each stage and at each
 // stage's highest, as markdown tables under a heading naming the run.

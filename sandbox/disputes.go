@@ -197,11 +197,15 @@ func disputesOf(m *member, business time.Time) []dispute {
 }
 
 // settledCapture reports whether t counts in a chargeback share's
-// denominator: its applications include a successful ics_bill.
+// denominator, as the funding_sources view counts a capture: rCode 1 and
+// an ics_bill or ics_ap_capture application.
 func (t *transaction) settledCapture() bool {
-	_, _, apps := t.applications()
+	_, rcode, apps := t.applications()
+	if rcode != "1" {
+		return false
+	}
 	for _, a := range apps {
-		if a.Name == "ics_bill" && a.RCode == "1" {
+		if a.Name == "ics_bill" || a.Name == "ics_ap_capture" {
 			return true
 		}
 	}

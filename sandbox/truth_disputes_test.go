@@ -88,7 +88,7 @@ func disputesThroughHTTP(t *testing.T, c *tclient, mid string, w0, w1 time.Time,
 	captures := 0
 	for _, s := range c.searchAll(mid, w0, w1, 2000) {
 		for _, a := range s.ApplicationInformation.Applications {
-			if a.Name == "ics_bill" && a.RCode == "1" {
+			if (a.Name == "ics_bill" || a.Name == "ics_ap_capture") && a.RCode == "1" {
 				captures++
 				break
 			}

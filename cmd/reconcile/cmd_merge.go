@@ -238,6 +238,7 @@ func shardSettings(o runOptions, org string, rates *checks.RateTable, limits *ch
 		"interchange-rates": rateTableHash(rates),
 		"retry-limits":      retryLimitsHash(limits),
 		"bnpl-session-age":  o.bnplSessionAge.String(),
+		"chargeback-share":  strconv.FormatFloat(o.chargebackShare, 'f', -1, 64),
 		"bin-refresh-age":   o.binRefreshAge.String(),
 	}
 	if len(o.merchantList) > 0 {

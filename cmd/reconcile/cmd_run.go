@@ -72,6 +72,7 @@ type runOptions struct {
 	interchangeRates string
 	retryLimits      string
 	bnplSessionAge   time.Duration
+	chargebackShare  float64
 	binRefreshAge    time.Duration
 	acknowledgements string    // the acknowledgements file (checks.ReadAcknowledgementFile)
 	hooks            *runHooks // set by runWithOutput; nil-safe
@@ -147,6 +148,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.interchangeRates, "interchange-rates", "", "CSV (network,level2,level3) or YAML file of interchange rate differences for the interchange-at-risk estimate (default: the documented table)")
 	fs.StringVar(&o.retryLimits, "retry-limits", "", "CSV (network,reattempts,window[,cit_mit_apart]) or YAML file of the card networks' limits on reattempts of a declined card (default: the documented table)")
 	fs.DurationVar(&o.bnplSessionAge, "bnpl-session-age", 24*time.Hour, "a pending buy-now-pay-later session older than this at the cut-off is reported stale")
+	fs.Float64Var(&o.chargebackShare, "chargeback-share", checks.DefaultChargebackShare, "a member whose chargebacks in the window are at least this share of its captures is reported (default: Visa's dispute monitoring ratio, 0.9%)")
 	fs.DurationVar(&o.binRefreshAge, "bin-refresh-age", 30*24*time.Hour, "look a cached BIN up again once its attributes are older than this")
 	fs.StringVar(&o.acknowledgements, "acknowledgements", "", "YAML file of acknowledged findings the run makes and keeps in force (docs/workbook.md); none: only those of reconcile ack")
 	o.notice.register(fs)
@@ -282,6 +284,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if o.bnplSessionAge <= 0 || o.binRefreshAge <= 0 {
 		return fmt.Errorf("--bnpl-session-age and --bin-refresh-age must be positive")
 	}
+	if !(o.chargebackShare > 0 && o.chargebackShare <= 1) {
+		return fmt.Errorf("--chargeback-share %v: a share is a number above 0 and at most 1 (0.009 is 0.9%%)", o.chargebackShare)
+	}
 	rates, err := checks.LoadInterchangeRates(o.interchangeRates)
 	if err != nil {
 		return err
@@ -380,6 +385,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		InterchangeRates: rates,
 		RetryLimits:      retryLimits,
 		BNPLSessionAge:   o.bnplSessionAge,
+		ChargebackShare:  o.chargebackShare,
 		Version:          buildVersion(),
 		Logger:           log,
 		OnProgress:       o.hooks.progressFunc(),
