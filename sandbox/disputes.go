@@ -384,3 +384,15 @@ func (d dispute) json(mid string) disputeJSON {
 	}
 	return j
 }
+
+// MembersWithoutReporting lists the members that may not read reports
+// (withoutReporting): the Reporting API answers them 403.
+func (s *Server) MembersWithoutReporting() []string {
+	var out []string
+	for i := 0; i < s.cfg.Scale.Members; i++ {
+		if withoutReporting(i, s.cfg.Scale.Members) {
+			out = append(out, memberID(i))
+		}
+	}
+	return out
+}
