@@ -427,15 +427,16 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	// The Reporting API's interchange clearing levels, chargebacks and
-	// retrievals of every member whose pull did not fail: three requests
-	// each (ingest/disputes.go).
+	// retrievals of every member this attempt pulled and did not fail:
+	// three requests each (ingest/disputes.go). A resumed run's members
+	// completed by an earlier attempt had theirs read by it.
 	r.report("reports")
 	failed := map[string]bool{}
 	for _, f := range res.Failed {
 		failed[f.MerchantID] = true
 	}
 	var reportMembers []string
-	for _, m := range members {
+	for _, m := range todo {
 		if !failed[m.MerchantID] {
 			reportMembers = append(reportMembers, m.MerchantID)
 		}
