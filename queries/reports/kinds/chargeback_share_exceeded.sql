@@ -42,7 +42,7 @@ SELECT TRY_CAST(f.detail->>'time' AS TIMESTAMPTZ) AS "When",
        f.ack_owner AS "Owner",
        f.ack_reason AS "Acknowledgement reason",
        f.ack_ticket AS "Ticket",
-       format('{} chargebacks against {} captures in the window: at least the share {}', coalesce(f.detail->>'chargebacks', '?'), coalesce(f.detail->>'captures', '?'), coalesce(f.detail->>'threshold', '?')) AS "Reason"
+       format('{} chargebacks against {} captures in the window: at least {} of them, the monitoring threshold', coalesce(f.detail->>'chargebacks', '?'), coalesce(f.detail->>'captures', '?'), coalesce(printf('%.2f%%', TRY_CAST(f.detail->>'threshold' AS DOUBLE) * 100), '?')) AS "Reason"
 FROM kind_findings f
 LEFT JOIN runs fr ON fr.run_id = f.first_seen_run
 LEFT JOIN groups_of g ON g.merchant_id = f.merchant_id
