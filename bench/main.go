@@ -332,14 +332,20 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 			Rows     int64             `json:"rows"`
 			Requests int64             `json:"requests"`
 			Stages   map[string]string `json:"stages"`
-			Memory   map[string]string `json:"memory"`
-			Peak     map[string]string `json:"memory_at_peak"`
+			// Requests per stage (the reports stage's show that a
+			// member's reports take three).
+			StageRequests map[string]int64  `json:"stage_requests"`
+			Memory        map[string]string `json:"memory"`
+			Peak          map[string]string `json:"memory_at_peak"`
 		}
 		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "run finished" {
 			r.rows, r.requests = l.Rows, l.Requests
 			var parts []string
 			for _, s := range stageOrder {
 				if d, ok := l.Stages[s]; ok {
+					if n := l.StageRequests[s]; n > 0 {
+						d += fmt.Sprintf(" %d requests", n)
+					}
 					parts = append(parts, s+" "+d)
 				}
 				if m, ok := l.Memory[s]; ok {

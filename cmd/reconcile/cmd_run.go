@@ -442,13 +442,17 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	stages := make([]any, 0, 2*len(allStages))
 	memory := make([]any, 0, 2*len(allStages))
 	peaks := make([]any, 0, 2*len(allStages))
+	// The requests of each stage, so that a stage's cost in requests (the
+	// reports' three a member) shows in the log and in the bench.
+	stageRequests := make([]any, 0, 2*len(allStages))
 	for _, st := range allStages {
 		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
+		stageRequests = append(stageRequests, st.Name, st.Requests)
 		memory = append(memory, st.Name, memoryText(st.Memory))
 		peaks = append(peaks, st.Name, peakText(st.Peak))
 	}
 	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
-		"rows", res.Rows, slog.Group("stages", stages...), slog.Group("memory", memory...),
+		"rows", res.Rows, slog.Group("stages", stages...), slog.Group("stage_requests", stageRequests...), slog.Group("memory", memory...),
 		slog.Group("memory_at_peak", peaks...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
