@@ -270,7 +270,7 @@ type runResult struct {
 }
 
 // stageOrder is the order of a run's stages in its log.
-var stageOrder = []string{"discover", "journals", "members", "bins", "findings", "publish"}
+var stageOrder = []string{"discover", "journals", "members", "bins", "reports", "findings", "publish"}
 
 // memoryTable is the run's memory at the end of each stage and at each
 // stage's highest, as markdown tables under a heading naming the run.
@@ -359,8 +359,11 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 			Rows     int64             `json:"rows"`
 			Requests int64             `json:"requests"`
 			Stages   map[string]string `json:"stages"`
-			Memory   map[string]string `json:"memory"`
-			Peak     map[string]string `json:"memory_at_peak"`
+			// Requests per stage (the reports stage's show that a
+			// member's reports take three).
+			StageRequests map[string]int64  `json:"stage_requests"`
+			Memory        map[string]string `json:"memory"`
+			Peak          map[string]string `json:"memory_at_peak"`
 		}
 		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "run memory" {
 			for _, s := range stageOrder {
@@ -377,6 +380,9 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 			var parts []string
 			for _, s := range stageOrder {
 				if d, ok := l.Stages[s]; ok {
+					if n := l.StageRequests[s]; n > 0 {
+						d += fmt.Sprintf(" %d requests", n)
+					}
 					parts = append(parts, s+" "+d)
 				}
 			}

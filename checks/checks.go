@@ -41,7 +41,16 @@ type Run struct {
 	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
 	// at the run's cut-off to be reported stale; default 24 hours.
 	BNPLSessionAge time.Duration
+	// ChargebackShare is the share of a member's captures its chargebacks
+	// in the window must reach to be reported (chargeback_share_exceeded);
+	// 0 means DefaultChargebackShare.
+	ChargebackShare float64
 }
+
+// DefaultChargebackShare is the Visa Dispute Monitoring Program's standard
+// ratio of disputes to sales, 0.9% (Mastercard's Excessive Chargeback
+// Merchant threshold is 1.5%): docs/platform.md gives the sources.
+const DefaultChargebackShare = 0.009
 
 // Statements of queries/checks.sql.
 var (
@@ -64,6 +73,13 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 	}
 	if _, err := s.Conn().ExecContext(ctx, fmt.Sprintf("SET VARIABLE bnpl_session_age = INTERVAL '%d seconds'", int64(age/time.Second))); err != nil {
 		return nil, fmt.Errorf("set the session age: %w", err)
+	}
+	share := run.ChargebackShare
+	if share <= 0 {
+		share = DefaultChargebackShare
+	}
+	if _, err := s.Conn().ExecContext(ctx, "SET VARIABLE chargeback_share = "+strconv.FormatFloat(share, 'f', -1, 64)); err != nil {
+		return nil, fmt.Errorf("set the chargeback share: %w", err)
 	}
 	if err := storeInterchangeRates(ctx, s, run); err != nil {
 		return nil, err

@@ -117,6 +117,49 @@ func TestInterchangeAtRisk(t *testing.T) {
 	}
 }
 
+// TestInterchangeAtRiskUsesWhatWasCharged: a call whose interchange
+// clearing record the Reporting API gave counts what was billed back
+// instead of the estimate (0 when it cleared at the level sent); a record
+// in another currency, or of another member, leaves the estimate.
+func TestInterchangeAtRiskUsesWhatWasCharged(t *testing.T) {
+	ctx := context.Background()
+	s := storetest.Open(t)
+	for _, q := range []string{
+		`INSERT INTO interchange_rates VALUES ('VISA', 0.005, 0.01, 't', now()), ('*', 0.005, 0.01, 't', now())`,
+		`INSERT INTO bin_attributes (bin, lookup_status, card_platform, brand, looked_up_at) VALUES
+			('448590', 'COMPLETED', 'COMMERCIAL', 'VISA', now())`,
+		`INSERT INTO journal (merchant_id, file, line, transaction_id, card_bin, card_last4, file_sha256, imported_at) VALUES
+			('m1', 'f', 1, 't1', '448590', '0001', 's', now()), ('m1', 'f', 2, 't2', '448590', '0002', 's', now()),
+			('m1', 'f', 3, 't3', '448590', '0003', 's', now()), ('m1', 'f', 4, 't4', '448590', '0004', 's', now())`,
+		`INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, amount, currency, first_seen_run, state) VALUES
+			('r', DATE '2026-11-20', 'level3_not_transmitted', 'm1', 't1', 100.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level3_not_transmitted', 'm1', 't2', 100.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level3_not_transmitted', 'm1', 't3', 100.00, 'USD', 'r', 'new'),
+			('r', DATE '2026-11-20', 'level3_not_transmitted', 'm1', 't4', 100.00, 'USD', 'r', 'new')`,
+		`INSERT INTO interchange_clearing (merchant_id, request_id, amount, currency, sent_level, cleared_level,
+			fee_expected, fee_charged, billback_amount, fee_currency, run_id, loaded_at) VALUES
+			('m1', 't1', 100.00, 'USD', '3', '1', 2.00, 2.75, 0.75, 'USD', 'r', now()),
+			('m1', 't2', 100.00, 'USD', '3', '3', 2.00, 2.00, 0.00, 'USD', 'r', now()),
+			('m1', 't3', 100.00, 'USD', '3', '1', 2.00, 2.75, 0.75, 'EUR', 'r', now()),
+			('m2', 't4', 100.00, 'USD', '3', '1', 2.00, 2.75, 0.75, 'USD', 'r', now())`,
+	} {
+		if _, err := s.Conn().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := s.Conn().ExecContext(ctx, queries.InterchangeAtRisk(), "r"); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := s.Conn().QueryRowContext(ctx, `SELECT amount_text(at_risk, currency) FROM interchange_at_risk`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	// t1 0.75 charged, t2 0 (cleared at Level III), t3 and t4 estimated at 1% each.
+	if got != "2.75" {
+		t.Errorf("at risk %s, want 2.75: 0.75 charged + 0 + 1.00 + 1.00 estimated", got)
+	}
+}
+
 // TestInterchangeAtRiskCountsEveryBusinessPlatform: a call on a BUSINESS,
 // CORPORATE or GOVERNMENT card that lost Level III is at risk as one on a
 // COMMERCIAL card is (every cardPlatform of the SDK's model

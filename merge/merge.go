@@ -107,6 +107,7 @@ const shardAlias = "shard"
 var tables = []string{
 	"groups", "group_members",
 	"plans", "subscriptions", "subscription_payments", "transactions", "subscription_schedules", "expected_cycles",
+	"interchange_clearing", "chargebacks", "retrievals",
 	"journal", "journal_rejects", "journal_files", "bin_attributes", "finding_kinds", "interchange_rates", "retry_limits",
 	"run_members", "kept_aside", "findings", "merchant_names", "acknowledgements", "acknowledgement_audit", "interchange_at_risk",
 	"subscription_status_log", "subscription_recoveries", "delinquency_ageing", "subscription_metrics", "billing_match",

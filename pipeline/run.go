@@ -96,6 +96,9 @@ type Options struct {
 	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
 	// at the run's cut-off to be reported stale; default 24 hours.
 	BNPLSessionAge time.Duration
+	// ChargebackShare is the share of a member's captures its chargebacks
+	// must reach to be reported; 0 means checks.DefaultChargebackShare.
+	ChargebackShare float64
 	// Force pulls members again that an earlier attempt of the same date
 	// completed; without it a re-run resumes where the last one stopped.
 	Force bool
@@ -471,6 +474,35 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		r.log.Error("BIN lookup failed", "error", f)
 	}
 
+	// The Reporting API's interchange clearing levels, chargebacks and
+	// retrievals of every member this attempt pulled and did not fail:
+	// three requests each (ingest/disputes.go). A resumed run's members
+	// completed by an earlier attempt had theirs read by it.
+	r.report("reports")
+	failed := map[string]bool{}
+	for _, f := range res.Failed {
+		failed[f.MerchantID] = true
+	}
+	var reportMembers []string
+	for _, m := range todo {
+		if !failed[m.MerchantID] {
+			reportMembers = append(reportMembers, m.MerchantID)
+		}
+	}
+	reports, err := ingest.PullDisputes(ctx, r.store, ingest.DisputeOptions{
+		Client: r.opts.Client, RunID: r.runID, Window: r.window, Now: r.now,
+		Concurrency: r.opts.Concurrency, Timeout: r.opts.MemberTimeout, Logger: r.log,
+	}, reportMembers)
+	if err != nil {
+		return fail(err)
+	}
+	for _, f := range reports.Failures {
+		res.Problems = append(res.Problems, cardmask.MaskText(f.Error())) // it may quote a response
+		r.log.Error("reports failed", "error", f)
+	}
+	r.log.Info("reports", "interchange_clearing", reports.Clearing, "chargebacks", reports.Chargebacks,
+		"retrievals", reports.Retrievals, "kept_aside", reports.KeptAside, "not_enabled", len(reports.NotEnabled))
+
 	r.report("findings")
 	// What the members stage pulled is loaded: Go's heap is garbage now,
 	// and the runtime would give its ~100 MiB back to the system only
@@ -484,7 +516,8 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		return fail(err)
 	}
 	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
-		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge}
+		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge,
+		ChargebackShare: r.opts.ChargebackShare}
 	res.Findings, err = r.check(ctx, run)
 	if err != nil {
 		return fail(fmt.Errorf("compute findings: %w", err))

@@ -98,6 +98,24 @@ var answers = []answer{
 		wire:    binWire{},
 	},
 	{
+		request: "GET /reporting/v3/interchange-clearing-level-details",
+		op:      "InterchangeClearingLevelDetailsApi.getInterchangeClearingLevelDetails",
+		wire:    clearingPage{},
+		records: map[string]any{"interchangeClearingLevelDetails[]": clearingWire{}},
+	},
+	{
+		request: "GET /reporting/v3/chargeback-details",
+		op:      "ChargebackDetailsApi.getChargebackDetails",
+		wire:    chargebackPage{},
+		records: map[string]any{"chargebackDetails[]": chargebackWire{}},
+	},
+	{
+		request: "GET /reporting/v3/retrieval-details",
+		op:      "RetrievalDetailsApi.getRetrievalDetails",
+		wire:    retrievalPage{},
+		records: map[string]any{"retrievalDetails[]": retrievalWire{}},
+	},
+	{
 		request: "GET /group-management/v1/groups",
 		noModel: "the vendor's SDK has no group management operation or model (no src/api file serves a groups " +
 			"path, which the test checks); the fields are those of the platform interface spec as docs/dev/wire.md " +

@@ -129,3 +129,26 @@ WHERE card_bin = ? AND customer_id IS NULL AND instrument_identifier_id IS NULL
   AND merchant_id NOT LIKE '%XXX%' AND transaction_id NOT LIKE '%XXX%'
 ORDER BY merchant_id, transaction_id
 LIMIT 3
+
+-- name: DeleteClearingInWindow
+-- A member's interchange clearing records whose transaction time is in
+-- [?, ?): the report over that window replaces them (ingest/disputes.go).
+DELETE FROM interchange_clearing WHERE merchant_id = ? AND transaction_time >= ? AND transaction_time < ?
+
+-- name: DeleteChargebacksInWindow
+-- A member's chargebacks whose time is in [?, ?), replaced by the report.
+DELETE FROM chargebacks WHERE merchant_id = ? AND time >= ? AND time < ?
+
+-- name: DeleteRetrievalsInWindow
+-- A member's retrievals whose time is in [?, ?), replaced by the report.
+DELETE FROM retrievals WHERE merchant_id = ? AND time >= ? AND time < ?
+
+-- name: ReportingNotEnabled
+-- A member whose key may not read its reports: "reporting" is added to the
+-- products its run_members row lists as not enabled, with the platform's
+-- answer (once, however often the stage runs).
+UPDATE run_members
+SET products_not_enabled = concat_ws(', ', nullif(products_not_enabled, ''), ?),
+    not_enabled_message = concat_ws('; ', nullif(not_enabled_message, ''), ?)
+WHERE run_id = ? AND merchant_id = ?
+  AND NOT list_contains(string_split(coalesce(products_not_enabled, ''), ', '), ?)

@@ -31,7 +31,12 @@ cards AS (
 rated AS (
     SELECT c.*, coalesce(c.brand, '*') AS network,
            coalesce(r.level2_rate, d.level2_rate, 0) AS level2_rate,
-           coalesce(r.level3_rate, d.level3_rate, 0) AS level3_rate
+           coalesce(r.level3_rate, d.level3_rate, 0) AS level3_rate,
+           (SELECT coalesce(ic.billback_amount, ic.fee_charged - ic.fee_expected)
+            FROM interchange_clearing ic
+            WHERE ic.merchant_id = c.merchant_id AND ic.request_id = c.entity_id
+              AND coalesce(ic.fee_currency, ic.currency) = c.currency
+            LIMIT 1) AS charged
     FROM cards c
     LEFT JOIN interchange_rates r ON upper(r.network) = c.brand
     LEFT JOIN interchange_rates d ON d.network = '*'
@@ -47,6 +52,6 @@ SELECT
     sum(amount) AS amount,
     any_value(level2_rate) AS level2_rate,
     any_value(level3_rate) AS level3_rate,
-    sum(round(amount * CASE WHEN lost_level3 THEN level3_rate ELSE level2_rate END, 2)) AS at_risk
+    sum(coalesce(charged, round(amount * CASE WHEN lost_level3 THEN level3_rate ELSE level2_rate END, 2))) AS at_risk
 FROM rated
 GROUP BY merchant_id, network, currency

@@ -15,7 +15,8 @@
 --     the previous run and the run each finding was first seen in read as
 --     after a full run;
 --   the members' data (plans, subscriptions, payments, transactions,
---     schedules, expected cycles): each member's rows from the shard that
+--     schedules, expected cycles, interchange clearing records,
+--     chargebacks, retrievals): each member's rows from the shard that
 --     loaded it last (merge_owners);
 --   acknowledgements and their audit: each member's from the shard that
 --     took it (the audit numbered again, oldest first);
@@ -118,6 +119,20 @@ WHERE merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = g
 
 -- name: transactions
 INSERT INTO transactions BY NAME SELECT * FROM shard.transactions
+WHERE merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = getvariable('merge_shard_index'))
+
+-- name: interchange_clearing
+-- The Reporting API's records (ingest/disputes.go), each member's from
+-- the shard that loaded it last, as its other data.
+INSERT INTO interchange_clearing BY NAME SELECT * FROM shard.interchange_clearing
+WHERE merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = getvariable('merge_shard_index'))
+
+-- name: chargebacks
+INSERT INTO chargebacks BY NAME SELECT * FROM shard.chargebacks
+WHERE merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = getvariable('merge_shard_index'))
+
+-- name: retrievals
+INSERT INTO retrievals BY NAME SELECT * FROM shard.retrievals
 WHERE merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = getvariable('merge_shard_index'))
 
 -- name: subscription_schedules

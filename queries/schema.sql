@@ -573,3 +573,73 @@ CREATE TABLE IF NOT EXISTS upgrades (
     name    VARCHAR PRIMARY KEY,
     done_at TIMESTAMPTZ NOT NULL
 );
+
+-- The Reporting API's interchange clearing levels, chargebacks and
+-- retrievals (ingest/disputes.go), one row per record of a member's
+-- report; a run replaces the member's rows whose time falls in its window
+-- and keeps older ones.
+-- key: merchant_id, request_id
+CREATE TABLE IF NOT EXISTS interchange_clearing (
+    merchant_id           VARCHAR NOT NULL,
+    request_id            VARCHAR NOT NULL,
+    transaction_time      TIMESTAMPTZ,
+    settlement_time       TIMESTAMPTZ,
+    transaction_type      VARCHAR,
+    amount                DECIMAL(18,3),
+    currency              VARCHAR,
+    sent_level            VARCHAR,
+    cleared_level         VARCHAR,
+    billback_reason_code  VARCHAR,
+    billback_reason       VARCHAR,
+    downgrade_reason_code VARCHAR,
+    fee_expected          DECIMAL(18,3),
+    fee_charged           DECIMAL(18,3),
+    billback_amount       DECIMAL(18,3),
+    fee_currency          VARCHAR,
+    raw                   JSON,
+    run_id                VARCHAR NOT NULL,
+    loaded_at             TIMESTAMPTZ NOT NULL
+);
+
+-- key: merchant_id, request_id, time
+CREATE TABLE IF NOT EXISTS chargebacks (
+    merchant_id              VARCHAR NOT NULL,
+    request_id               VARCHAR NOT NULL,
+    time                     TIMESTAMPTZ NOT NULL,
+    reason_code              VARCHAR,
+    amount                   DECIMAL(18,3),
+    currency                 VARCHAR,
+    sign                     VARCHAR,
+    response_due             TIMESTAMPTZ,
+    original_settlement_time TIMESTAMPTZ,
+    nature_of_dispute        VARCHAR,
+    action                   VARCHAR,
+    action_description       VARCHAR,
+    card_type                VARCHAR,
+    merchant_reference       VARCHAR,
+    pre_dispute              VARCHAR,
+    raw                      JSON,
+    run_id                   VARCHAR NOT NULL,
+    loaded_at                TIMESTAMPTZ NOT NULL
+);
+
+-- key: merchant_id, request_id, time
+CREATE TABLE IF NOT EXISTS retrievals (
+    merchant_id              VARCHAR NOT NULL,
+    request_id               VARCHAR NOT NULL,
+    time                     TIMESTAMPTZ NOT NULL,
+    reason_code              VARCHAR,
+    amount                   DECIMAL(18,3),
+    currency                 VARCHAR,
+    sign                     VARCHAR,
+    response_due             TIMESTAMPTZ,
+    original_settlement_time TIMESTAMPTZ,
+    nature_of_dispute        VARCHAR,
+    action                   VARCHAR,
+    action_description       VARCHAR,
+    card_type                VARCHAR,
+    merchant_reference       VARCHAR,
+    raw                      JSON,
+    run_id                   VARCHAR NOT NULL,
+    loaded_at                TIMESTAMPTZ NOT NULL
+);

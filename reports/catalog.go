@@ -451,7 +451,8 @@ type Dataset struct {
 
 // Datasets lists the Parquet datasets of a run: the run's own records, the
 // current state of plans, subscriptions and payments, and the window's
-// transactions and journal calls, and the recurring-billing tables
+// transactions, journal calls, interchange clearing records, chargebacks
+// and retrievals, and the recurring-billing tables
 // (billingDatasets). The findings hold the run's resolved rows too (state
 // column); count state IN ('new', 'open', 'acknowledged') for its findings.
 func Datasets(runID string, w store.Window) []Dataset {
@@ -478,6 +479,10 @@ func Datasets(runID string, w store.Window) []Dataset {
 		{Name: "journal_files", Query: "SELECT * FROM journal_files"},
 		{Name: "journal_rejects", Query: "SELECT * FROM journal_rejects"},
 		{Name: "bin_attributes", Query: "SELECT * FROM bin_attributes"},
+		// The Reporting API's records of the window (ingest/disputes.go).
+		{Name: "interchange_clearing", Query: "SELECT * FROM interchange_clearing WHERE " + in("transaction_time")},
+		{Name: "chargebacks", Query: "SELECT * FROM chargebacks WHERE " + in("time")},
+		{Name: "retrievals", Query: "SELECT * FROM retrievals WHERE " + in("time")},
 	}, append(billingDatasets(run), paymentDatasets(run, w)...)...)
 }
 

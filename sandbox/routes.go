@@ -79,6 +79,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /tss/v2/searches", handle(s, readMember, s.search))
 	mux.HandleFunc("GET /tss/v2/searches/{id}", handle(s, readMember, s.getSearch))
 	mux.HandleFunc("GET /tss/v2/transactions/{id}", handleOn(s, readMember, txnTarget, s.getTransaction))
+	// Reporting: interchange clearing levels, chargebacks, retrievals (disputes.go).
+	mux.HandleFunc("GET /reporting/v3/interchange-clearing-level-details", handle(s, readMember, s.interchangeClearingDetails))
+	mux.HandleFunc("GET /reporting/v3/chargeback-details", handle(s, readMember, s.disputeDetails(false)))
+	mux.HandleFunc("GET /reporting/v3/retrieval-details", handle(s, readMember, s.disputeDetails(true)))
 	// The sandbox's own controls (control.go).
 	mux.HandleFunc("GET /sandbox/v1/clock", handle(s, control, s.getClock))
 	mux.HandleFunc("POST /sandbox/v1/clock", handle(s, control, s.setClock))

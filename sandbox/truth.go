@@ -32,6 +32,7 @@ func Kinds() []string {
 		KindAmountMismatch, KindBinUnresolved}
 	kinds = append(kinds, billingKinds()...)
 	kinds = append(kinds, areaKinds()...)
+	kinds = append(kinds, disputeKinds()...)
 	kinds = append(kinds, retryKinds()...)
 	for _, k := range plantedKindNames() { // a kind planted.go adds
 		if !slices.Contains(kinds, k) {
@@ -175,7 +176,16 @@ func (s *Server) GroundTruthOn(night time.Time) (*GroundTruth, error) {
 	per := make([]map[string][]Finding, s.cfg.Scale.Members)
 	match := make([][]BillingException, s.cfg.Scale.Members)
 	err = s.forEachMember(func(i int) error {
-		s.withMemberOn(i, night, func(m *member) { per[i], match[i] = memberFindings(m, w0, w1), s.gen.billingMatch(m, w0, w1) })
+		s.withMemberOn(i, night, func(m *member) {
+			per[i], match[i] = memberFindings(m, w0, w1), s.gen.billingMatch(m, w0, w1)
+			disputeFindings(m, s.gen.business, w0, w1, s.cfg.Scale.Members, func(kind, entity string, amount int64, currency string) {
+				f := Finding{MerchantID: m.id, EntityID: entity, Currency: currency}
+				if currency != "" {
+					f.Amount = moneyIn(amount, currency)
+				}
+				per[i][kind] = append(per[i][kind], f)
+			})
+		})
 		return nil
 	})
 	if err != nil {

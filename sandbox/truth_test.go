@@ -165,6 +165,7 @@ func TestGroundTruthThroughHTTP(t *testing.T) {
 		billingThroughHTTP(t, c, mid, w0, w1, truth, found)
 		areasThroughHTTP(t, c, mid, w0, w1, truth, found, journal, lookupBin)
 		retriesThroughHTTP(t, c, mid, w0, w1, truth, found, journal)
+		disputesThroughHTTP(t, c, mid, w0, w1, truth, found)
 		txns := c.searchAll(mid, w0, w1, 2000)
 		searched := map[string]bool{}
 		for _, s := range txns {

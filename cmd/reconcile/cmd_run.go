@@ -73,6 +73,7 @@ type runOptions struct {
 	interchangeRates string
 	retryLimits      string
 	bnplSessionAge   time.Duration
+	chargebackShare  float64
 	binRefreshAge    time.Duration
 	acknowledgements string    // the acknowledgements file (checks.ReadAcknowledgementFile)
 	hooks            *runHooks // set by runWithOutput; nil-safe
@@ -150,6 +151,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.interchangeRates, "interchange-rates", "", "CSV (network,level2,level3) or YAML file of interchange rate differences for the interchange-at-risk estimate (default: the documented table)")
 	fs.StringVar(&o.retryLimits, "retry-limits", "", "CSV (network,reattempts,window[,cit_mit_apart]) or YAML file of the card networks' limits on reattempts of a declined card (default: the documented table)")
 	fs.DurationVar(&o.bnplSessionAge, "bnpl-session-age", 24*time.Hour, "a pending buy-now-pay-later session older than this at the cut-off is reported stale")
+	fs.Float64Var(&o.chargebackShare, "chargeback-share", checks.DefaultChargebackShare, "a member whose chargebacks in the window are at least this share of its captures is reported (default: Visa's dispute monitoring ratio, 0.9%)")
 	fs.DurationVar(&o.binRefreshAge, "bin-refresh-age", 30*24*time.Hour, "look a cached BIN up again once its attributes are older than this")
 	fs.StringVar(&o.acknowledgements, "acknowledgements", "", "YAML file of acknowledged findings the run makes and keeps in force (docs/workbook.md); none: only those of reconcile ack")
 	o.notice.register(fs)
@@ -285,6 +287,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if o.bnplSessionAge <= 0 || o.binRefreshAge <= 0 {
 		return fmt.Errorf("--bnpl-session-age and --bin-refresh-age must be positive")
 	}
+	if !(o.chargebackShare > 0 && o.chargebackShare <= 1) {
+		return fmt.Errorf("--chargeback-share %v: a share is a number above 0 and at most 1 (0.009 is 0.9%%)", o.chargebackShare)
+	}
 	rates, err := checks.LoadInterchangeRates(o.interchangeRates)
 	if err != nil {
 		return err
@@ -390,6 +395,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		InterchangeRates: rates,
 		RetryLimits:      retryLimits,
 		BNPLSessionAge:   o.bnplSessionAge,
+		ChargebackShare:  o.chargebackShare,
 		Version:          buildVersion(),
 		Logger:           log,
 		OnProgress:       o.hooks.progressFunc(),
@@ -466,13 +472,17 @@ func logRunFinished(ctx context.Context, log *slog.Logger, db *store.Store, res 
 	stages := make([]any, 0, 2*len(allStages))
 	memory := make([]any, 0, 2*len(allStages))
 	peaks := make([]any, 0, 2*len(allStages))
+	// The requests of each stage, so that a stage's cost in requests (the
+	// reports' three a member) shows in the log and in the bench.
+	stageRequests := make([]any, 0, 2*len(allStages))
 	for _, st := range allStages {
 		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
+		stageRequests = append(stageRequests, st.Name, st.Requests)
 		memory = append(memory, st.Name, memoryText(st.Memory))
 		peaks = append(peaks, st.Name, peakText(st.Peak))
 	}
 	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
-		"rows", res.Rows, slog.Group("stages", stages...),
+		"rows", res.Rows, slog.Group("stages", stages...), slog.Group("stage_requests", stageRequests...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
 		"retries", res.Retries, "output", pub.Dir)
 	// The memory of each stage is for whoever tunes --memory-limit or
@@ -485,7 +495,7 @@ func logRunFinished(ctx context.Context, log *slog.Logger, db *store.Store, res 
 func shardOptions(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) shardset.Options {
 	return shardset.Options{OrganizationID: org, GroupIDs: splitList(o.groups), Merchants: o.merchantList,
 		Lookback: o.lookback, Journal: o.journal, InterchangeRates: rates, RetryLimits: limits,
-		BNPLSessionAge: o.bnplSessionAge, BINRefreshAge: o.binRefreshAge,
+		BNPLSessionAge: o.bnplSessionAge, BINRefreshAge: o.binRefreshAge, ChargebackShare: o.chargebackShare,
 		BaseURL: o.baseURL, SandboxSeed: o.sandboxSeed, SandboxScale: o.sandboxScale}
 }
 

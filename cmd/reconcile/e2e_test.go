@@ -381,9 +381,13 @@ var tableKeys = map[string]string{
 	"journal_rejects":       "file, line",
 	"journal_files":         "sha256",
 	"bin_attributes":        "bin",
-	"findings":              "run_id, kind, merchant_id, entity_id",
-	"runs":                  "run_id",
-	"run_members":           "run_id, merchant_id",
+	// the Reporting API's reports (ingest/disputes.go)
+	"interchange_clearing": "merchant_id, request_id",
+	"chargebacks":          "merchant_id, request_id, time",
+	"retrievals":           "merchant_id, request_id, time",
+	"findings":             "run_id, kind, merchant_id, entity_id",
+	"runs":                 "run_id",
+	"run_members":          "run_id, merchant_id",
 	// recurring billing (docs/billing.md)
 	"subscription_schedules":  "merchant_id, subscription_id",
 	"expected_cycles":         "merchant_id, subscription_id, cycle",

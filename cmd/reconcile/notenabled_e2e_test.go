@@ -60,12 +60,27 @@ func TestMemberWithoutRecurringBillingIsReconciled(t *testing.T) {
 	if txns == 0 || stored != txns || subs != 0 {
 		t.Errorf("member %s: %d transactions pulled, %d stored, %d subscriptions; want its transactions and no subscriptions", mid, txns, stored, subs)
 	}
+	// The other member with a product not enabled: the sandbox's member
+	// that may not read reports (the Reporting API), ok too.
+	noReports := f.srv.MembersWithoutReporting()
+	if len(noReports) != 1 || noReports[0] == mid {
+		t.Fatalf("members without reports %v, want one other than %s", noReports, mid)
+	}
 	var others int
-	if err := conn.QueryRow(`SELECT count(*) FROM run_members WHERE run_id = '2026-11-20' AND merchant_id <> ? AND products_not_enabled IS NOT NULL`, mid).Scan(&others); err != nil {
+	if err := conn.QueryRow(`SELECT count(*) FROM run_members WHERE run_id = '2026-11-20' AND merchant_id NOT IN (?, ?)
+		AND products_not_enabled IS NOT NULL`, mid, noReports[0]).Scan(&others); err != nil {
 		t.Fatal(err)
 	}
 	if others != 0 {
 		t.Errorf("%d other members have products not enabled, want none", others)
+	}
+	var reportsStatus, reportsProducts string
+	if err := conn.QueryRow(`SELECT status, coalesce(products_not_enabled, '') FROM run_members WHERE run_id = '2026-11-20' AND merchant_id = ?`,
+		noReports[0]).Scan(&reportsStatus, &reportsProducts); err != nil {
+		t.Fatal(err)
+	}
+	if reportsStatus != "ok" || reportsProducts != "reporting" {
+		t.Errorf("member %s without reports: status %q, products not enabled %q; want ok and reporting", noReports[0], reportsStatus, reportsProducts)
 	}
 	// Its card findings are the ground truth's, like every other member's.
 	want := truthSet(f.truth, nil)

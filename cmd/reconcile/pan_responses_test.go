@@ -48,6 +48,8 @@ var plantFields = []struct {
 		[]string{"billingCyclesToSkip", "cyclesCompletedCount"}},
 	{"transactions", "POST", regexp.MustCompile(`^/tss/v2/searches$`), []string{"id", "code", "suffix"}, nil},
 	{"bins", "POST", regexp.MustCompile(`^/bin/v1/binlookup$`), []string{"name"}, nil},
+	{"clearing", "GET", regexp.MustCompile(`^/reporting/v3/interchange-clearing-level-details$`),
+		[]string{"requestId", "merchantReferenceNumber", "billbackReasonDescription"}, nil},
 }
 
 // disguise writes a card number as a response might carry it.

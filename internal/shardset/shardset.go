@@ -31,6 +31,7 @@ type Options struct {
 	RetryLimits      *checks.RetryLimitTable // nil: the documented table
 	BNPLSessionAge   time.Duration
 	BINRefreshAge    time.Duration
+	ChargebackShare  float64
 	BaseURL          string // "": the embedded sandbox, of SandboxSeed and SandboxScale
 	SandboxSeed      int64
 	SandboxScale     string
@@ -58,6 +59,7 @@ func (o Options) Settings() map[string]string {
 		"retry-limits":      retryLimitsHash(o.RetryLimits),
 		"bnpl-session-age":  o.BNPLSessionAge.String(),
 		"bin-refresh-age":   o.BINRefreshAge.String(),
+		"chargeback-share":  strconv.FormatFloat(o.ChargebackShare, 'f', -1, 64),
 	}
 	if len(o.Merchants) > 0 {
 		// Shards of one date must name the same members.

@@ -393,6 +393,39 @@ async function walk(mode, n) {
     id: cit.id, status: 'AUTHORIZED', 'paymentInformation.customer.id': customer, 'paymentInformation.customer.customerId': customer,
     'paymentInformation.instrumentIdentifier.id': true,
   });
+
+  // Reporting: interchange clearing levels, chargebacks and retrievals
+  // (InterchangeClearingLevelDetailsApi, ChargebackDetailsApi,
+  // RetrievalDetailsApi: startTime, endTime and organizationId, no
+  // paging), deserialised into the ReportingV3*Get200Response models. The
+  // member is one the sandbox plants a subscription chargeback on
+  // (disputes.go). The times go as strings: the SDK documents Date, but
+  // writes its query with querystring.stringify, which sends a Date as an
+  // empty value (ApiClient.buildRequestTarget).
+  const from = '2000-01-01T00:00:00.000Z';
+  const to = '2100-01-01T00:00:00.000Z';
+  const clearingApi = new cs.InterchangeClearingLevelDetailsApi(cfg, client());
+  await run(mode, 'getInterchangeClearingLevelDetails', cs.ReportingV3InterchangeClearingLevelDetailsGet200Response,
+    (cb) => clearingApi.getInterchangeClearingLevelDetails(from, to, { organizationId: mid }, cb), {
+      startDate: true, endDate: true, 'interchangeClearingLevelDetails.0.requestId': true,
+      'interchangeClearingLevelDetails.0.organizationId': mid, 'interchangeClearingLevelDetails.0.transactionTime': true,
+      'interchangeClearingLevelDetails.0.amount': true, 'interchangeClearingLevelDetails.0.currencyCode': true,
+      'interchangeClearingLevelDetails.0.clearedLevel': true, 'interchangeClearingLevelDetails.0.merchantPricedLevel': true,
+      'interchangeClearingLevelDetails.0.interchangeAmount': true, 'interchangeClearingLevelDetails.0.billbackAmount': true,
+    });
+  const cbApi = new cs.ChargebackDetailsApi(cfg, client());
+  await run(mode, 'getChargebackDetails', cs.ReportingV3ChargebackDetailsGet200Response,
+    (cb) => cbApi.getChargebackDetails(from, to, { organizationId: mid }, cb), {
+      organizationId: mid, startTime: true, endTime: true, 'chargebackDetails.0.requestId': true,
+      'chargebackDetails.0.reasonCode': '13.2', 'chargebackDetails.0.amount': true, 'chargebackDetails.0.currencyCode': true,
+      'chargebackDetails.0.responseDueTime': true, 'chargebackDetails.0.time': true, 'chargebackDetails.1.reasonCode': '10.4',
+    });
+  const rrApi = new cs.RetrievalDetailsApi(cfg, client());
+  await run(mode, 'getRetrievalDetails', cs.ReportingV3RetrievalDetailsGet200Response,
+    (cb) => rrApi.getRetrievalDetails(from, to, { organizationId: mid }, cb), {
+      organizationId: mid, 'retrievalDetails.0.requestId': true, 'retrievalDetails.0.amount': true,
+      'retrievalDetails.0.responseDueTime': true, 'retrievalDetails.0.time': true, 'retrievalDetails.0.reasonCode': true,
+    });
 }
 
 (async () => {

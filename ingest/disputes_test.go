@@ -1,0 +1,89 @@
+package ingest_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/reconcile/reconcile/pipeline"
+)
+
+// TestReportsFewRequestsAndIncremental: the reports stage reads each
+// member's three reports in three requests (one for a member that may not
+// read reports, recorded in run_members as not enabled while the member
+// is reconciled), loads them, and a second run of the day replaces the
+// window's rows rather than adding to them. A chargeback whose amount has
+// more decimals than its currency is kept aside with why, and the member's
+// other records load.
+func TestReportsFewRequestsAndIncremental(t *testing.T) {
+	var disputed string
+	env := startRewritten(t, func(r *http.Request, status int, body []byte) []byte {
+		if r.URL.Path == "/reporting/v3/chargeback-details" && r.Header.Get("v-c-merchant-id") == disputed {
+			// The one-off chargeback (reason 10.4) gets three decimals.
+			i := bytes.Index(body, []byte(`"reasonCode":"10.4"`))
+			j := bytes.LastIndex(body[:max(i, 0)], []byte(`"amount":"`))
+			if i > 0 && j > 0 {
+				k := j + len(`"amount":"`) + bytes.IndexByte(body[j+len(`"amount":"`):], '"')
+				return append(append(append([]byte{}, body[:k]...), '1'), body[k:]...)
+			}
+		}
+		return body
+	})
+	members := env.Server.Members()
+	disputed = members[1]
+	without := env.Server.MembersWithoutReporting()
+	if len(without) != 1 {
+		t.Fatalf("members without reports: %v, want one", without)
+	}
+	s, res := runOnSandbox(t, env)
+	var requests int64 = -1
+	for _, st := range res.Stages {
+		if st.Name == "reports" {
+			requests = st.Requests
+		}
+	}
+	if want := int64(3*(len(members)-1) + 1); requests != want {
+		t.Errorf("the reports stage took %d requests for %d members, want %d (three a member, one for the member without reports)",
+			requests, len(members), want)
+	}
+	if len(res.Failed) != 0 || len(res.Problems) != 0 {
+		t.Errorf("failed %+v, problems %v; want none", res.Failed, res.Problems)
+	}
+	var status, products, message string
+	if err := s.ReadPool().QueryRow(`SELECT status, coalesce(products_not_enabled, ''), coalesce(not_enabled_message, '')
+		FROM run_members WHERE merchant_id = ?`, without[0]).Scan(&status, &products, &message); err != nil {
+		t.Fatal(err)
+	}
+	if status != "ok" || !strings.Contains(products, "reporting") || !strings.Contains(message, "403") {
+		t.Errorf("member without reports: status %q, products not enabled %q, message %q; want ok, reporting and the 403", status, products, message)
+	}
+	count := func() (clearing, chargebacks, retrievals, aside int) {
+		t.Helper()
+		if err := s.ReadPool().QueryRow(`SELECT (SELECT count(*) FROM interchange_clearing), (SELECT count(*) FROM chargebacks),
+			(SELECT count(*) FROM retrievals), (SELECT count(*) FROM kept_aside WHERE record = 'chargeback')`).Scan(&clearing, &chargebacks, &retrievals, &aside); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	c1, cb1, r1, a1 := count()
+	if c1 == 0 || cb1 != 1 || r1 == 0 || a1 != 1 {
+		t.Fatalf("loaded %d clearing records, %d chargebacks, %d retrievals, %d kept aside; want some, 1 (the other kept aside), some, 1", c1, cb1, r1, a1)
+	}
+	var reason, field string
+	if err := s.ReadPool().QueryRow(`SELECT reason, field FROM kept_aside WHERE record = 'chargeback'`).Scan(&reason, &field); err != nil {
+		t.Fatal(err)
+	}
+	if field != "amount" || !strings.Contains(reason, "decimal") {
+		t.Errorf("kept aside: field %q, reason %q; want amount and its decimals", field, reason)
+	}
+	c := env.Server.Config()
+	if _, err := pipeline.Run(context.Background(), s, pipeline.Options{Client: env.Client, OrganizationID: c.OrganizationID,
+		BusinessDate: c.BusinessDate, Concurrency: 4, PaymentLists: 2, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if c2, cb2, r2, _ := count(); c2 != c1 || cb2 != cb1 || r2 != r1 {
+		t.Errorf("a second run of the day: %d, %d, %d rows, want %d, %d, %d as before", c2, cb2, r2, c1, cb1, r1)
+	}
+}
