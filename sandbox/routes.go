@@ -79,6 +79,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /tss/v2/searches", handle(s, readMember, s.search))
 	mux.HandleFunc("GET /tss/v2/searches/{id}", handle(s, readMember, s.getSearch))
 	mux.HandleFunc("GET /tss/v2/transactions/{id}", handleOn(s, readMember, txnTarget, s.getTransaction))
+	// Settlement and funding reports (reporting_routes.go, settlement.go).
+	mux.HandleFunc("GET /reporting/v3/purchase-refund-details", handle(s, unlocked, s.purchaseRefundDetails))
+	mux.HandleFunc("GET /reporting/v3/net-fundings", handle(s, unlocked, s.netFundings))
+	mux.HandleFunc("GET /reporting/v3/payment-batch-summaries", handle(s, unlocked, s.paymentBatchSummaries))
 	// The sandbox's own controls (control.go).
 	mux.HandleFunc("GET /sandbox/v1/clock", handle(s, control, s.getClock))
 	mux.HandleFunc("POST /sandbox/v1/clock", handle(s, control, s.setClock))

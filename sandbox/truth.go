@@ -31,6 +31,7 @@ func Kinds() []string {
 		KindAmountMismatch, KindBinUnresolved}
 	kinds = append(kinds, billingKinds()...)
 	kinds = append(kinds, areaKinds()...)
+	kinds = append(kinds, settlementKinds()...)
 	return append(kinds, retryKinds()...)
 }
 
@@ -150,16 +151,25 @@ func (s *Server) GroundTruth() (*GroundTruth, error) {
 	per := make([]map[string][]Finding, s.cfg.Scale.Members)
 	match := make([][]BillingException, s.cfg.Scale.Members)
 	err := s.forEachMember(func(i int) error {
-		s.withMember(i, func(m *member) { per[i], match[i] = memberFindings(m, w0, w1), s.gen.billingMatch(m, w0, w1) })
+		s.withMember(i, func(m *member) {
+			per[i], match[i] = memberFindings(m, w0, w1), s.gen.billingMatch(m, w0, w1)
+			settlementFindings(m, s.gen.asOf, w0, w1, func(kind, entity string, amount int64, currency string) {
+				per[i][kind] = append(per[i][kind], Finding{MerchantID: m.id, EntityID: entity, Amount: moneyIn(amount, currency), Currency: currency})
+			})
+		})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	funded := s.fundingFindings()
 	for _, k := range Kinds() {
 		list := []Finding{}
 		for _, f := range per {
 			list = append(list, f[k]...)
+		}
+		if k == KindFundingTieoutMismatch {
+			list = append(list, funded...)
 		}
 		sort.Slice(list, func(i, j int) bool {
 			if list[i].MerchantID != list[j].MerchantID {
