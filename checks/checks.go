@@ -41,7 +41,16 @@ type Run struct {
 	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
 	// at the run's cut-off to be reported stale; default 24 hours.
 	BNPLSessionAge time.Duration
+	// SettlementDays is how many business days a capture may take to
+	// settle before capture_not_settled reports it; 0 means
+	// DefaultSettlementDays.
+	SettlementDays int
 }
+
+// DefaultSettlementDays is --settlement-days's default: a capture settles in
+// the nightly batch, funded a day or two later; three business days leave
+// a weekend's and a bank holiday's slack.
+const DefaultSettlementDays = 3
 
 // Statements of queries/checks.sql.
 var (
@@ -64,6 +73,13 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 	}
 	if _, err := s.Conn().ExecContext(ctx, fmt.Sprintf("SET VARIABLE bnpl_session_age = INTERVAL '%d seconds'", int64(age/time.Second))); err != nil {
 		return nil, fmt.Errorf("set the session age: %w", err)
+	}
+	days := run.SettlementDays
+	if days <= 0 {
+		days = DefaultSettlementDays
+	}
+	if _, err := s.Conn().ExecContext(ctx, fmt.Sprintf("SET VARIABLE settlement_days = %d", days)); err != nil {
+		return nil, fmt.Errorf("set the settlement days: %w", err)
 	}
 	if err := storeInterchangeRates(ctx, s, run); err != nil {
 		return nil, err

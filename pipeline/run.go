@@ -95,6 +95,10 @@ type Options struct {
 	// BNPLSessionAge is how old a pending buy-now-pay-later session must be
 	// at the run's cut-off to be reported stale; default 24 hours.
 	BNPLSessionAge time.Duration
+	// SettlementDays is how many business days a capture may take to
+	// settle before capture_not_settled reports it (--settlement-days);
+	// 0 means checks.DefaultSettlementDays.
+	SettlementDays int
 	// Force pulls members again that an earlier attempt of the same date
 	// completed; without it a re-run resumes where the last one stopped.
 	Force bool
@@ -153,9 +157,12 @@ type Result struct {
 	Findings     map[string]int64
 	Journals     []ingest.JournalImport
 	BINLookups   int
-	Problems     []string // failures other than members': journal files, BIN lookups
-	Stages       []Stage  // how long each stage took, in order
-	Rows         int64    // records loaded from the platform (plans, subscriptions, payments, transactions)
+	// SettlementRequests is what the settlement stage asked the Reporting
+	// API: a few per group per night (ingest.PullSettlement).
+	SettlementRequests int64
+	Problems           []string // failures other than members': journal files, BIN lookups, reports
+	Stages             []Stage  // how long each stage took, in order
+	Rows               int64    // records loaded from the platform (plans, subscriptions, payments, transactions)
 }
 
 // Stage is the duration of one stage of a run, the requests it made and
@@ -423,6 +430,22 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		r.log.Error("BIN lookup failed", "error", f)
 	}
 
+	r.report("settlement")
+	settled, err := ingest.PullSettlement(ctx, r.store, ingest.SettlementOptions{
+		Client: r.opts.Client, OrganizationID: r.opts.OrganizationID, RunID: r.runID, Window: r.window, Now: r.now,
+		Directory: dir, Members: members, Logger: r.log,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	res.SettlementRequests = settled.Requests
+	for _, p := range settled.Problems {
+		res.Problems = append(res.Problems, cardmask.MaskText(p.Error()))
+	}
+	if len(settled.NotReadable) > 0 {
+		r.log.Warn("reports the key may not read", "members", strings.Join(settled.NotReadable, ", "))
+	}
+
 	r.report("findings")
 	// What the members stage pulled is loaded: Go's heap is garbage now,
 	// and the runtime would give its ~100 MiB back to the system only
@@ -436,7 +459,8 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		return fail(err)
 	}
 	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
-		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge}
+		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge,
+		SettlementDays: r.opts.SettlementDays}
 	res.Findings, err = r.check(ctx, run)
 	if err != nil {
 		return fail(fmt.Errorf("compute findings: %w", err))

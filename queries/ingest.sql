@@ -129,3 +129,15 @@ WHERE card_bin = ? AND customer_id IS NULL AND instrument_identifier_id IS NULL
   AND merchant_id NOT LIKE '%XXX%' AND transaction_id NOT LIKE '%XXX%'
 ORDER BY merchant_id, transaction_id
 LIMIT 3
+
+-- name: MarkReportingNotEnabled
+-- A member whose reports the key may not read (ingest.PullSettlement):
+-- run $1, member $2, the product's name $3 and the platform's answer $4
+-- are added to its run_members row as a product not enabled.
+UPDATE run_members
+SET products_not_enabled = CASE WHEN coalesce(products_not_enabled, '') = '' THEN $3
+                                ELSE products_not_enabled || ', ' || $3 END,
+    not_enabled_message = CASE WHEN coalesce(not_enabled_message, '') = '' THEN $4
+                               ELSE not_enabled_message || ' | ' || $4 END
+WHERE run_id = $1 AND merchant_id = $2
+  AND NOT contains(coalesce(products_not_enabled, ''), $3);
