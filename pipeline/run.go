@@ -126,7 +126,7 @@ type Options struct {
 
 // Progress is a snapshot of a run in flight, for a progress display.
 type Progress struct {
-	Stage         string // discover, journals, members, bins, findings, done
+	Stage         string // discover, journals, members, bins, settlement, findings, done
 	MembersTotal  int
 	MembersDone   int // ok or failed so far
 	MembersFailed int

@@ -238,6 +238,7 @@ func shardSettings(o runOptions, org string, rates *checks.RateTable, limits *ch
 		"interchange-rates": rateTableHash(rates),
 		"retry-limits":      retryLimitsHash(limits),
 		"bnpl-session-age":  o.bnplSessionAge.String(),
+		"settlement-days":   strconv.Itoa(o.settlementDays),
 		"bin-refresh-age":   o.binRefreshAge.String(),
 	}
 	if len(o.merchantList) > 0 {

@@ -72,6 +72,7 @@ type runOptions struct {
 	interchangeRates string
 	retryLimits      string
 	bnplSessionAge   time.Duration
+	settlementDays   int
 	binRefreshAge    time.Duration
 	acknowledgements string    // the acknowledgements file (checks.ReadAcknowledgementFile)
 	hooks            *runHooks // set by runWithOutput; nil-safe
@@ -147,6 +148,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.interchangeRates, "interchange-rates", "", "CSV (network,level2,level3) or YAML file of interchange rate differences for the interchange-at-risk estimate (default: the documented table)")
 	fs.StringVar(&o.retryLimits, "retry-limits", "", "CSV (network,reattempts,window[,cit_mit_apart]) or YAML file of the card networks' limits on reattempts of a declined card (default: the documented table)")
 	fs.DurationVar(&o.bnplSessionAge, "bnpl-session-age", 24*time.Hour, "a pending buy-now-pay-later session older than this at the cut-off is reported stale")
+	fs.IntVar(&o.settlementDays, "settlement-days", checks.DefaultSettlementDays, "a capture not settled more than this many business days after its day is reported (capture_not_settled); within them it is expected")
 	fs.DurationVar(&o.binRefreshAge, "bin-refresh-age", 30*24*time.Hour, "look a cached BIN up again once its attributes are older than this")
 	fs.StringVar(&o.acknowledgements, "acknowledgements", "", "YAML file of acknowledged findings the run makes and keeps in force (docs/workbook.md); none: only those of reconcile ack")
 	o.notice.register(fs)
@@ -279,6 +281,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("--search-time-form: %w", err)
 	}
+	if o.settlementDays < 1 || o.settlementDays > 30 {
+		return fmt.Errorf("--settlement-days must be between 1 and 30 business days, not %d", o.settlementDays)
+	}
 	if o.bnplSessionAge <= 0 || o.binRefreshAge <= 0 {
 		return fmt.Errorf("--bnpl-session-age and --bin-refresh-age must be positive")
 	}
@@ -380,6 +385,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		InterchangeRates: rates,
 		RetryLimits:      retryLimits,
 		BNPLSessionAge:   o.bnplSessionAge,
+		SettlementDays:   o.settlementDays,
 		Version:          buildVersion(),
 		Logger:           log,
 		OnProgress:       o.hooks.progressFunc(),
