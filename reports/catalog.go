@@ -96,6 +96,7 @@ func Workbook(run Run, scope Scope) outputs.Workbook {
 	}
 	wb.Sheets = append(wb.Sheets, billingSheets(run, scope)...)
 	wb.Sheets = append(wb.Sheets, paymentSheets(run, scope)...)
+	wb.Sheets = append(wb.Sheets, settlementSheets(run, scope)...)
 	wb.Sheets = append(wb.Sheets, resolvedSheet(run, scope), acknowledgementsSheet(run, scope),
 		legendSheet(run, scope, checks, names))
 	return wb
@@ -143,7 +144,7 @@ func kindSheetNames(checks []queries.Check) map[string]string {
 		strings.ToLower(SummarySheet): true, strings.ToLower(ResolvedSheet): true,
 		strings.ToLower(AcknowledgementsSheet): true, strings.ToLower(LegendSheet): true,
 	}
-	for _, b := range append(BillingSheets[:len(BillingSheets):len(BillingSheets)], PaymentSheets...) {
+	for _, b := range append(append(BillingSheets[:len(BillingSheets):len(BillingSheets)], PaymentSheets...), SettlementSheets...) {
 		used[strings.ToLower(b)] = true
 	}
 	out := map[string]string{}
@@ -317,6 +318,7 @@ func summarySheet(run Run, scope Scope) outputs.Sheet {
 				{Header: "Merchant ID", Type: outputs.Text}, {Header: "Products not enabled", Type: outputs.Text},
 				{Header: "Platform's answer", Type: outputs.Text, Wrap: true}, {Header: "Groups", Type: outputs.Text}},
 		},
+		waterfallBlock(run, scope),
 	}...)
 	return outputs.Sheet{Name: SummarySheet, Blocks: blocks, Charts: []outputs.Chart{
 		{Title: "Findings by kind", Type: outputs.StackedBarChart, Block: tables, Categories: 1, Values: []int{3, 4, 5},
@@ -469,7 +471,7 @@ func Datasets(runID string, w store.Window) []Dataset {
 		{Name: "journal_files", Query: "SELECT * FROM journal_files"},
 		{Name: "journal_rejects", Query: "SELECT * FROM journal_rejects"},
 		{Name: "bin_attributes", Query: "SELECT * FROM bin_attributes"},
-	}, append(billingDatasets(run), paymentDatasets(run, w)...)...)
+	}, append(append(billingDatasets(run), paymentDatasets(run, w)...), settlementDatasets(w)...)...)
 }
 
 func sqlString(s string) string {
