@@ -270,14 +270,13 @@ type NetFunding struct {
 }
 
 type netFundingsWire struct {
-	StartTime           flexString        `json:"startTime"`
-	EndTime             flexString        `json:"endTime"`
-	NetFundingSummaries []json.RawMessage `json:"netFundingSummaries"`
-	TotalPurchases      []currencyWire    `json:"totalPurchases"`
-	TotalRefunds        []currencyWire    `json:"totalRefunds"`
-	TotalFees           []currencyWire    `json:"totalFees"`
-	TotalChargebacks    []currencyWire    `json:"totalChargebacks"`
-	NetTotal            []currencyWire    `json:"netTotal"`
+	StartTime        flexString     `json:"startTime"`
+	EndTime          flexString     `json:"endTime"`
+	TotalPurchases   []currencyWire `json:"totalPurchases"`
+	TotalRefunds     []currencyWire `json:"totalRefunds"`
+	TotalFees        []currencyWire `json:"totalFees"`
+	TotalChargebacks []currencyWire `json:"totalChargebacks"`
+	NetTotal         []currencyWire `json:"netTotal"`
 }
 
 type currencyWire struct {
