@@ -110,7 +110,7 @@ var answers = []answer{
 	{
 		request: "GET /reporting/v3/payment-batch-summaries",
 		op:      "PaymentBatchSummariesApi.getPaymentBatchSummary",
-		wire:    struct {
+		wire: struct {
 			PaymentBatchSummaries []json.RawMessage `json:"paymentBatchSummaries"`
 		}{},
 		records: map[string]any{"paymentBatchSummaries[]": batchSummaryWire{}},
