@@ -178,7 +178,8 @@ func run(quick bool) error {
 			failedRow("nightly run at scale large (10,000 members × 100 subscriptions), zero latency", err)
 		} else {
 			rows.add("nightly run at scale large (10,000 members × 100 subscriptions), zero latency",
-				fmt.Sprintf("**%s**, %d requests, %d records, peak RSS **%.0f MiB**", r.wall.Round(time.Second), r.requests, r.rows, r.maxRSSMiB),
+				fmt.Sprintf("**%s**, %d requests (%d of them reporting: settlement and funding), %d records, peak RSS **%.0f MiB**",
+					r.wall.Round(time.Second), r.requests, r.settlementRequests, r.rows, r.maxRSSMiB),
 				r.stages,
 				fmt.Sprintf("≤ %s and < %d MiB: %s", targetLargeWall, targetLargeRSS,
 					verdict(r.wall <= targetLargeWall && r.maxRSSMiB < targetLargeRSS)))
@@ -237,13 +238,16 @@ type runResult struct {
 	maxRSSMiB float64
 	rows      int64
 	requests  int64
-	stages    string
-	memory    [][2]string // stage, its memory at its end as the run logged it
-	peaks     [][2]string // stage, its memory at its highest resident memory sampled
+	// settlementRequests are the Reporting API's requests of the
+	// settlement stage: a few per group per night.
+	settlementRequests int64
+	stages             string
+	memory             [][2]string // stage, its memory at its end as the run logged it
+	peaks              [][2]string // stage, its memory at its highest resident memory sampled
 }
 
 // stageOrder is the order of a run's stages in its log.
-var stageOrder = []string{"discover", "journals", "members", "bins", "findings", "publish"}
+var stageOrder = []string{"discover", "journals", "members", "bins", "settlement", "findings", "publish"}
 
 // memoryTable is the run's memory at the end of each stage and at each
 // stage's highest, as markdown tables under a heading naming the run.
@@ -331,12 +335,13 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 			Msg      string            `json:"msg"`
 			Rows     int64             `json:"rows"`
 			Requests int64             `json:"requests"`
+			Settle   int64             `json:"settlement_requests"`
 			Stages   map[string]string `json:"stages"`
 			Memory   map[string]string `json:"memory"`
 			Peak     map[string]string `json:"memory_at_peak"`
 		}
 		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "run finished" {
-			r.rows, r.requests = l.Rows, l.Requests
+			r.rows, r.requests, r.settlementRequests = l.Rows, l.Requests, l.Settle
 			var parts []string
 			for _, s := range stageOrder {
 				if d, ok := l.Stages[s]; ok {

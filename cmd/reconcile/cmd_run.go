@@ -451,6 +451,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		"rows", res.Rows, slog.Group("stages", stages...), slog.Group("memory", memory...),
 		slog.Group("memory_at_peak", peaks...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
+		"settlement_requests", res.SettlementRequests,
 		"retries", res.Retries, "output", pub.Dir)
 	printSummary(e, res, pub, o.db, runSource(o))
 	printAlarms(e.stdout, alarmList)
