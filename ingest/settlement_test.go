@@ -1,7 +1,10 @@
 package ingest_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -145,5 +148,48 @@ func TestReportsNotReadableRecorded(t *testing.T) {
 		case mid != denied && (reporting || n == 0):
 			t.Errorf("%s: products not enabled %q, %d settlements; want its settlements", mid, products, n)
 		}
+	}
+}
+
+// TestSettlementBadAmountKeptAside: a settlement whose amount has more
+// decimals than any currency is kept aside with its field, value and
+// reason; it is not loaded, and the rest of the details load.
+func TestSettlementBadAmountKeptAside(t *testing.T) {
+	var bad string
+	env := startRewritten(t, func(r *http.Request, status int, body []byte) []byte {
+		if r.URL.Path != "/reporting/v3/purchase-refund-details" || status != http.StatusOK || bad != "" {
+			return body
+		}
+		var page struct {
+			Settlements []struct {
+				RequestID string `json:"requestId"`
+				Amount    string `json:"amount"`
+			} `json:"settlements"`
+		}
+		if json.Unmarshal(body, &page) != nil || len(page.Settlements) == 0 {
+			return body
+		}
+		bad = page.Settlements[0].RequestID
+		old := `"amount":"` + page.Settlements[0].Amount + `"`
+		return bytes.Replace(body, []byte(old), []byte(`"amount":"1.2345"`), 1)
+	})
+	s, res := runWithLookback(t, env)
+	if bad == "" {
+		t.Fatal("no purchase and refund details answered")
+	}
+	var field, value, reason string
+	if err := s.ReadPool().QueryRow(`SELECT field, value, reason FROM kept_aside WHERE run_id = $1 AND record = 'settlement' AND record_id = $2`,
+		res.RunID, bad).Scan(&field, &value, &reason); err != nil {
+		t.Fatalf("settlement %s kept aside: %v", bad, err)
+	}
+	if field != "amount" || value != "1.2345" || reason == "" {
+		t.Errorf("kept aside %s: field %q value %q reason %q; want amount 1.2345 and why", bad, field, value, reason)
+	}
+	var loaded, others int
+	if err := s.ReadPool().QueryRow(`SELECT count(*) FILTER (WHERE request_id = $1), count(*) FILTER (WHERE request_id <> $1) FROM settlements`, bad).Scan(&loaded, &others); err != nil {
+		t.Fatal(err)
+	}
+	if loaded != 0 || others == 0 {
+		t.Errorf("settlements: %d rows of the bad one, %d others; want none and the rest", loaded, others)
 	}
 }
