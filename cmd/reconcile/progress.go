@@ -159,7 +159,7 @@ func renderProgress(p pipeline.Progress, stage string, pulled, now time.Time) st
 	case "publish":
 		return fmt.Sprintf("publishing outputs · members %d/%d, %s · %s", p.MembersDone, p.MembersTotal, plural(p.MembersFailed, "error"), counters)
 	}
-	what := map[string]string{"bins": "looking up BINs", "findings": "running the checks"}[stage]
+	what := map[string]string{"bins": "looking up BINs", "settlement": "reading settlement and funding reports", "findings": "running the checks"}[stage]
 	if what == "" {
 		what = stage
 	}
