@@ -159,11 +159,35 @@ func (r *settlementRows) addFunding(scopeType, scopeID, groupName, filedUnder st
 	r.res.Fundings++
 }
 
+// SettlementLoaded lists the members whose settlement and funding reports
+// run runID has loaded: a resumed run reads only the others' (the stage
+// loads all it read in one transaction, so a member listed here had its
+// reports loaded whole).
+func SettlementLoaded(ctx context.Context, s *store.Store, runID string) (map[string]bool, error) {
+	rows, err := s.Conn().QueryContext(ctx, `SELECT DISTINCT merchant_id FROM settlements WHERE run_id = $1`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("members with settlements loaded: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var mid string
+		if err := rows.Scan(&mid); err != nil {
+			return nil, fmt.Errorf("members with settlements loaded: %w", err)
+		}
+		out[mid] = true
+	}
+	return out, rows.Err()
+}
+
 // PullSettlement runs the settlement stage and loads what it read in one
 // transaction. A request that fails is a problem of the run (it goes on
 // with the rest); reports the key may not read are recorded.
 func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions) (*SettlementResult, error) {
 	res := &SettlementResult{}
+	if len(opts.Members) == 0 {
+		return res, nil
+	}
 	stats := &platform.Stats{}
 	ctx = platform.WithStats(ctx, stats)
 	log := opts.Logger

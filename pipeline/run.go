@@ -431,9 +431,26 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	r.report("settlement")
+	// The members pulled by this attempt, and those an earlier attempt of
+	// the date pulled but whose reports it did not load: a resumed run of
+	// a complete date asks nothing.
+	loaded, err := ingest.SettlementLoaded(ctx, r.store, r.runID)
+	if err != nil {
+		return fail(err)
+	}
+	pulled := map[string]bool{}
+	for _, m := range todo {
+		pulled[m.MerchantID] = true
+	}
+	var settle []groups.Member
+	for _, m := range members {
+		if pulled[m.MerchantID] || !loaded[m.MerchantID] {
+			settle = append(settle, m)
+		}
+	}
 	settled, err := ingest.PullSettlement(ctx, r.store, ingest.SettlementOptions{
 		Client: r.opts.Client, OrganizationID: r.opts.OrganizationID, RunID: r.runID, Window: r.window, Now: r.now,
-		Directory: dir, Members: members, Logger: r.log,
+		Directory: dir, Members: settle, Logger: r.log,
 	})
 	if err != nil {
 		return fail(err)
