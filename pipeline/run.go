@@ -438,13 +438,20 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return fail(err)
 	}
-	pulled := map[string]bool{}
+	// A member that failed this attempt has no settlement read either, as
+	// it has no other data of the date.
+	pulled, failed := map[string]bool{}, map[string]bool{}
 	for _, m := range todo {
 		pulled[m.MerchantID] = true
 	}
+	for _, st := range statuses {
+		if st.Status != store.MemberOK {
+			failed[st.MerchantID] = true
+		}
+	}
 	var settle []groups.Member
 	for _, m := range members {
-		if pulled[m.MerchantID] || !loaded[m.MerchantID] {
+		if !failed[m.MerchantID] && (pulled[m.MerchantID] || !loaded[m.MerchantID]) {
 			settle = append(settle, m)
 		}
 	}
