@@ -205,7 +205,8 @@ func run(quick bool) error {
 			failedRow("nightly run at scale large (10,000 members × 100 subscriptions), zero latency", err)
 		} else {
 			rows.add("nightly run at scale large (10,000 members × 100 subscriptions), zero latency",
-				fmt.Sprintf("**%s**, %d requests, %d records, peak RSS **%.0f MiB**", r.wall.Round(time.Second), r.requests, r.rows, r.maxRSSMiB),
+				fmt.Sprintf("**%s**, %d requests (%d of them reporting: settlement and funding), %d records, peak RSS **%.0f MiB**",
+					r.wall.Round(time.Second), r.requests, r.settlementRequests, r.rows, r.maxRSSMiB),
 				r.stages,
 				fmt.Sprintf("≤ %s and < %d MiB: %s", targetLargeWall, targetLargeRSS,
 					verdict(r.wall <= targetLargeWall && r.maxRSSMiB < targetLargeRSS)))
@@ -264,13 +265,16 @@ type runResult struct {
 	maxRSSMiB float64
 	rows      int64
 	requests  int64
-	stages    string
-	memory    [][2]string // stage, its memory at its end as the run logged it
-	peaks     [][2]string // stage, its memory at its highest resident memory sampled
+	// settlementRequests are the Reporting API's requests of the
+	// settlement stage: a few per group per night.
+	settlementRequests int64
+	stages             string
+	memory             [][2]string // stage, its memory at its end as the run logged it
+	peaks              [][2]string // stage, its memory at its highest resident memory sampled
 }
 
 // stageOrder is the order of a run's stages in its log.
-var stageOrder = []string{"discover", "journals", "members", "bins", "reports", "findings", "publish"}
+var stageOrder = []string{"discover", "journals", "members", "bins", "reports", "settlement", "findings", "publish"}
 
 // memoryTable is the run's memory at the end of each stage and at each
 // stage's highest, as markdown tables under a heading naming the run.
@@ -358,6 +362,7 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 			Msg      string            `json:"msg"`
 			Rows     int64             `json:"rows"`
 			Requests int64             `json:"requests"`
+			Settle   int64             `json:"settlement_requests"`
 			Stages   map[string]string `json:"stages"`
 			// Requests per stage (the reports stage's show that a
 			// member's reports take three).
@@ -376,7 +381,7 @@ func wholeRun(bin, tmp string, members int) (*runResult, error) {
 			}
 		}
 		if l.Msg == "run finished" {
-			r.rows, r.requests = l.Rows, l.Requests
+			r.rows, r.requests, r.settlementRequests = l.Rows, l.Requests, l.Settle
 			var parts []string
 			for _, s := range stageOrder {
 				if d, ok := l.Stages[s]; ok {

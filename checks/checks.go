@@ -45,12 +45,21 @@ type Run struct {
 	// in the window must reach to be reported (chargeback_share_exceeded);
 	// 0 means DefaultChargebackShare.
 	ChargebackShare float64
+	// SettlementDays is how many business days a capture may take to
+	// settle before capture_not_settled reports it; 0 means
+	// DefaultSettlementDays.
+	SettlementDays int
 }
 
 // DefaultChargebackShare is the Visa Dispute Monitoring Program's standard
 // ratio of disputes to sales, 0.9% (Mastercard's Excessive Chargeback
 // Merchant threshold is 1.5%): docs/platform.md gives the sources.
 const DefaultChargebackShare = 0.009
+
+// DefaultSettlementDays is --settlement-days's default: a capture settles in
+// the nightly batch, funded a day or two later; three business days leave
+// a weekend's and a bank holiday's slack.
+const DefaultSettlementDays = 3
 
 // Statements of queries/checks.sql.
 var (
@@ -80,6 +89,13 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 	}
 	if _, err := s.Conn().ExecContext(ctx, "SET VARIABLE chargeback_share = "+strconv.FormatFloat(share, 'f', -1, 64)); err != nil {
 		return nil, fmt.Errorf("set the chargeback share: %w", err)
+	}
+	days := run.SettlementDays
+	if days <= 0 {
+		days = DefaultSettlementDays
+	}
+	if _, err := s.Conn().ExecContext(ctx, fmt.Sprintf("SET VARIABLE settlement_days = %d", days)); err != nil {
+		return nil, fmt.Errorf("set the settlement days: %w", err)
 	}
 	if err := storeInterchangeRates(ctx, s, run); err != nil {
 		return nil, err

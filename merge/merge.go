@@ -111,7 +111,7 @@ var tables = []string{
 	"journal", "journal_rejects", "journal_files", "bin_attributes", "finding_kinds", "interchange_rates", "retry_limits",
 	"run_members", "kept_aside", "findings", "merchant_names", "acknowledgements", "acknowledgement_audit", "interchange_at_risk",
 	"subscription_status_log", "subscription_recoveries", "delinquency_ageing", "subscription_metrics", "billing_match",
-	"upgrades",
+	"upgrades", "settlements", "fundings", "settlement_batches",
 }
 
 // Statements of queries/merge.sql.

@@ -99,6 +99,10 @@ type Options struct {
 	// ChargebackShare is the share of a member's captures its chargebacks
 	// must reach to be reported; 0 means checks.DefaultChargebackShare.
 	ChargebackShare float64
+	// SettlementDays is how many business days a capture may take to
+	// settle before capture_not_settled reports it (--settlement-days);
+	// 0 means checks.DefaultSettlementDays.
+	SettlementDays int
 	// Force pulls members again that an earlier attempt of the same date
 	// completed; without it a re-run resumes where the last one stopped.
 	Force bool
@@ -131,7 +135,7 @@ type Options struct {
 
 // Progress is a snapshot of a run in flight, for a progress display.
 type Progress struct {
-	Stage         string // discover, journals, members, bins, findings, done
+	Stage         string // discover, journals, members, bins, settlement, findings, done
 	MembersTotal  int
 	MembersDone   int // ok or failed so far
 	MembersFailed int
@@ -174,6 +178,9 @@ type Result struct {
 	// Rate is what the client's rate adaptation did by the run's end
 	// (platform.RateReport): its ceiling, lowest and final rate.
 	Rate platform.RateReport
+	// SettlementRequests is what the settlement stage asked the Reporting
+	// API: a few per group per night (ingest.PullSettlement).
+	SettlementRequests int64
 }
 
 // Interrupted is the error of a run stopped (a signal) while it pulled its
@@ -502,6 +509,45 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 	r.log.Info("reports", "interchange_clearing", reports.Clearing, "chargebacks", reports.Chargebacks,
 		"retrievals", reports.Retrievals, "kept_aside", reports.KeptAside, "not_enabled", len(reports.NotEnabled))
+	r.report("settlement")
+	// The members pulled by this attempt, and those an earlier attempt of
+	// the date pulled but whose reports it did not load: a resumed run of
+	// a complete date asks nothing.
+	loaded, err := ingest.SettlementLoaded(ctx, r.store, r.runID)
+	if err != nil {
+		return fail(err)
+	}
+	// A member that failed this attempt has no settlement read either, as
+	// it has no other data of the date.
+	pulled, failed := map[string]bool{}, map[string]bool{}
+	for _, m := range todo {
+		pulled[m.MerchantID] = true
+	}
+	for _, st := range statuses {
+		if st.Status != store.MemberOK {
+			failed[st.MerchantID] = true
+		}
+	}
+	var settle []groups.Member
+	for _, m := range members {
+		if !failed[m.MerchantID] && (pulled[m.MerchantID] || !loaded[m.MerchantID]) {
+			settle = append(settle, m)
+		}
+	}
+	settled, err := ingest.PullSettlement(ctx, r.store, ingest.SettlementOptions{
+		Client: r.opts.Client, OrganizationID: r.opts.OrganizationID, RunID: r.runID, Window: r.window, Now: r.now,
+		Directory: dir, Members: settle, Logger: r.log,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	res.SettlementRequests = settled.Requests
+	for _, p := range settled.Problems {
+		res.Problems = append(res.Problems, cardmask.MaskText(p.Error()))
+	}
+	if len(settled.NotReadable) > 0 {
+		r.log.Warn("reports the key may not read", "members", strings.Join(settled.NotReadable, ", "))
+	}
 
 	r.report("findings")
 	// What the members stage pulled is loaded: Go's heap is garbage now,
@@ -517,7 +563,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
 		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge,
-		ChargebackShare: r.opts.ChargebackShare}
+		ChargebackShare: r.opts.ChargebackShare, SettlementDays: r.opts.SettlementDays}
 	res.Findings, err = r.check(ctx, run)
 	if err != nil {
 		return fail(fmt.Errorf("compute findings: %w", err))

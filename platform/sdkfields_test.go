@@ -116,6 +116,24 @@ var answers = []answer{
 		records: map[string]any{"retrievalDetails[]": retrievalWire{}},
 	},
 	{
+		request: "GET /reporting/v3/purchase-refund-details",
+		op:      "PurchaseAndRefundDetailsApi.getPurchaseAndRefundDetails",
+		wire:    purchaseRefundPage{},
+	},
+	{
+		request: "GET /reporting/v3/net-fundings",
+		op:      "NetFundingsApi.getNetFundingDetails",
+		wire:    netFundingsWire{},
+	},
+	{
+		request: "GET /reporting/v3/payment-batch-summaries",
+		op:      "PaymentBatchSummariesApi.getPaymentBatchSummary",
+		wire: struct {
+			PaymentBatchSummaries []json.RawMessage `json:"paymentBatchSummaries"`
+		}{},
+		records: map[string]any{"paymentBatchSummaries[]": batchSummaryWire{}},
+	},
+	{
 		request: "GET /group-management/v1/groups",
 		noModel: "the vendor's SDK has no group management operation or model (no src/api file serves a groups " +
 			"path, which the test checks); the fields are those of the platform interface spec as docs/dev/wire.md " +

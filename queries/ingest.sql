@@ -152,3 +152,15 @@ SET products_not_enabled = concat_ws(', ', nullif(products_not_enabled, ''), ?),
     not_enabled_message = concat_ws('; ', nullif(not_enabled_message, ''), ?)
 WHERE run_id = ? AND merchant_id = ?
   AND NOT list_contains(string_split(coalesce(products_not_enabled, ''), ', '), ?)
+
+-- name: MarkReportingNotEnabled
+-- A member whose reports the key may not read (ingest.PullSettlement):
+-- run $1, member $2, the product's name $3 and the platform's answer $4
+-- are added to its run_members row as a product not enabled.
+UPDATE run_members
+SET products_not_enabled = CASE WHEN coalesce(products_not_enabled, '') = '' THEN $3
+                                ELSE products_not_enabled || ', ' || $3 END,
+    not_enabled_message = CASE WHEN coalesce(not_enabled_message, '') = '' THEN $4
+                               ELSE not_enabled_message || ' | ' || $4 END
+WHERE run_id = $1 AND merchant_id = $2
+  AND NOT contains(coalesce(products_not_enabled, ''), $3);

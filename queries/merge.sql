@@ -338,3 +338,19 @@ SELECT status, count(*) FROM run_members WHERE run_id = $1 GROUP BY status
 -- name: MergedRun
 -- The merged run of the date, for the publish step. $1 = run ID.
 SELECT status, started_at, finished_at, window_start, window_end FROM runs WHERE run_id = $1
+
+-- The settlement stage's tables (ingest/settlement.go): each row is the
+-- member's that the shard owns (a group's funding is filed under the
+-- group's first member, so one shard writes it).
+
+-- name: settlements
+INSERT INTO settlements BY NAME SELECT * FROM shard.settlements
+WHERE merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = getvariable('merge_shard_index'))
+
+-- name: fundings
+INSERT INTO fundings BY NAME SELECT * FROM shard.fundings
+WHERE merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = getvariable('merge_shard_index'))
+
+-- name: settlement_batches
+INSERT INTO settlement_batches BY NAME SELECT * FROM shard.settlement_batches
+WHERE merchant_id IN (SELECT merchant_id FROM merge_owners WHERE shard_index = getvariable('merge_shard_index'))

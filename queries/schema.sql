@@ -643,3 +643,74 @@ CREATE TABLE IF NOT EXISTS retrievals (
     run_id                   VARCHAR NOT NULL,
     loaded_at                TIMESTAMPTZ NOT NULL
 );
+
+-- key: merchant_id, request_id. Settlement and funding (docs/platform.md,
+-- Reporting): the purchase and refund details of each member's requests,
+-- read from the reporting span before the window to its end; a request not
+-- settled yet has its status (Pending) and no batch, fee or funding.
+CREATE TABLE IF NOT EXISTS settlements (
+    merchant_id              VARCHAR NOT NULL,
+    request_id               VARCHAR NOT NULL,
+    group_name               VARCHAR,
+    transaction_type         VARCHAR,
+    request_time             TIMESTAMPTZ,
+    settlement_status        VARCHAR,
+    settlement_time          TIMESTAMPTZ,
+    batch_id                 VARCHAR,
+    batch_time               TIMESTAMPTZ,
+    amount                   DECIMAL(18,3),
+    currency                 VARCHAR,
+    card_type                VARCHAR,
+    payment_type             VARCHAR,
+    interchange_description  VARCHAR,
+    interchange_percentage   DECIMAL(18,3),
+    interchange_amount       DECIMAL(18,3),
+    interchange_per_item_fee DECIMAL(18,3),
+    discount_amount          DECIMAL(18,3),
+    dues_assessments         DECIMAL(18,3),
+    total_fee                DECIMAL(18,3),
+    fee_currency             VARCHAR,
+    funding_amount           DECIMAL(18,3),
+    funding_currency         VARCHAR,
+    authorization_request_id VARCHAR,
+    merchant_reference       VARCHAR,
+    raw                      JSON,
+    run_id                   VARCHAR NOT NULL,
+    loaded_at                TIMESTAMPTZ NOT NULL
+);
+
+-- key: scope_id, funding_day, currency. What was funded per day and
+-- currency to a group (net-fundings with groupName) or to a member pulled
+-- on its own, with the components the tie-out compares.
+CREATE TABLE IF NOT EXISTS fundings (
+    scope_type   VARCHAR NOT NULL,
+    scope_id     VARCHAR NOT NULL,
+    group_name   VARCHAR,
+    merchant_id  VARCHAR NOT NULL,
+    funding_day  TIMESTAMPTZ NOT NULL,
+    currency     VARCHAR NOT NULL,
+    purchases    DECIMAL(18,3),
+    refunds      DECIMAL(18,3),
+    fees         DECIMAL(18,3),
+    chargebacks  DECIMAL(18,3),
+    funded       DECIMAL(18,3),
+    raw          JSON,
+    run_id       VARCHAR NOT NULL,
+    loaded_at    TIMESTAMPTZ NOT NULL
+);
+
+-- key: merchant_id, batch_day, currency, payment_subtype. The payment batch
+-- summaries per member, day, currency and card type.
+CREATE TABLE IF NOT EXISTS settlement_batches (
+    merchant_id     VARCHAR NOT NULL,
+    batch_day       TIMESTAMPTZ NOT NULL,
+    currency        VARCHAR NOT NULL,
+    payment_subtype VARCHAR NOT NULL,
+    sales_count     INTEGER,
+    sales_amount    DECIMAL(18,3),
+    credit_count    INTEGER,
+    credit_amount   DECIMAL(18,3),
+    raw             JSON,
+    run_id          VARCHAR NOT NULL,
+    loaded_at       TIMESTAMPTZ NOT NULL
+);

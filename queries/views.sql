@@ -57,6 +57,15 @@ CREATE OR REPLACE MACRO amount_text(a, cur) AS (
     END
 );
 
+-- business_days_between(a, b) counts the business days (Monday to Friday,
+-- UTC) after a's day up to and including b's day: a capture of Tuesday is
+-- 3 business days old on Friday (capture_not_settled, --settlement-days).
+-- Bank holidays are not known and count as business days.
+CREATE OR REPLACE MACRO business_days_between(a, b) AS (
+    len(list_filter(generate_series(CAST(a AS DATE) + 1, CAST(b AS DATE), INTERVAL 1 DAY),
+                    d -> dayofweek(d) NOT IN (0, 6)))
+);
+
 -- Every run's findings without the resolved ones: what "the findings of
 -- run X" meant before resolved rows existed, for every run the file
 -- holds. Acknowledged findings are findings the run reports too. It is the

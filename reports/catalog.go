@@ -110,6 +110,7 @@ func WorkbookRanked(run Run, scope Scope, rank []string) outputs.Workbook {
 	}
 	wb.Sheets = append(wb.Sheets, billingSheets(run, scope)...)
 	wb.Sheets = append(wb.Sheets, paymentSheets(run, scope)...)
+	wb.Sheets = append(wb.Sheets, settlementSheets(run, scope)...)
 	wb.Sheets = append(wb.Sheets, resolvedSheet(run, scope), acknowledgementsSheet(run, scope),
 		legendSheet(run, scope, checks, names))
 	return wb
@@ -320,6 +321,7 @@ func summarySheet(run Run, scope Scope, checks []queries.Check, names map[string
 				{Header: "Merchant ID", Type: outputs.Text}, {Header: "Products not enabled", Type: outputs.Text},
 				{Header: "Platform's answer", Type: outputs.Text, Wrap: true}, {Header: "Groups", Type: outputs.Text}},
 		},
+		waterfallBlock(run, scope),
 	}...)
 	return outputs.Sheet{Name: SummarySheet, Blocks: blocks, Charts: []outputs.Chart{
 		{Title: "Money at stake: the ten largest kinds", Type: outputs.BarChart, Block: tables + 1, Categories: 1, Values: []int{2},
@@ -483,7 +485,7 @@ func Datasets(runID string, w store.Window) []Dataset {
 		{Name: "interchange_clearing", Query: "SELECT * FROM interchange_clearing WHERE " + in("transaction_time")},
 		{Name: "chargebacks", Query: "SELECT * FROM chargebacks WHERE " + in("time")},
 		{Name: "retrievals", Query: "SELECT * FROM retrievals WHERE " + in("time")},
-	}, append(billingDatasets(run), paymentDatasets(run, w)...)...)
+	}, append(append(billingDatasets(run), paymentDatasets(run, w)...), settlementDatasets(w)...)...)
 }
 
 func sqlString(s string) string {

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,8 +102,8 @@ func TestSummaryFindingsByKindForFinance(t *testing.T) {
 		t.Errorf("Findings by kind in the order %q, the sheets %q", order, sheetOrder)
 	}
 	// The most money at stake first, without exchange rates: by the
-	// amounts in the principal currency (that of most findings), then
-	// the others'.
+	// amounts in the principal currency (that of most findings), either
+	// sign, then the others'.
 	counts, principalAmt := map[string]int{}, map[string]float64{}
 	for i := start + 2; i < len(rows) && len(rows[i]) > 0 && rows[i][0] != ""; i++ {
 		n, _ := strconv.Atoi(rows[i][2])
@@ -117,7 +118,7 @@ func TestSummaryFindingsByKindForFinance(t *testing.T) {
 	for i := start + 2; i < len(rows) && len(rows[i]) > 0 && rows[i][0] != ""; i++ {
 		if rows[i][1] == principal {
 			a, _ := strconv.ParseFloat(rows[i][7], 64)
-			principalAmt[rows[i][8]] += a
+			principalAmt[rows[i][8]] += math.Abs(a) // money at stake either way (a funding shortfall is negative)
 		}
 	}
 	for i := 1; i < len(order); i++ {

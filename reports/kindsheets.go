@@ -22,7 +22,8 @@ import (
 func otherSheets() []string {
 	out := []string{SummarySheet, ResolvedSheet, AcknowledgementsSheet, LegendSheet}
 	out = append(out, BillingSheets...)
-	return append(out, PaymentSheets...)
+	out = append(out, PaymentSheets...)
+	return append(out, SettlementSheets...)
 }
 
 // kindTitle is the name a person reads for a kind: its Title line, else

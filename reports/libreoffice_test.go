@@ -57,7 +57,7 @@ func TestWorkbookInLibreOffice(t *testing.T) {
 	sum := sheet("Summary")
 	for _, want := range [][]string{
 		{"Business date", "2026-11-20"},
-		{"Findings", "38"},
+		{"Findings", "42"},
 		{"Acknowledged", "1"},
 		{"Resolved since previous run", "2"},
 		{"Window from (UTC)", "2026-11-17 00:00:00"},

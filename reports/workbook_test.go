@@ -105,7 +105,7 @@ func TestWorkbookContract(t *testing.T) {
 	for _, kind := range rank {
 		want = append(want, names[kind])
 	}
-	want = append(append(append(want, BillingSheets...), PaymentSheets...), "Resolved", "Acknowledgements", "Legend")
+	want = append(append(append(append(want, BillingSheets...), PaymentSheets...), SettlementSheets...), "Resolved", "Acknowledgements", "Legend")
 	if got := f.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}

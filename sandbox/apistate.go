@@ -127,6 +127,10 @@ type MerchantSettings struct {
 	// products work. The generated member without it
 	// (withoutRecurringBilling) has no plans or subscriptions.
 	RecurringBillingDisabled bool `json:"recurringBillingDisabled"`
+	// ReportingDisabled: the key may not read this account's reports: the
+	// Reporting API answers 403 for it, and for a group that holds it
+	// (reporting_routes.go).
+	ReportingDisabled bool `json:"reportingDisabled"`
 }
 
 // DefaultMerchantSettings are every member's settings at start.

@@ -83,6 +83,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /reporting/v3/interchange-clearing-level-details", handle(s, readMember, s.interchangeClearingDetails))
 	mux.HandleFunc("GET /reporting/v3/chargeback-details", handle(s, readMember, s.disputeDetails(false)))
 	mux.HandleFunc("GET /reporting/v3/retrieval-details", handle(s, readMember, s.disputeDetails(true)))
+	// Settlement and funding reports (reporting_routes.go, settlement.go).
+	mux.HandleFunc("GET /reporting/v3/purchase-refund-details", handle(s, unlocked, s.purchaseRefundDetails))
+	mux.HandleFunc("GET /reporting/v3/net-fundings", handle(s, unlocked, s.netFundings))
+	mux.HandleFunc("GET /reporting/v3/payment-batch-summaries", handle(s, unlocked, s.paymentBatchSummaries))
 	// The sandbox's own controls (control.go).
 	mux.HandleFunc("GET /sandbox/v1/clock", handle(s, control, s.getClock))
 	mux.HandleFunc("POST /sandbox/v1/clock", handle(s, control, s.setClock))

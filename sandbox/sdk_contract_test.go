@@ -81,7 +81,7 @@ func TestSDKContract(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "contract.js")
 	cmd.Dir = sdkDir
-	cmd.Env = append(os.Environ(), "SANDBOX_URL="+hs.URL, "MERCHANT_ID="+memberID(1), "PORTFOLIO_ID="+DefaultOrganizationID,
+	cmd.Env = append(append(os.Environ(), reportingEnv(s)...), "SANDBOX_URL="+hs.URL, "MERCHANT_ID="+memberID(1), "PORTFOLIO_ID="+DefaultOrganizationID,
 		"KEY_ID="+DefaultKeyID, "SECRET="+DefaultSecret, "P12_FILE="+p12, "P12_PASSWORD="+password,
 		"MODES="+strings.Join(sdkModes, ","), "WORK_DIR="+work)
 	var stderr bytes.Buffer
@@ -324,7 +324,7 @@ func TestSDKContractResponseMLE(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "contract.js")
 	cmd.Dir = sdkDir
-	cmd.Env = append(os.Environ(), "SANDBOX_URL="+hs.URL, "MERCHANT_ID="+memberID(1), "PORTFOLIO_ID="+DefaultOrganizationID,
+	cmd.Env = append(append(os.Environ(), reportingEnv(s)...), "SANDBOX_URL="+hs.URL, "MERCHANT_ID="+memberID(1), "PORTFOLIO_ID="+DefaultOrganizationID,
 		"KEY_ID="+DefaultKeyID, "SECRET="+DefaultSecret, "P12_FILE="+p12, "P12_PASSWORD="+password,
 		"RESPONSE_MLE_PEM="+mlePEM, "RESPONSE_MLE_KID=SBX-MLE-PEM",
 		"RESPONSE_MLE_P12="+mleP12, "RESPONSE_MLE_P12_PASSWORD="+mlePassword,

@@ -33,6 +33,7 @@ func Kinds() []string {
 	kinds = append(kinds, billingKinds()...)
 	kinds = append(kinds, areaKinds()...)
 	kinds = append(kinds, disputeKinds()...)
+	kinds = append(kinds, settlementKinds()...)
 	kinds = append(kinds, retryKinds()...)
 	for _, k := range plantedKindNames() { // a kind planted.go adds
 		if !slices.Contains(kinds, k) {
@@ -185,16 +186,23 @@ func (s *Server) GroundTruthOn(night time.Time) (*GroundTruth, error) {
 				}
 				per[i][kind] = append(per[i][kind], f)
 			})
+			settlementFindings(m, nightClock(night), w0, w1, func(kind, entity string, amount int64, currency string) {
+				per[i][kind] = append(per[i][kind], Finding{MerchantID: m.id, EntityID: entity, Amount: moneyIn(amount, currency), Currency: currency})
+			})
 		})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	funded := s.fundingFindings(night, w0, w1)
 	for _, k := range Kinds() {
 		list := []Finding{}
 		for _, f := range per {
 			list = append(list, f[k]...)
+		}
+		if k == KindFundingTieoutMismatch {
+			list = append(list, funded...)
 		}
 		sort.Slice(list, func(i, j int) bool {
 			if list[i].MerchantID != list[j].MerchantID {

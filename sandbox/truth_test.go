@@ -346,6 +346,7 @@ func TestGroundTruthThroughHTTP(t *testing.T) {
 			}
 		}
 	}
+	settlementThroughHTTP(t, c, gt, w0, w1, truth, found)
 	for _, k := range Kinds() {
 		if found[k] != len(gt.Findings[k]) {
 			t.Errorf("%s: truth lists %d, the API shows %d", k, len(gt.Findings[k]), found[k])

@@ -39,7 +39,7 @@ import (
 // Tables the stage writes (findings, the billing tables) are never shadowed.
 var slicedTables = []string{
 	"plans", "subscriptions", "subscription_payments", "transactions", "journal",
-	"subscription_schedules", "expected_cycles", "run_members",
+	"subscription_schedules", "expected_cycles", "run_members", "settlements", "fundings",
 }
 
 // rowsPerMiB sizes slices by the memory limit: at 256 MB, slices of about

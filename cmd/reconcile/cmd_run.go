@@ -74,6 +74,7 @@ type runOptions struct {
 	retryLimits      string
 	bnplSessionAge   time.Duration
 	chargebackShare  float64
+	settlementDays   int
 	binRefreshAge    time.Duration
 	acknowledgements string    // the acknowledgements file (checks.ReadAcknowledgementFile)
 	hooks            *runHooks // set by runWithOutput; nil-safe
@@ -152,6 +153,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.retryLimits, "retry-limits", "", "CSV (network,reattempts,window[,cit_mit_apart]) or YAML file of the card networks' limits on reattempts of a declined card (default: the documented table)")
 	fs.DurationVar(&o.bnplSessionAge, "bnpl-session-age", 24*time.Hour, "a pending buy-now-pay-later session older than this at the cut-off is reported stale")
 	fs.Float64Var(&o.chargebackShare, "chargeback-share", checks.DefaultChargebackShare, "a member whose chargebacks in the window are at least this share of its captures is reported (default: Visa's dispute monitoring ratio, 0.9%)")
+	fs.IntVar(&o.settlementDays, "settlement-days", checks.DefaultSettlementDays, "a capture not settled more than this many business days after its day is reported (capture_not_settled); within them it is expected")
 	fs.DurationVar(&o.binRefreshAge, "bin-refresh-age", 30*24*time.Hour, "look a cached BIN up again once its attributes are older than this")
 	fs.StringVar(&o.acknowledgements, "acknowledgements", "", "YAML file of acknowledged findings the run makes and keeps in force (docs/workbook.md); none: only those of reconcile ack")
 	o.notice.register(fs)
@@ -284,6 +286,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("--search-time-form: %w", err)
 	}
+	if o.settlementDays < 1 || o.settlementDays > 30 {
+		return fmt.Errorf("--settlement-days must be between 1 and 30 business days, not %d", o.settlementDays)
+	}
 	if o.bnplSessionAge <= 0 || o.binRefreshAge <= 0 {
 		return fmt.Errorf("--bnpl-session-age and --bin-refresh-age must be positive")
 	}
@@ -396,6 +401,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		RetryLimits:      retryLimits,
 		BNPLSessionAge:   o.bnplSessionAge,
 		ChargebackShare:  o.chargebackShare,
+		SettlementDays:   o.settlementDays,
 		Version:          buildVersion(),
 		Logger:           log,
 		OnProgress:       o.hooks.progressFunc(),
@@ -484,7 +490,7 @@ func logRunFinished(ctx context.Context, log *slog.Logger, db *store.Store, res 
 	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
 		"rows", res.Rows, slog.Group("stages", stages...), slog.Group("stage_requests", stageRequests...),
 		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
-		"retries", res.Retries, "output", pub.Dir)
+		"retries", res.Retries, "settlement_requests", res.SettlementRequests, "output", pub.Dir)
 	// The memory of each stage is for whoever tunes --memory-limit or
 	// chases a leak (docs/dev), not for the nightly log.
 	log.Debug("run memory", "run_id", res.RunID, slog.Group("memory", memory...), slog.Group("memory_at_peak", peaks...))
@@ -495,7 +501,7 @@ func logRunFinished(ctx context.Context, log *slog.Logger, db *store.Store, res 
 func shardOptions(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) shardset.Options {
 	return shardset.Options{OrganizationID: org, GroupIDs: splitList(o.groups), Merchants: o.merchantList,
 		Lookback: o.lookback, Journal: o.journal, InterchangeRates: rates, RetryLimits: limits,
-		BNPLSessionAge: o.bnplSessionAge, BINRefreshAge: o.binRefreshAge, ChargebackShare: o.chargebackShare,
+		BNPLSessionAge: o.bnplSessionAge, BINRefreshAge: o.binRefreshAge, ChargebackShare: o.chargebackShare, SettlementDays: o.settlementDays,
 		BaseURL: o.baseURL, SandboxSeed: o.sandboxSeed, SandboxScale: o.sandboxScale}
 }
 

@@ -237,6 +237,7 @@ func TestRunMatchesGroundTruth(t *testing.T) {
 		t.Errorf("parquet findings: %d rows, want %d", n, len(want))
 	}
 	checkWorkbook(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"), f.truth)
+	checkFundingTieOut(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"), conn)
 
 	// The snapshot answers like the working file.
 	compareFindings(t, dbFindings(t, pq, "2026-11-20"), want)
@@ -670,7 +671,8 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 	for _, kind := range kinds {
 		want = append(want, names[kind])
 	}
-	want = append(append(append(want, reports.BillingSheets...), reports.PaymentSheets...), "Resolved", "Acknowledgements", "Legend")
+	want = append(append(append(append(want, reports.BillingSheets...), reports.PaymentSheets...), reports.SettlementSheets...),
+		"Resolved", "Acknowledgements", "Legend")
 	if got := wb.GetSheetList(); !slices.Equal(got, want) {
 		t.Fatalf("sheets %v, want %v", got, want)
 	}

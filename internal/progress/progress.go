@@ -237,7 +237,8 @@ func renderProgress(p pipeline.Progress, stage string, now time.Time, perSecond 
 	case "publish":
 		return fmt.Sprintf("publishing outputs · members %d/%d, %s · %s", p.MembersDone, p.MembersTotal, plural(p.MembersFailed, "error"), counters)
 	}
-	what := map[string]string{"bins": "looking up BINs", "reports": "reading chargebacks and clearing levels", "findings": "running the checks"}[stage]
+	what := map[string]string{"bins": "looking up BINs", "reports": "reading chargebacks and clearing levels",
+		"settlement": "reading settlement and funding reports", "findings": "running the checks"}[stage]
 	if what == "" {
 		what = stage
 	}

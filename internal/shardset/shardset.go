@@ -32,6 +32,7 @@ type Options struct {
 	BNPLSessionAge   time.Duration
 	BINRefreshAge    time.Duration
 	ChargebackShare  float64
+	SettlementDays   int
 	BaseURL          string // "": the embedded sandbox, of SandboxSeed and SandboxScale
 	SandboxSeed      int64
 	SandboxScale     string
@@ -60,6 +61,7 @@ func (o Options) Settings() map[string]string {
 		"bnpl-session-age":  o.BNPLSessionAge.String(),
 		"bin-refresh-age":   o.BINRefreshAge.String(),
 		"chargeback-share":  strconv.FormatFloat(o.ChargebackShare, 'f', -1, 64),
+		"settlement-days":   strconv.Itoa(o.SettlementDays),
 	}
 	if len(o.Merchants) > 0 {
 		// Shards of one date must name the same members.

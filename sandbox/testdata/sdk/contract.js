@@ -426,6 +426,41 @@ async function walk(mode, n) {
       organizationId: mid, 'retrievalDetails.0.requestId': true, 'retrievalDetails.0.amount': true,
       'retrievalDetails.0.responseDueTime': true, 'retrievalDetails.0.time': true, 'retrievalDetails.0.reasonCode': true,
     });
+  // Reporting: settlement and funding, by the SDK's operations
+  // (PurchaseAndRefundDetailsApi, NetFundingsApi, PaymentBatchSummariesApi)
+  // and models (ReportingV3*Get200Response*), over the span the Go test
+  // names, for this member; the first request's values are the Go side's.
+  const prd = new cs.PurchaseAndRefundDetailsApi(cfg, client());
+  const nf = new cs.NetFundingsApi(cfg, client());
+  const pbs = new cs.PaymentBatchSummariesApi(cfg, client());
+  // The times as the SDK's example writes them (yyyy-MM-dd'T'HH:mm:ss.SSSZ):
+  // a Date object reaches the query empty in the response-MLE modes.
+  const start = new Date(env('REPORT_START')).toISOString();
+  const end = new Date(env('REPORT_END')).toISOString();
+  await run(mode, 'getPurchaseAndRefundDetails', cs.ReportingV3PurchaseRefundDetailsGet200Response,
+    (cb) => prd.getPurchaseAndRefundDetails(start, end, { organizationId: mid, viewBy: 'requestDate', paymentSubtype: 'ALL', offset: 0, limit: 2000 }, cb), {
+      offset: 0, limit: 2000, pageResults: true,
+      'requestDetails.0.requestId': env('REPORT_REQUEST_ID'), 'requestDetails.0.cybersourceMerchantId': mid,
+      'settlements.0.requestId': env('REPORT_REQUEST_ID'), 'settlements.0.amount': env('REPORT_AMOUNT'),
+      'settlements.0.currencyCode': env('REPORT_CURRENCY'), 'settlements.0.cybersourceBatchId': env('REPORT_BATCH_ID'),
+      'settlements.0.cybersourceBatchTime': true, 'settlements.0.transactionType': true, 'authorizations.0.time': true,
+      'feeAndFundingDetails.0.totalFee': env('REPORT_TOTAL_FEE'), 'feeAndFundingDetails.0.feeCurrency': env('REPORT_CURRENCY'),
+      'feeAndFundingDetails.0.interchangeDescription': true, 'feeAndFundingDetails.0.duesAssessments': true,
+      'feeAndFundingDetails.0.discountAmount': true, 'feeAndFundingDetails.0.fundingAmount': true,
+      'feeAndFundingDetails.0.fundingCurrency': true, 'settlementStatuses.0.status': 'Settled',
+    });
+  await run(mode, 'getNetFundingDetails', cs.ReportingV3NetFundingsGet200Response,
+    (cb) => nf.getNetFundingDetails(start, end, { organizationId: mid }, cb), {
+      startTime: true, endTime: true, 'netFundingSummaries.0.type': true, 'netFundingSummaries.0.fundedAmount': true,
+      'totalPurchases.0.currency': true, 'totalPurchases.0.value': true, 'totalFees.0.value': true,
+      'totalRefunds.0.value': true, 'totalChargebacks.0.value': true, 'netTotal.0.value': true,
+    });
+  await run(mode, 'getPaymentBatchSummary', cs.ReportingV3PaymentBatchSummariesGet200Response,
+    (cb) => pbs.getPaymentBatchSummary(start, end, { organizationId: mid, rollUp: 'day', breakdown: 'selected_merchant' }, cb), {
+      startTime: true, 'paymentBatchSummaries.0.merchantId': mid, 'paymentBatchSummaries.0.currencyCode': true,
+      'paymentBatchSummaries.0.salesCount': true, 'paymentBatchSummaries.0.salesAmount': true,
+      'paymentBatchSummaries.0.startTime': true, 'paymentBatchSummaries.0.paymentSubTypeDescription': true,
+    });
 }
 
 (async () => {
