@@ -17,8 +17,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/reconcile/reconcile/internal/memstat"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/outputs"
-	"github.com/reconcile/reconcile/store"
 )
 
 // The workbook row of the benchmark: a finding sheet of sheetRows rows (the

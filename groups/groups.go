@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/platform"
 )
 
 // Lister lists an organization's groups (a *platform.Merchant acting for the

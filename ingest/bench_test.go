@@ -13,10 +13,10 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/reconcile/reconcile/ingest"
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/pipeline/pipelinetest"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/pipeline/pipelinetest"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // benchScale is the sandbox scale of the ingest benchmarks;

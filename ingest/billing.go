@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 

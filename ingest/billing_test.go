@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 

@@ -9,10 +9,10 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // The BIN stage of a run: the card attributes of every BIN the run's

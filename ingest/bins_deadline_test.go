@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
-	"github.com/reconcile/reconcile/store/storetest"
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
+	"github.com/reconcile/reconcile/internal/store/storetest"
 )
 
 // TestBINStageHasADeadline: a BIN service that accepts and never answers

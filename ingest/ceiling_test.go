@@ -27,10 +27,10 @@ import (
 	json "github.com/goccy/go-json"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/pipeline/pipelinetest"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/pipeline/pipelinetest"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // The true ceiling of the members stage (issue 14): the run's own raw

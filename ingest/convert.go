@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/platform"
 )
 
 // converter turns the platform's text fields into typed column values,

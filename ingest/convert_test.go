@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/store"
-	"github.com/reconcile/reconcile/store/storetest"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/store"
+	"github.com/reconcile/reconcile/internal/store/storetest"
 )
 
 // TestAmountRoundTrip loads decimal strings through the bulk path and reads

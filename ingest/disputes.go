@@ -9,16 +9,16 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // The disputes stage of a run: each member's interchange clearing levels,
 // chargebacks and retrievals from the Reporting API over the run's window,
 // three requests per member (the SDK's reports take no group and no
-// paging: platform/disputes.go). A member's rows whose time falls in the
+// paging: internal/platform/disputes.go). A member's rows whose time falls in the
 // window are replaced, older ones kept, so that the tables grow night by
 // night like the other sources. A member the key may not read reports for
 // is recorded as such in run_members (products_not_enabled "reporting"),

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reconcile/reconcile/pipeline"
+	"github.com/reconcile/reconcile/internal/pipeline"
 )
 
 // TestReportsFewRequestsAndIncremental: the reports stage reads each

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
 )
 
 // TestGroupNameWithAStrayByteIsRepaired: one invalid UTF-8 byte in a

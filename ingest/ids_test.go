@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/cardmask/cardmasktest"
-	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/store/storetest"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/cardmask/cardmasktest"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/store/storetest"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 

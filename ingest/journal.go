@@ -24,9 +24,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // maxJournalLine bounds one journal line; a longer line is rejected rather

@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/reconcile/reconcile/calls"
-	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/internal/calls"
+	"github.com/reconcile/reconcile/internal/cardmask"
 	"github.com/reconcile/reconcile/internal/jsonbody"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // JournalInspectVersion is the version of what journalFacts derives from a

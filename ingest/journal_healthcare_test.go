@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/store/storetest"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store/storetest"
 )
 
 // TestHealthcareAmountTypesOfBothNetworks imports healthcare payments of

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/cardmask/cardmasktest"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/cardmask/cardmasktest"
 )
 
 // storedText is everything the import keeps of a line: the text of each

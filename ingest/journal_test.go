@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/cardmask/cardmasktest"
-	"github.com/reconcile/reconcile/store"
-	"github.com/reconcile/reconcile/store/storetest"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/cardmask/cardmasktest"
+	"github.com/reconcile/reconcile/internal/store"
+	"github.com/reconcile/reconcile/internal/store/storetest"
 )
 
 // journalFixture is a journal of one call per service area, written as a

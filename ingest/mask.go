@@ -6,8 +6,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 

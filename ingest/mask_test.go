@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reconcile/reconcile/cardmask"
 	"github.com/reconcile/reconcile/groups"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/reconcile/reconcile/ingest"
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
-	"github.com/reconcile/reconcile/store"
-	"github.com/reconcile/reconcile/store/storetest"
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
+	"github.com/reconcile/reconcile/internal/store"
+	"github.com/reconcile/reconcile/internal/store/storetest"
 )
 
 // TestRefusedRecordsFailTheirMemberAlone: a member whose page is complete

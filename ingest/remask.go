@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // Versions before the platform's answers were masked (mask.go) stored them

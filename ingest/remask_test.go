@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/store/storetest"
+	"github.com/reconcile/reconcile/internal/store/storetest"
 )
 
 // TestMaskOlderRecords: a database an older version wrote, with card data

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/reconcile/reconcile/groups"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/platform"
 )
 
 // One Transaction Search for the whole portfolio (PullOptions.SearchScope):

@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/reconcile/reconcile/ingest"
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
-	"github.com/reconcile/reconcile/store"
-	"github.com/reconcile/reconcile/store/storetest"
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
+	"github.com/reconcile/reconcile/internal/store"
+	"github.com/reconcile/reconcile/internal/store/storetest"
 )
 
 // runWithLookback runs the pipeline over env's sandbox with the

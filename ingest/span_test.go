@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/reconcile/reconcile/groups"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
-	"github.com/reconcile/reconcile/store"
-	"github.com/reconcile/reconcile/store/storetest"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
+	"github.com/reconcile/reconcile/internal/store"
+	"github.com/reconcile/reconcile/internal/store/storetest"
 )
 
 // TestRolledBackSpanPullsItsMembersAgain: members loaded one per load into

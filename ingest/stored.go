@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 	"github.com/reconcile/reconcile/subscriptions"
 )
 

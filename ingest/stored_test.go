@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/reconcile/reconcile/store/storetest"
+	"github.com/reconcile/reconcile/internal/store/storetest"
 )
 
 // TestStoredListsChunks: members' stored payment lists are handed out a

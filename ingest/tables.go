@@ -1,6 +1,6 @@
 package ingest
 
-import "github.com/reconcile/reconcile/store"
+import "github.com/reconcile/reconcile/internal/store"
 
 // The tables ingest loads, as its batches fill them: each column in the
 // order the conversions give it (store.Batch), with the table's key and

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // kindParts are the parts of a complete finding kind (CONTRIBUTING.md,

@@ -34,9 +34,9 @@ import (
 	"unicode"
 	"unicode/utf16"
 
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // Scope is what one workbook covers: every member of the run, or the

@@ -3,9 +3,9 @@ package reports
 import (
 	"fmt"
 
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // The payments audit's sheets and datasets (docs/payments-audit.md),

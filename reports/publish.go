@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // Run is what the publish step needs to know of a run.

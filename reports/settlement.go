@@ -3,9 +3,9 @@ package reports
 import (
 	"fmt"
 
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // Settlement and funding (docs/workbook.md): a Settlement sheet of the

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/platform"
 )
 
 // Previous is what an earlier run stored of a subscription and its payment

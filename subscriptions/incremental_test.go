@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/platform"
 )
 
 func TestPullReason(t *testing.T) {

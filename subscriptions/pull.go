@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/platform"
 )
 
 // API is the part of the platform client a pull needs (*platform.Merchant).

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
 )
 
 // The product's schedule rules against the platform's: the sandbox bills
-// with schedule code of its own (sandbox/gen.go, engine.go), written apart
+// with schedule code of its own (internal/sandbox/gen.go, engine.go), written apart
 // from this package, so agreement on every payment of a thousand
 // subscriptions (month ends included) means the rules are the platform's,
 // not a copy of a mistake.

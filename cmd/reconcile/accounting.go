@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/outputs"
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/platform"
 )
 
 // requestAccount is the run's request accounting as the manifest, the

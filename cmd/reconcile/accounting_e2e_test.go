@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/outputs"
-	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 // TestRunAccountsForItsRequests: a run against a platform that limits the

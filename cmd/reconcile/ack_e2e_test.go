@@ -13,9 +13,9 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/reconcile/reconcile/notify/notifytest"
+	"github.com/reconcile/reconcile/internal/notify/notifytest"
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 // queryDB runs one query on a closed working file and closes it again, so

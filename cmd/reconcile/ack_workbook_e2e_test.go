@@ -10,8 +10,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 // TestAcknowledgeFromWorkbookRoundTrip: finance acknowledges findings in

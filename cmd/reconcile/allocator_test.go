@@ -12,7 +12,7 @@ import (
 
 	"github.com/reconcile/reconcile/internal/glibc"
 	"github.com/reconcile/reconcile/internal/jemalloc"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // TestAllocatorDecay: the commands that run the job run DuckDB's jemalloc

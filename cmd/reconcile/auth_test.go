@@ -9,8 +9,8 @@ import (
 	"software.sslmate.com/src/go-pkcs12"
 
 	"github.com/reconcile/reconcile/internal/credentials"
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/internal/testcert"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 // writeFile writes a test file with the given mode (umask aside).

@@ -13,7 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // The recurring-billing reconciliation end to end (docs/billing.md).

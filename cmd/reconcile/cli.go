@@ -13,9 +13,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // Exit codes (a contract: cron and schedulers read them).

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/checks"
+	"github.com/reconcile/reconcile/internal/checks"
 	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/internal/sqlout"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/store"
 )
 
 const ackSynopsis = `Acknowledge a finding: known, handled by its owner, until a date. Until then each run reports it in

@@ -14,7 +14,7 @@ import (
 	"github.com/reconcile/reconcile/internal/credentials"
 	"github.com/reconcile/reconcile/internal/doctor"
 	"github.com/reconcile/reconcile/internal/embedded"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/platform"
 )
 
 const doctorExamples = `  reconcile doctor --base-url https://apitest.cybersource.com --organization-id myorg \

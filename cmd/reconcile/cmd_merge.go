@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/reconcile/reconcile/internal/finish"
-	"github.com/reconcile/reconcile/merge"
-	"github.com/reconcile/reconcile/notify"
+	"github.com/reconcile/reconcile/internal/merge"
+	"github.com/reconcile/reconcile/internal/notify"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/store"
 )
 
 // mergeOptions are the flags of `reconcile merge`; those it shares with

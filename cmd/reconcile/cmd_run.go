@@ -13,19 +13,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/checks"
 	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/checks"
 	"github.com/reconcile/reconcile/internal/credentials"
 	"github.com/reconcile/reconcile/internal/embedded"
 	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/memstat"
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/internal/shardset"
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/store"
 )
 
 // runOptions are the flags of `reconcile run` (docs/operations.md, Flags, plus a

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/internal/secretfile"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 type sandboxOptions struct {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 )
 
 // currencyRewrite rewrites, in member mid's Transaction Search answers, the

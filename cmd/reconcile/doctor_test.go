@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // doctorArgs are the fixture's run flags given to doctor, as a person

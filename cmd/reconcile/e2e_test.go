@@ -23,12 +23,12 @@ import (
 	duckdb "github.com/duckdb/duckdb-go/v2"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
 	"github.com/reconcile/reconcile/queries"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 )
 
 var testDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)

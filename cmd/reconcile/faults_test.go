@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // The fault tests run the whole CLI against a sandbox whose fault flags are

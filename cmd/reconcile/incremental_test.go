@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // TestIncrementalRequests: at scale medium (100 subscriptions a member), a

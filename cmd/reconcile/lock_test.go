@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // TestHoldDatabase is not a test of its own: TestLockedRunTouchesNothing

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/reconcile/reconcile/internal/jemalloc"
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // TestRunLogsEachStagesMemory: at --log-level debug the run's last records

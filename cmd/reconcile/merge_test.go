@@ -16,11 +16,11 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/reconcile/reconcile/groups"
-	"github.com/reconcile/reconcile/notify/notifytest"
+	"github.com/reconcile/reconcile/internal/notify/notifytest"
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/reports"
 	"github.com/reconcile/reconcile/reports/reportstest"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 // mergeScale is the sandbox of the merge tests: enough members that each

@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/reconcile/reconcile/alarms"
+	"github.com/reconcile/reconcile/internal/alarms"
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/outputs"
-	"github.com/reconcile/reconcile/platform"
 )
 
 // The response MLE key (docs/account.md, Authentication; docs/platform.md,

@@ -20,9 +20,9 @@ import (
 
 	"software.sslmate.com/src/go-pkcs12"
 
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
 	"github.com/reconcile/reconcile/internal/testcert"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
 )
 
 // runClockColumns are the columns that record when a run happened (its

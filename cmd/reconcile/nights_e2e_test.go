@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // TestSandboxNightsMatchTheirGroundTruth runs five nights on the embedded

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 // nightsScale is the scale of TestNightsEqualFullRefresh: small's 6 members

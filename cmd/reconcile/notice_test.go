@@ -18,9 +18,9 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/reconcile/reconcile/notify"
-	"github.com/reconcile/reconcile/notify/notifytest"
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/notify"
+	"github.com/reconcile/reconcile/internal/notify/notifytest"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // pushReceiver is a local HTTP server taking what --metrics-push sends.

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/reconcile/reconcile/internal/finish"
+	"github.com/reconcile/reconcile/internal/notify"
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/progress"
-	"github.com/reconcile/reconcile/notify"
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/store"
 )
 
 // runHooks connect a run to what an operator watches: the progress display

@@ -9,8 +9,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 // Two nightly runs on the sandbox as an operator sets them up: per-group

@@ -14,8 +14,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // plantedCard is card data a careless merchant's journal carries, as it

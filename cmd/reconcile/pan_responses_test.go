@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/sandbox/sandboxtest"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
 )
 
 // responsePlanter rewrites the sandbox's responses to carry card numbers

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/outputs"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 // These tests run reconcile as a separate process, because what they check

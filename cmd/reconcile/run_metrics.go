@@ -8,7 +8,7 @@ import (
 
 	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/metrics"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // outcomeMetrics are the metrics of any command's outcome: its shard

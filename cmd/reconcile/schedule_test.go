@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // syncBuffer is a bytes.Buffer several goroutines write to (the scheduler

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // TestDoctorSearchScope: doctor says whether one search may cover every

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // aSecret is a base64 shared secret as an operator could paste it by

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/sandbox"
 )
 
 // TestSQLCheckRunsAKindAsTheRunDid: `reconcile sql --check KIND` over the

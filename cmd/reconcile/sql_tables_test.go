@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // A working file as a run leaves it: the schema, its comments, no data.

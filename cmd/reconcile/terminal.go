@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/internal/cardmask"
 	"github.com/reconcile/reconcile/internal/safetext"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // Text from outside (a platform's error message, a member ID, a cell of

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/reconcile/reconcile/internal/progress"
-	"github.com/reconcile/reconcile/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // hostile is text as an attacker-controlled server could send it: an OSC

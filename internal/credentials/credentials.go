@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/secretfile"
-	"github.com/reconcile/reconcile/platform"
 )
 
 // Settings are a run's credential settings, each the flag of the same

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/platform"
 )
 
 // Options say what to check.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/platform"
 )
 
 // NotAllowed: the platform refused one search across members to this key.

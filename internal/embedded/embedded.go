@@ -15,9 +15,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/reconcile/reconcile/platform"
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // Rate is the request rate against the embedded sandbox unless

@@ -10,14 +10,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/reconcile/reconcile/sandbox"
-	"github.com/reconcile/reconcile/store"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/store"
 )
 
 // The embedded sandbox keeps one simulated world per database. Its first
 // night generates the world for that date; a later date on the same
 // database reads the same world further on (its data clock at the later
-// night, the billing engine having run up to it: sandbox/nights.go), so a
+// night, the billing engine having run up to it: internal/sandbox/nights.go), so a
 // second night finds what changed since the first rather than a world
 // generated afresh, whose every finding would be new and none of the
 // first night's resolved. What identifies the world (seed, scale and

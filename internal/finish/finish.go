@@ -29,13 +29,13 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/reconcile/reconcile/alarms"
+	"github.com/reconcile/reconcile/internal/alarms"
 	"github.com/reconcile/reconcile/internal/metrics"
+	"github.com/reconcile/reconcile/internal/notify"
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/secretfile"
-	"github.com/reconcile/reconcile/notify"
-	"github.com/reconcile/reconcile/platform"
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/reports"
-	"github.com/reconcile/reconcile/store"
 )
 
 // Notice is what an operator is told of a run: the --alarms rules and the

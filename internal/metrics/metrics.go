@@ -22,8 +22,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/notify"
 	"github.com/reconcile/reconcile/internal/safetext"
-	"github.com/reconcile/reconcile/notify"
 	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/reports"
 )

@@ -1,8 +1,8 @@
 package metrics
 
 import (
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/outputs"
-	"github.com/reconcile/reconcile/platform"
 )
 
 // requestMetrics writes the run's request accounting in the metrics

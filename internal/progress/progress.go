@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/safetext"
-	"github.com/reconcile/reconcile/pipeline"
-	"github.com/reconcile/reconcile/platform"
 )
 
 // Refresh is how often the display redraws between updates, so the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reconcile/reconcile/pipeline"
+	"github.com/reconcile/reconcile/internal/pipeline"
 )
 
 func TestRenderProgress(t *testing.T) {

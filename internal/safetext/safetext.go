@@ -15,7 +15,7 @@ package safetext
 import (
 	"fmt"
 
-	"github.com/reconcile/reconcile/cardmask"
+	"github.com/reconcile/reconcile/internal/cardmask"
 	"strings"
 	"unicode/utf8"
 )

@@ -1,6 +1,6 @@
 // Package sdkdir finds, and installs when needed, the platform vendor's
 // Node.js SDK (npm cybersource-rest-client, pinned by
-// sandbox/testdata/sdk/package-lock.json) that the tests comparing this
+// internal/sandbox/testdata/sdk/package-lock.json) that the tests comparing this
 // project with the vendor read: the SDK contract test (package sandbox)
 // and the field guard (package platform). One installation serves both;
 // a lock keeps two test binaries, which go test runs at once, from
@@ -27,7 +27,7 @@ const RequireEnv = "RECONCILE_REQUIRE_SDK_TEST"
 // package-lock.json it was installed from.
 const stampName = ".reconcile-lock-sha256"
 
-// Dir is sandbox/testdata/sdk of the module the working directory is in
+// Dir is internal/sandbox/testdata/sdk of the module the working directory is in
 // (a test's working directory is its package's), found by going up to the
 // directory holding go.mod.
 func Dir() (string, error) {
@@ -37,7 +37,7 @@ func Dir() (string, error) {
 	}
 	for d := wd; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, "sandbox", "testdata", "sdk"), nil
+			return filepath.Join(d, "internal", "sandbox", "testdata", "sdk"), nil
 		}
 		if filepath.Dir(d) == d {
 			return "", fmt.Errorf("find the SDK directory: no go.mod above %s", wd)

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reconcile/reconcile/cardmask"
-	"github.com/reconcile/reconcile/checks"
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/checks"
 )
 
 // Options are what a run was given that its shards must share. Its fields are

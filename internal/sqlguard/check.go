@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/queries"
-	"github.com/reconcile/reconcile/store"
 )
 
 // defaultBNPLSessionAge is the age checks.Findings gives bnpl_session_age
