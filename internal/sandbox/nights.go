@@ -60,3 +60,16 @@ func (s *Server) withMemberOn(idx int, night time.Time, fn func(m *member)) {
 // the world: night + 1 day, 02:00 UTC. A server started with
 // Config.Clock = NightClock(night) serves that night.
 func NightClock(night time.Time) time.Time { return nightClock(night) }
+
+// clockWindow is the window of the night the data clock stands at (the
+// night whose nightly run it is: the day of the clock less 26 hours), never
+// before the world's first night. The settlement reports plan their
+// anomalies over it, as that night's ground truth does (GroundTruthOn), so
+// a later night's reports and truth agree.
+func (s *Server) clockWindow() (time.Time, time.Time) {
+	night := utcDay(s.Clock().Add(-26 * time.Hour))
+	if night.Before(s.cfg.BusinessDate) {
+		night = s.cfg.BusinessDate
+	}
+	return s.nightWindow(night)
+}

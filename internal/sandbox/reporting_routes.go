@@ -230,7 +230,7 @@ func (s *Server) purchaseRefundDetails(x *exchange, _ noBody) answer {
 		st  settlement
 	}
 	var rows []row
-	w0, w1 := s.windowBounds()
+	w0, w1 := s.clockWindow()
 	now := s.Clock()
 	for _, i := range idx {
 		s.withLiveMember(i, func(m *member) {
@@ -378,7 +378,7 @@ func (s *Server) netFundings(x *exchange, _ noBody) answer {
 	type sk struct{ typ, sub, cur string }
 	sums := map[sk]*netFundingSummary{}
 	amounts := map[sk]int64{}
-	w0, w1 := s.windowBounds()
+	w0, w1 := s.clockWindow()
 	now := s.Clock()
 	for _, i := range idx {
 		s.withLiveMember(i, func(m *member) {
@@ -514,7 +514,7 @@ func (s *Server) paymentBatchSummaries(x *exchange, _ noBody) answer {
 	}
 	by := map[key]*agg{}
 	var keys []key
-	w0, w1 := s.windowBounds()
+	w0, w1 := s.clockWindow()
 	now := s.Clock()
 	for _, i := range idx {
 		s.withLiveMember(i, func(m *member) {
