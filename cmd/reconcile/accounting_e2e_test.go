@@ -62,7 +62,8 @@ func TestRunAccountsForItsRequests(t *testing.T) {
 			a.Total, a.RateLimited, served.Requests, served.RateLimited)
 	}
 	for fam, area := range map[platform.Family]string{platform.FamilyRecurringBilling: "/rbs/v1",
-		platform.FamilySearch: "/tss/v2", platform.FamilyBIN: "/bin/v1", platform.FamilyGroups: "/group-management/v1"} {
+		platform.FamilySearch: "/tss/v2", platform.FamilyBIN: "/bin/v1", platform.FamilyGroups: "/group-management/v1",
+		platform.FamilyReporting: "/reporting/v3"} {
 		if a.ByFamily[string(fam)] != served.ByArea[area] {
 			t.Errorf("%s: %d requests in the manifest, the sandbox served %d under %s", fam, a.ByFamily[string(fam)], served.ByArea[area], area)
 		}

@@ -9,7 +9,7 @@ import (
 // file's format (metricsText's helpers).
 func requestMetrics(a *outputs.ManifestRequests, metric func(name, help string), counter func(name, help string),
 	sample func(name, labels string, v float64)) {
-	counter("reconcile_requests_total", "Requests the last run sent to the platform by endpoint family (recurring billing, transaction search, BIN lookup, group management, other), retries included; their sum is reconcile_run_requests.")
+	counter("reconcile_requests_total", "Requests the last run sent to the platform by endpoint family (recurring billing, transaction search, BIN lookup, reporting, group management, other), retries included; their sum is reconcile_run_requests.")
 	for _, f := range platform.AccountedFamilies {
 		sample("reconcile_requests_total", `family="`+escapeLabel(string(f))+`"`, float64(a.ByFamily[string(f)]))
 	}

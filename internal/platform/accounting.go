@@ -9,16 +9,18 @@ import (
 )
 
 // The families a run's requests are counted by (Stats.ByFamily): the member
-// families of Families, and two that are not a member's: the organization's
-// group listing, and any other endpoint.
+// families of Families, the Reporting API's reports (settlement, funding,
+// chargebacks, clearing levels), and two that are not a member's: the
+// organization's group listing, and any other endpoint.
 const (
-	FamilyGroups Family = "group management"
-	FamilyOther  Family = "other"
+	FamilyReporting Family = "reporting"
+	FamilyGroups    Family = "group management"
+	FamilyOther     Family = "other"
 )
 
 // AccountedFamilies are the families requests are counted by, in the order
 // outputs show them.
-var AccountedFamilies = []Family{FamilyRecurringBilling, FamilySearch, FamilyBIN, FamilyGroups, FamilyOther}
+var AccountedFamilies = []Family{FamilyRecurringBilling, FamilySearch, FamilyBIN, FamilyReporting, FamilyGroups, FamilyOther}
 
 func familyIndex(f Family) int {
 	for i, g := range AccountedFamilies {
@@ -52,6 +54,8 @@ func familyOf(limit bodyLimit, path string) Family {
 		return FamilyBIN
 	case strings.HasPrefix(path, "/group-management/"):
 		return FamilyGroups
+	case strings.HasPrefix(path, "/reporting/"):
+		return FamilyReporting
 	}
 	return FamilyOther
 }

@@ -43,9 +43,19 @@ func TestFamilyOf(t *testing.T) {
 		{groupsPageLimit, "/custom/groups/org", FamilyGroups},
 		{doLimit, "/rbs/v1/plans", FamilyRecurringBilling},
 		{doLimit, "/pts/v2/payments", FamilyOther},
+		{doLimit, "/reporting/v3/net-fundings", FamilyReporting},
 	} {
 		if got := familyOf(tc.limit, tc.path); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestFamilyArraySize: Stats counts each accounted family in an array of
+// its own length; a family added to one and not the other would panic.
+func TestFamilyArraySize(t *testing.T) {
+	var s Stats
+	if len(s.families) != len(AccountedFamilies) {
+		t.Fatalf("Stats counts %d families, AccountedFamilies has %d", len(s.families), len(AccountedFamilies))
 	}
 }

@@ -25,7 +25,7 @@ type Stats struct {
 	// it); nil measures none. A run sets it on its own Stats only: the
 	// histogram is a few KB, too much for each of 10,000 members.
 	Latencies *Latencies
-	families  [5]atomic.Int64 // by AccountedFamilies
+	families  [6]atomic.Int64 // by AccountedFamilies (TestFamilyArraySize keeps the two equal)
 	parent    *Stats
 }
 
