@@ -271,3 +271,27 @@ func addDispute(b, aside *store.Batch, record, mid string, d platform.Dispute, o
 	b.Add(append(row, rawJSON(cardmask.MaskRecord(d.Raw)), opts.RunID, opts.Now)...)
 	return true
 }
+
+// DisputesLoaded lists the members with a dispute report (clearing
+// levels, chargebacks or retrievals) loaded by run runID: a resumed run
+// reads the reports of the members an earlier attempt completed only when
+// that attempt stopped before loading them. A member whose reports were
+// all empty is read again, three requests.
+func DisputesLoaded(ctx context.Context, s *store.Store, runID string) (map[string]bool, error) {
+	rows, err := s.Conn().QueryContext(ctx, `SELECT merchant_id FROM interchange_clearing WHERE run_id = $1
+		UNION SELECT merchant_id FROM chargebacks WHERE run_id = $1
+		UNION SELECT merchant_id FROM retrievals WHERE run_id = $1`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("members with dispute reports loaded: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var mid string
+		if err := rows.Scan(&mid); err != nil {
+			return nil, fmt.Errorf("members with dispute reports loaded: %w", err)
+		}
+		out[mid] = true
+	}
+	return out, rows.Err()
+}

@@ -46,7 +46,7 @@ func TestOperatorOutputsOverTwoDays(t *testing.T) {
 	}
 	for _, g := range groups {
 		path := filepath.Join(day1, reports.GroupWorkbookName("2026-11-20", g))
-		if !sheetHasMerchant(t, path, kind, shared) {
+		if !sheetHasMerchant(t, path, reports.KindSheetNames()[kind], shared) {
 			t.Errorf("group %s's workbook has no %s finding of %s, which is in groups %v", g, kind, shared, groups)
 		}
 	}

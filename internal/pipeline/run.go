@@ -482,17 +482,26 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	}
 
 	// The Reporting API's interchange clearing levels, chargebacks and
-	// retrievals of every member this attempt pulled and did not fail:
-	// three requests each (ingest/disputes.go). A resumed run's members
-	// completed by an earlier attempt had theirs read by it.
+	// retrievals of every member this attempt pulled and did not fail,
+	// and of the members an earlier attempt of the date completed whose
+	// reports no attempt loaded (it stopped before this stage): three
+	// requests each (ingest/disputes.go).
 	r.report("reports")
 	failed := map[string]bool{}
 	for _, f := range res.Failed {
 		failed[f.MerchantID] = true
 	}
-	var reportMembers []string
+	withReports, err := ingest.DisputesLoaded(ctx, r.store, r.runID)
+	if err != nil {
+		return fail(err)
+	}
+	thisAttempt := map[string]bool{}
 	for _, m := range todo {
-		if !failed[m.MerchantID] {
+		thisAttempt[m.MerchantID] = true
+	}
+	var reportMembers []string
+	for _, m := range members {
+		if !failed[m.MerchantID] && (thisAttempt[m.MerchantID] || !withReports[m.MerchantID]) {
 			reportMembers = append(reportMembers, m.MerchantID)
 		}
 	}
