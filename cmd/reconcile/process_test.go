@@ -2,8 +2,8 @@ package main
 
 import (
 	"database/sql"
-	"flag"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
