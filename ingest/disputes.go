@@ -272,15 +272,15 @@ func addDispute(b, aside *store.Batch, record, mid string, d platform.Dispute, o
 	return true
 }
 
+var disputesLoaded = queries.Must("ingest.sql", "DisputesLoaded")
+
 // DisputesLoaded lists the members with a dispute report (clearing
 // levels, chargebacks or retrievals) loaded by run runID: a resumed run
 // reads the reports of the members an earlier attempt completed only when
 // that attempt stopped before loading them. A member whose reports were
 // all empty is read again, three requests.
 func DisputesLoaded(ctx context.Context, s *store.Store, runID string) (map[string]bool, error) {
-	rows, err := s.Conn().QueryContext(ctx, `SELECT merchant_id FROM interchange_clearing WHERE run_id = $1
-		UNION SELECT merchant_id FROM chargebacks WHERE run_id = $1
-		UNION SELECT merchant_id FROM retrievals WHERE run_id = $1`, runID)
+	rows, err := s.Conn().QueryContext(ctx, disputesLoaded, runID)
 	if err != nil {
 		return nil, fmt.Errorf("members with dispute reports loaded: %w", err)
 	}

@@ -164,3 +164,10 @@ SET products_not_enabled = CASE WHEN coalesce(products_not_enabled, '') = '' THE
                                ELSE not_enabled_message || ' | ' || $4 END
 WHERE run_id = $1 AND merchant_id = $2
   AND NOT contains(coalesce(products_not_enabled, ''), $3);
+
+-- name: DisputesLoaded
+-- The members with a dispute report (clearing levels, chargebacks or
+-- retrievals) loaded by run $1 (ingest.DisputesLoaded).
+SELECT merchant_id FROM interchange_clearing WHERE run_id = $1
+UNION SELECT merchant_id FROM chargebacks WHERE run_id = $1
+UNION SELECT merchant_id FROM retrievals WHERE run_id = $1

@@ -29,6 +29,16 @@ func settlementKinds() []string {
 func settlementFindings(m *member, asOf, w0, w1 time.Time, add func(kind, entity string, amount int64, currency string)) {
 	bd := w1.AddDate(0, 0, -1)
 	from := w0.AddDate(0, 0, -ReportingLookbackDays)
+	// A settlement with no transaction behind it is judged only for a
+	// member with a transaction in the window: with none, the search read
+	// nothing to judge it by (as the check says).
+	searched := false
+	for _, t := range m.txns {
+		if !t.time.Before(w0) && t.time.Before(w1) && !t.time.After(asOf) {
+			searched = true
+			break
+		}
+	}
 	for _, s := range settlements(m, asOf, w0, w1) {
 		if s.pending && !s.refund && !s.requestTime.Before(from) && s.requestTime.Before(w1) &&
 			BusinessDaysBetween(s.requestTime, bd) > DefaultSettlementDays {
@@ -38,8 +48,9 @@ func settlementFindings(m *member, asOf, w0, w1 time.Time, add func(kind, entity
 			continue
 		}
 		switch {
-		case s.txn == nil:
+		case s.txn == nil && searched:
 			add(KindSettlementWithoutCapture, s.requestID, s.amount, s.currency)
+		case s.txn == nil:
 		case s.amount != s.txn.amount || s.currency != s.txn.currency:
 			add(KindSettledAmountMismatch, s.requestID, s.amount, s.currency)
 		}
