@@ -12,10 +12,10 @@ import (
 )
 
 // nightsScale is the scale of TestNightsEqualFullRefresh: small's 6 members
-// with 40 subscriptions each instead of 20, so that the five nights reach
-// every kind of finding (the test checks they do), in about a minute; scale
-// medium's ten runs take several.
-const nightsScale = "members=6,subscriptions=40,groups=2"
+// and 20 subscriptions each, which the five nights take to every kind of
+// finding (the test checks they do), in half a minute; scale medium's ten
+// runs take several.
+const nightsScale = "members=6,subscriptions=20,groups=2"
 
 // TestNightsEqualFullRefresh: five nights on a moving sandbox clock, each
 // pulled the economical way (payment lists only where one may have

@@ -3,16 +3,13 @@ package main
 import (
 	"database/sql"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,17 +32,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	// The end-to-end tests spend much of their time waiting on a loopback
-	// sandbox (its latency and rate-limit faults, a process's start), not
-	// on the CPU: run twice as many at once as there are cores unless
-	// -parallel says otherwise, so that the package stays well within go
-	// test's 10-minute limit on a 2-core machine.
-	flag.Parse()
-	parallelGiven := false
-	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
-	if !parallelGiven {
-		flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
-	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
