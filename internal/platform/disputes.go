@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"time"
 )
 
@@ -131,15 +130,11 @@ type retrievalPage struct {
 	Details        []json.RawMessage `json:"retrievalDetails"`
 }
 
-// reportTime is a report's startTime or endTime as the SDK's examples
-// write it (yyyy-MM-dd'T'HH:mm:ss.SSSZ).
-func reportTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
 // report reads one report of the member over [start, end) into its
 // envelope P.
 func report[P any](ctx context.Context, m *Merchant, what, path string, start, end time.Time) (P, error) {
 	var page P
-	q := url.Values{"startTime": {reportTime(start)}, "endTime": {reportTime(end)}, "organizationId": {m.id}}
+	q := ReportQuery{Scope: ReportScope{OrganizationID: m.id}, From: start, To: end}
 	body, err := m.send(ctx, "GET", path+"?"+q.Encode(), nil, true, reportLimit)
 	if err != nil {
 		return page, fmt.Errorf("%s of merchant %s: %w", what, m.id, err)
