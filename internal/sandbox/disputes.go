@@ -13,7 +13,10 @@ import (
 //
 // Each endpoint takes startTime and endTime (required, ISO 8601) and an
 // optional organizationId, nothing else: the SDK offers no paging and no
-// group, so a member's report for a window is one answer. The records are
+// group, so a member's report for a window is one answer, and the
+// organization's (signed for it) every member's records in one answer,
+// each record naming its member's processorMerchantId and a clearing
+// record its organizationId too (disputeMembers). The records are
 // derived from a member's data as it stands (disputesOf), so the ground
 // truth (disputeFindings) reads them from the data as generated.
 //
@@ -33,7 +36,8 @@ import (
 //     chargebacks, and an old chargeback is out of the window, so its
 //     share is under the threshold (the near-miss);
 //   - the member before the last of an organization of five or more
-//     (withoutReporting) may not read reports: 403 NOT_AUTHORIZED.
+//     (withoutReporting) may not read reports: 403 NOT_AUTHORIZED, and
+//     the organization's reports leave it out.
 
 // Interchange levels as the sandbox writes merchantPricedLevel and
 // clearedLevel (unverified: the SDK gives no values; docs/platform.md).
