@@ -15,10 +15,14 @@ import (
 	"github.com/reconcile/reconcile/queries"
 )
 
-// The disputes stage of a run: each member's interchange clearing levels,
-// chargebacks and retrievals from the Reporting API over the run's window,
-// three requests per member (the SDK's reports take no group and no
-// paging: internal/platform/disputes.go). A member's rows whose time falls in the
+// The disputes stage of a run: the members' interchange clearing levels,
+// chargebacks and retrievals from the Reporting API over the run's window.
+// By default (DisputeScopeOrganization, disputes_org.go) each report is
+// read once for the whole organization and its records attributed to the
+// members, three requests a night; with DisputeScopeMember, or where the
+// organization's report cannot be read or attributed, member by member,
+// three requests a member (the SDK's reports take no group and no paging:
+// internal/platform/disputes.go). A member's rows whose time falls in the
 // window are replaced, older ones kept, so that the tables grow night by
 // night like the other sources. A member the key may not read reports for
 // is recorded as such in run_members (products_not_enabled "reporting"),
@@ -30,13 +34,18 @@ const ProductReporting = "reporting"
 
 // DisputeOptions configure the disputes stage of a run.
 type DisputeOptions struct {
-	Client      *platform.Client
-	RunID       string
-	Window      store.Window
-	Now         time.Time     // the run's start: loaded_at
-	Concurrency int           // members at once (at least 1)
-	Timeout     time.Duration // bounds each member's three reports; 0: none
-	Logger      *slog.Logger
+	Client *platform.Client
+	// OrganizationID is the run's organization, whose reports hold every
+	// member's records (DisputeScopeOrganization); empty reads member by
+	// member.
+	OrganizationID string
+	Scope          DisputeScope
+	RunID          string
+	Window         store.Window
+	Now            time.Time     // the run's start: loaded_at
+	Concurrency    int           // members at once (at least 1)
+	Timeout        time.Duration // bounds each member's three reports; 0: none
+	Logger         *slog.Logger
 }
 
 // DisputeResult is what the stage loaded, and which members could not be
@@ -76,10 +85,28 @@ type memberReports struct {
 	notEnabled  *platform.APIError
 }
 
-// PullDisputes pulls and loads the reports of members (merchant IDs), a few
-// members at once, and loads them in one transaction.
+// PullDisputes pulls the reports of members (merchant IDs), for the
+// organization at once or a few members at once (opts.Scope), and loads
+// them in one transaction.
 func PullDisputes(ctx context.Context, s *store.Store, opts DisputeOptions, members []string) (DisputeResult, error) {
 	var res DisputeResult
+	var pulled []*memberReports
+	var err error
+	if opts.Scope == DisputeScopeMember || opts.OrganizationID == "" {
+		pulled, res.Failures, err = pullMembers(ctx, opts, members, allReports)
+	} else {
+		pulled, res.Failures, err = pullOrganization(ctx, s, opts, members)
+	}
+	if err != nil {
+		return res, err
+	}
+	return storeReports(ctx, s, opts, pulled, res.Failures)
+}
+
+// pullMembers reads the reports which of each member, a few members at
+// once: nil in place of a member that failed, with its error.
+func pullMembers(ctx context.Context, opts DisputeOptions, members []string, which reportSet) ([]*memberReports, []error, error) {
+	var failures []error
 	pulled := make([]*memberReports, len(members))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -92,13 +119,13 @@ func PullDisputes(ctx context.Context, s *store.Store, opts DisputeOptions, memb
 				mctx, cancel = context.WithTimeout(gctx, opts.Timeout)
 				defer cancel()
 			}
-			r, err := pullReports(mctx, opts.Client.Merchant(mid), opts.Window)
+			r, err := pullReports(mctx, opts.Client.Merchant(mid), opts.Window, which)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				mu.Lock()
-				res.Failures = append(res.Failures, fmt.Errorf("reports of member %s: %w", maskedID(mid), err))
+				failures = append(failures, fmt.Errorf("reports of member %s: %w", maskedID(mid), err))
 				mu.Unlock()
 				return nil
 			}
@@ -107,10 +134,17 @@ func PullDisputes(ctx context.Context, s *store.Store, opts DisputeOptions, memb
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return res, err
+		return nil, failures, err
 	}
+	return pulled, failures, nil
+}
+
+// storeReports loads what was pulled (a nil entry is a member that
+// failed: its rows stay as they were) in one transaction.
+func storeReports(ctx context.Context, s *store.Store, opts DisputeOptions, pulled []*memberReports, failures []error) (DisputeResult, error) {
+	var res DisputeResult
 	err := s.Transact(ctx, func(tx *store.Tx) error {
-		res = DisputeResult{Failures: res.Failures}
+		res = DisputeResult{Failures: failures}
 		clearing, chargebacks, retrievals := clearingTable.NewBatch(), chargebacksTable.NewBatch(), retrievalsTable.NewBatch()
 		aside := keptAsideTable.NewBatch()
 		for _, r := range pulled {
@@ -169,23 +203,29 @@ func PullDisputes(ctx context.Context, s *store.Store, opts DisputeOptions, memb
 	return res, nil
 }
 
-// pullReports reads a member's three reports over the window; a "not
-// enabled" answer to the first ends the member's pull without an error.
-func pullReports(ctx context.Context, m *platform.Merchant, w store.Window) (*memberReports, error) {
+// pullReports reads the reports which of a member over the window; a
+// "not enabled" answer ends the member's pull without an error.
+func pullReports(ctx context.Context, m *platform.Merchant, w store.Window, which reportSet) (*memberReports, error) {
 	r := &memberReports{merchantID: m.ID()}
 	var err error
-	if r.clearing, err = m.InterchangeClearingLevels(ctx, w.Start, w.End); err != nil {
-		if e, ok := platform.NotEnabled(err); ok {
-			r.notEnabled = e
-			return r, nil
+	for _, rep := range []struct {
+		bit  reportSet
+		read func() error
+	}{
+		{reportClearing, func() (err error) { r.clearing, err = m.InterchangeClearingLevels(ctx, w.Start, w.End); return }},
+		{reportChargebacks, func() (err error) { r.chargebacks, err = m.Chargebacks(ctx, w.Start, w.End); return }},
+		{reportRetrievals, func() (err error) { r.retrievals, err = m.Retrievals(ctx, w.Start, w.End); return }},
+	} {
+		if which&rep.bit == 0 {
+			continue
 		}
-		return nil, err
-	}
-	if r.chargebacks, err = m.Chargebacks(ctx, w.Start, w.End); err != nil {
-		return nil, err
-	}
-	if r.retrievals, err = m.Retrievals(ctx, w.Start, w.End); err != nil {
-		return nil, err
+		if err = rep.read(); err != nil {
+			if e, ok := platform.NotEnabled(err); ok {
+				r.notEnabled = e
+				return r, nil
+			}
+			return nil, err
+		}
 	}
 	return r, nil
 }

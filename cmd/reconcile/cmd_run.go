@@ -75,6 +75,7 @@ type runOptions struct {
 	bnplSessionAge   time.Duration
 	chargebackShare  float64
 	settlementDays   int
+	disputeScope     pipeline.DisputeScope
 	binRefreshAge    time.Duration
 	acknowledgements string    // the acknowledgements file (checks.ReadAcknowledgementFile)
 	hooks            *runHooks // set by runWithOutput; nil-safe
@@ -153,6 +154,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.retryLimits, "retry-limits", "", "CSV (network,reattempts,window[,cit_mit_apart]) or YAML file of the card networks' limits on reattempts of a declined card (default: the documented table)")
 	fs.DurationVar(&o.bnplSessionAge, "bnpl-session-age", 24*time.Hour, "a pending buy-now-pay-later session older than this at the cut-off is reported stale")
 	fs.Float64Var(&o.chargebackShare, "chargeback-share", checks.DefaultChargebackShare, "a member whose chargebacks in the window are at least this share of its captures is reported (default: Visa's dispute monitoring ratio, 0.9%)")
+	fs.Var(&o.disputeScope, "dispute-scope", "dispute reports (interchange clearing, chargebacks, retrievals): `scope` organization (each read once for the organization, its records attributed to the members; the default) or member (each read once per member)")
 	fs.IntVar(&o.settlementDays, "settlement-days", checks.DefaultSettlementDays, "a capture not settled more than this many business days after its day is reported (capture_not_settled); within them it is expected")
 	fs.DurationVar(&o.binRefreshAge, "bin-refresh-age", 30*24*time.Hour, "look a cached BIN up again once its attributes are older than this")
 	fs.StringVar(&o.acknowledgements, "acknowledgements", "", "YAML file of acknowledged findings the run makes and keeps in force (docs/workbook.md); none: only those of reconcile ack")
@@ -402,6 +404,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		BNPLSessionAge:   o.bnplSessionAge,
 		ChargebackShare:  o.chargebackShare,
 		SettlementDays:   o.settlementDays,
+		DisputeScope:     o.disputeScope,
 		Version:          buildVersion(),
 		Logger:           log,
 		OnProgress:       o.hooks.progressFunc(),

@@ -129,8 +129,10 @@ func (p *responsePlanter) wrap(next http.Handler) http.Handler {
 		body := rec.Body.Bytes()
 		if rec.Code < 300 && rec.Header().Get("Content-Encoding") == "" {
 			for _, k := range plantFields {
+				// Groups, BIN lookups and the organization's clearing
+				// report (every member's records) are planted whoever asks.
 				if k.method != r.Method || !k.path.MatchString(r.URL.Path) ||
-					k.kind != "groups" && k.kind != "bins" && mid != target {
+					k.kind != "groups" && k.kind != "bins" && k.kind != "clearing" && mid != target {
 					continue
 				}
 				for _, field := range k.fields {

@@ -64,6 +64,10 @@ import (
 	"github.com/reconcile/reconcile/queries"
 )
 
+// DisputeScope is --dispute-scope's value (ingest.DisputeScope): the zero
+// value reads the dispute reports once for the organization.
+type DisputeScope = ingest.DisputeScope
+
 // Options configure a run.
 type Options struct {
 	Client         *platform.Client
@@ -103,6 +107,9 @@ type Options struct {
 	// settle before capture_not_settled reports it (--settlement-days);
 	// 0 means checks.DefaultSettlementDays.
 	SettlementDays int
+	// DisputeScope is how the dispute reports are read (--dispute-scope):
+	// once for the organization (the default) or once per member.
+	DisputeScope DisputeScope
 	// Force pulls members again that an earlier attempt of the same date
 	// completed; without it a re-run resumes where the last one stopped.
 	Force bool
@@ -485,7 +492,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	// retrievals of every member this attempt pulled and did not fail,
 	// and of the members an earlier attempt of the date completed whose
 	// reports no attempt loaded (it stopped before this stage): three
-	// requests each (ingest/disputes.go).
+	// requests for the organization, or each (ingest/disputes.go).
 	r.report("reports")
 	failed := map[string]bool{}
 	for _, f := range res.Failed {
@@ -506,7 +513,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	reports, err := ingest.PullDisputes(ctx, r.store, ingest.DisputeOptions{
-		Client: r.opts.Client, RunID: r.runID, Window: r.window, Now: r.now,
+		Client: r.opts.Client, OrganizationID: r.opts.OrganizationID, Scope: r.opts.DisputeScope, RunID: r.runID, Window: r.window, Now: r.now,
 		Concurrency: r.opts.Concurrency, Timeout: r.opts.MemberTimeout, Logger: r.log,
 	}, reportMembers)
 	if err != nil {

@@ -14,33 +14,39 @@ import (
 // ReportingV3ChargebackDetailsGet200Response,
 // ReportingV3RetrievalDetailsGet200Response). Each is one GET with
 // startTime, endTime and organizationId: the SDK offers no paging and no
-// group parameter, and a chargeback record names no merchant of its own,
-// so a member's report for a window is one request, signed for the member
-// with organizationId the member (docs/platform.md, "Interchange clearing
-// levels, chargebacks and retrievals").
+// group parameter. Read through the Merchant of a member, organizationId is
+// the member: its own report; read through the Merchant of the
+// organization, it is the organization's report of every member, one
+// request a night whatever the number of members (ingest/disputes_org.go
+// attributes its records). A clearing record names its member
+// (organizationId, processorMerchantId); a chargeback or retrieval only its
+// processorMerchantId (docs/platform.md, "Interchange clearing levels,
+// chargebacks and retrievals").
 
-// reportLimit bounds one report's body: a member's month of clearing
-// records at about 1.5 KB each.
-var reportLimit = bodyLimit{bytes: 64 << 20, of: "a member's report for a window", timeout: searchTimeout}
+// reportLimit bounds one report's body: an organization's night of
+// clearing records at about 1.5 KB each (a member's month is far less).
+var reportLimit = bodyLimit{bytes: 128 << 20, of: "a report for a window", timeout: searchTimeout}
 
 // ClearingRecord is one transaction's interchange clearing record
 // (ReportingV3InterchangeClearingLevelDetailsGet200ResponseInterchangeClearingLevelDetails),
 // the fields reconcile reads; Raw is the record as received.
 type ClearingRecord struct {
-	RequestID, OrganizationID, MerchantReferenceNumber string
-	TransactionTime, SettlementTime, TransactionType   string
-	Amount, CurrencyCode                               string
-	MerchantPricedLevel, ClearedLevel                  string
-	BillbackReasonCode, BillbackReasonDescription      string
-	DowngradeReasonCode                                string
-	InterchangeAmount, BillbackAmount                  string
-	ClearingRateCurrencyCode                           string
-	Raw                                                json.RawMessage
+	RequestID, OrganizationID, ProcessorMerchantID   string
+	MerchantReferenceNumber                          string
+	TransactionTime, SettlementTime, TransactionType string
+	Amount, CurrencyCode                             string
+	MerchantPricedLevel, ClearedLevel                string
+	BillbackReasonCode, BillbackReasonDescription    string
+	DowngradeReasonCode                              string
+	InterchangeAmount, BillbackAmount                string
+	ClearingRateCurrencyCode                         string
+	Raw                                              json.RawMessage
 }
 
 type clearingWire struct {
 	RequestID                 flexString `json:"requestId"`
 	OrganizationID            flexString `json:"organizationId"`
+	ProcessorMerchantID       flexString `json:"processorMerchantId"`
 	MerchantReferenceNumber   flexString `json:"merchantReferenceNumber"`
 	TransactionTime           flexString `json:"transactionTime"`
 	SettlementTime            flexString `json:"settlementTime"`
@@ -163,7 +169,7 @@ func (m *Merchant) InterchangeClearingLevels(ctx context.Context, start, end tim
 			return nil, fmt.Errorf("%s of merchant %s: %w", what, m.id, pageError(what, err))
 		}
 		out = append(out, ClearingRecord{RequestID: string(w.RequestID), OrganizationID: string(w.OrganizationID),
-			MerchantReferenceNumber: string(w.MerchantReferenceNumber), TransactionTime: string(w.TransactionTime),
+			ProcessorMerchantID: string(w.ProcessorMerchantID), MerchantReferenceNumber: string(w.MerchantReferenceNumber), TransactionTime: string(w.TransactionTime),
 			SettlementTime: string(w.SettlementTime), TransactionType: string(w.TransactionType), Amount: string(w.Amount),
 			CurrencyCode: string(w.CurrencyCode), MerchantPricedLevel: string(w.MerchantPricedLevel),
 			ClearedLevel: string(w.ClearedLevel), BillbackReasonCode: string(w.BillbackReasonCode),

@@ -13,7 +13,10 @@ import (
 //
 // Each endpoint takes startTime and endTime (required, ISO 8601) and an
 // optional organizationId, nothing else: the SDK offers no paging and no
-// group, so a member's report for a window is one answer. The records are
+// group, so a member's report for a window is one answer, and the
+// organization's (signed for it) every member's records in one answer,
+// each record naming its member's processorMerchantId and a clearing
+// record its organizationId too (disputeMembers). The records are
 // derived from a member's data as it stands (disputesOf), so the ground
 // truth (disputeFindings) reads them from the data as generated.
 //
@@ -33,7 +36,8 @@ import (
 //     chargebacks, and an old chargeback is out of the window, so its
 //     share is under the threshold (the near-miss);
 //   - the member before the last of an organization of five or more
-//     (withoutReporting) may not read reports: 403 NOT_AUTHORIZED.
+//     (withoutReporting) may not read reports: 403 NOT_AUTHORIZED, and
+//     the organization's reports leave it out.
 
 // Interchange levels as the sandbox writes merchantPricedLevel and
 // clearedLevel (unverified: the SDK gives no values; docs/platform.md).
@@ -214,7 +218,10 @@ func (t *transaction) settledCapture() bool {
 
 // reportWindow reads a report's startTime and endTime (required, ISO 8601)
 // and organizationId; anything else, or a parameter given twice, is 400.
-func (x *exchange) reportWindow() (start, end time.Time, refused *answer) {
+// whole is true when the organization asks for itself (organizationId
+// absent or the organization's own, signed for the organization): the
+// organization-wide report of every member (disputeMembers).
+func (x *exchange) reportWindow() (start, end time.Time, whole bool, refused *answer) {
 	q := x.r.URL.Query()
 	details := unknownParams(q, []string{"startTime", "endTime", "organizationId"})
 	read := func(name string) time.Time {
@@ -234,16 +241,57 @@ func (x *exchange) reportWindow() (start, end time.Time, refused *answer) {
 		details = append(details, errorDetail{Field: "endTime", Reason: "must be after startTime"})
 	}
 	if len(details) > 0 {
-		return start, end, refusal(x.validationError("invalid query parameters", details...))
+		return start, end, false, refusal(x.validationError("invalid query parameters", details...))
 	}
-	if org := q.Get("organizationId"); org != "" && org != x.mid {
-		return start, end, refusal(x.forbidden("the key may not read reports of organization " + org))
+	org := q.Get("organizationId")
+	if x.member == nil && x.mid == x.s.cfg.OrganizationID && (org == "" || org == x.mid) {
+		return start, end, true, nil
+	}
+	if org != "" && org != x.mid {
+		return start, end, false, refusal(x.forbidden("the key may not read reports of organization " + org))
 	}
 	if idx, ok := x.s.memberIndex(x.mid); ok && withoutReporting(idx, x.s.cfg.Scale.Members) {
-		return start, end, refusal(x.forbidden("the Reporting API is not enabled for " + x.mid))
+		return start, end, false, refusal(x.forbidden("the Reporting API is not enabled for " + x.mid))
 	}
-	return start, end, nil
+	if x.member != nil && x.member.settings.ReportingDisabled {
+		return start, end, false, refusal(x.forbidden("the key may not read the reports of " + x.mid))
+	}
+	return start, end, false, nil
 }
+
+// disputeMembers runs fn on each member whose records a report holds: the
+// member asking, or for the organization-wide report every member but
+// those that may not read reports (withoutReporting: left out, as the
+// platform's own answer for them is unverified, docs/platform.md). A
+// member whose reports the key may not read (ReportingDisabled) refuses
+// the organization-wide report as a whole, 403, as reportScope refuses a
+// group holding one.
+func (s *Server) disputeMembers(x *exchange, whole bool, fn func(m *member)) *answer {
+	if !whole {
+		if x.member != nil {
+			fn(x.member)
+		}
+		return nil
+	}
+	for i := 0; i < s.cfg.Scale.Members; i++ {
+		var refused bool
+		s.withLiveMember(i, func(m *member) { refused = m.settings.ReportingDisabled })
+		if refused {
+			return refusal(x.forbidden("the key may not read the reports of " + memberID(i)))
+		}
+	}
+	for i := 0; i < s.cfg.Scale.Members; i++ {
+		if !withoutReporting(i, s.cfg.Scale.Members) {
+			s.withLiveMember(i, fn)
+		}
+	}
+	return nil
+}
+
+// processorMerchantID is the sandbox's processor merchant ID of member
+// mid (processorMerchantId on its clearing, chargeback and retrieval
+// records): one per member, as a processor account is.
+func processorMerchantID(mid string) string { return "P" + mid }
 
 // interchangeClearingJSON is ReportingV3InterchangeClearingLevelDetails
 // Get200ResponseInterchangeClearingLevelDetails (the fields the sandbox
@@ -251,6 +299,7 @@ func (x *exchange) reportWindow() (start, end time.Time, refused *answer) {
 type interchangeClearingJSON struct {
 	RequestID                 string `json:"requestId"`
 	OrganizationID            string `json:"organizationId"`
+	ProcessorMerchantID       string `json:"processorMerchantId"`
 	MerchantReferenceNumber   string `json:"merchantReferenceNumber,omitempty"`
 	AccountSuffix             string `json:"accountSuffix,omitempty"`
 	TransactionTime           string `json:"transactionTime"`
@@ -309,57 +358,66 @@ type disputeAnswer struct {
 func msTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // interchangeClearingDetails serves GET /reporting/v3/interchange-clearing-level-details:
-// the member's clearing records whose transaction time is in the window.
+// the member's clearing records whose transaction time is in the window,
+// or every member's for the organization (reportWindow), each naming its
+// member in organizationId.
 func (s *Server) interchangeClearingDetails(x *exchange, _ noBody) answer {
-	start, end, refused := x.reportWindow()
+	start, end, whole, refused := x.reportWindow()
 	if refused != nil {
 		return *refused
 	}
 	out := interchangeClearingAnswer{StartDate: msTime(start), EndDate: msTime(end), Details: []interchangeClearingJSON{}}
-	if x.member == nil {
-		return reply(200, out)
-	}
-	for _, c := range clearingsOf(x.member) {
-		t := c.txn
-		if t.time.Before(start) || !t.time.Before(end) {
-			continue
+	refused = s.disputeMembers(x, whole, func(m *member) {
+		for _, c := range clearingsOf(m) {
+			t := c.txn
+			if t.time.Before(start) || !t.time.Before(end) {
+				continue
+			}
+			typ := "CAPTURE"
+			if t.kind == kindSale {
+				typ = "SALE"
+			}
+			rec := interchangeClearingJSON{RequestID: t.id, OrganizationID: m.id, ProcessorMerchantID: processorMerchantID(m.id),
+				MerchantReferenceNumber: t.code, TransactionTime: msTime(t.time), SettlementTime: msTime(t.time.Add(6 * time.Hour)),
+				TransactionType: typ, Amount: moneyIn(t.amount, t.currency), CurrencyCode: t.currency, ClearedLevel: c.cleared,
+				MerchantPricedLevel: c.priced, BillbackReasonCode: c.billbackCode, BillbackReasonDescription: c.billbackDesc,
+				DowngradeReasonCode: c.billbackCode, InterchangeAmount: moneyIn(c.interchange, t.currency),
+				BillbackAmount: moneyIn(c.billback, t.currency), ClearingRateCurrencyCode: t.currency, CardIndicator: "C"}
+			if t.card != nil {
+				rec.AccountSuffix = t.card.suffix()
+			}
+			out.Details = append(out.Details, rec)
 		}
-		typ := "CAPTURE"
-		if t.kind == kindSale {
-			typ = "SALE"
-		}
-		rec := interchangeClearingJSON{RequestID: t.id, OrganizationID: x.member.id, MerchantReferenceNumber: t.code,
-			TransactionTime: msTime(t.time), SettlementTime: msTime(t.time.Add(6 * time.Hour)), TransactionType: typ,
-			Amount: moneyIn(t.amount, t.currency), CurrencyCode: t.currency, ClearedLevel: c.cleared,
-			MerchantPricedLevel: c.priced, BillbackReasonCode: c.billbackCode, BillbackReasonDescription: c.billbackDesc,
-			DowngradeReasonCode: c.billbackCode, InterchangeAmount: moneyIn(c.interchange, t.currency),
-			BillbackAmount: moneyIn(c.billback, t.currency), ClearingRateCurrencyCode: t.currency, CardIndicator: "C"}
-		if t.card != nil {
-			rec.AccountSuffix = t.card.suffix()
-		}
-		out.Details = append(out.Details, rec)
+	})
+	if refused != nil {
+		return *refused
 	}
 	return reply(200, out)
 }
 
 // disputeDetails serves GET /reporting/v3/chargeback-details (retrievals
 // false) and /retrieval-details: the member's records whose time is in
-// the window.
+// the window, or every member's for the organization (reportWindow). A
+// record names its member only by processorMerchantId (the SDK's models
+// have no organizationId per record).
 func (s *Server) disputeDetails(retrievals bool) func(x *exchange, _ noBody) answer {
 	return func(x *exchange, _ noBody) answer {
-		start, end, refused := x.reportWindow()
+		start, end, whole, refused := x.reportWindow()
 		if refused != nil {
 			return *refused
 		}
 		out := disputeAnswer{OrganizationID: x.mid, StartTime: msTime(start), EndTime: msTime(end)}
 		list := []disputeJSON{}
-		if x.member != nil {
-			for _, d := range disputesOf(x.member, s.gen.business) {
+		refused = s.disputeMembers(x, whole, func(m *member) {
+			for _, d := range disputesOf(m, s.gen.business) {
 				if d.retrieval != retrievals || d.time.Before(start) || !d.time.Before(end) {
 					continue
 				}
-				list = append(list, d.json(x.member.id))
+				list = append(list, d.json(m.id))
 			}
+		})
+		if refused != nil {
+			return *refused
 		}
 		if retrievals {
 			out.Retrievals = list
@@ -372,7 +430,7 @@ func (s *Server) disputeDetails(retrievals bool) func(x *exchange, _ noBody) ans
 
 func (d dispute) json(mid string) disputeJSON {
 	t := d.txn
-	j := disputeJSON{ProcessorMerchantID: "P" + mid, MerchantReferenceNumber: t.code, NatureOfDispute: "Chargeback",
+	j := disputeJSON{ProcessorMerchantID: processorMerchantID(mid), MerchantReferenceNumber: t.code, NatureOfDispute: "Chargeback",
 		Amount: moneyIn(d.amount, d.currency), Sign: "-", Action: "CB", OriginalSettlementTime: msTime(t.time.Add(6 * time.Hour)),
 		CurrencyCode: d.currency, RequestID: t.id, ResponseDueTime: msTime(d.due), Time: msTime(d.time),
 		ActionDescription: "First chargeback", ReasonCode: d.reasonCode, Applications: "ics_bill", PreDisputeFlag: "N"}

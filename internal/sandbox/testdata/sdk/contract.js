@@ -426,6 +426,30 @@ async function walk(mode, n) {
       organizationId: mid, 'retrievalDetails.0.requestId': true, 'retrievalDetails.0.amount': true,
       'retrievalDetails.0.responseDueTime': true, 'retrievalDetails.0.time': true, 'retrievalDetails.0.reasonCode': true,
     });
+  // The same reports of the whole organization (reconcile's default
+  // --dispute-scope): signed for the organization (merchantID the
+  // portfolio), organizationId the organization. Every member's records in
+  // one answer: each clearing record names its member in organizationId,
+  // each record its member's processorMerchantId; member 1's two
+  // chargebacks come first, member 2's (a near-miss) after them.
+  const orgCfg = { ...cfg, merchantID: portfolio };
+  const orgClearingApi = new cs.InterchangeClearingLevelDetailsApi(orgCfg, client());
+  await run(mode, 'getInterchangeClearingLevelDetails(organization)', cs.ReportingV3InterchangeClearingLevelDetailsGet200Response,
+    (cb) => orgClearingApi.getInterchangeClearingLevelDetails(from, to, { organizationId: portfolio }, cb), {
+      'interchangeClearingLevelDetails.0.requestId': true, 'interchangeClearingLevelDetails.0.organizationId': true,
+      'interchangeClearingLevelDetails.0.processorMerchantId': true,
+    });
+  const orgCbApi = new cs.ChargebackDetailsApi(orgCfg, client());
+  await run(mode, 'getChargebackDetails(organization)', cs.ReportingV3ChargebackDetailsGet200Response,
+    (cb) => orgCbApi.getChargebackDetails(from, to, { organizationId: portfolio }, cb), {
+      organizationId: portfolio, 'chargebackDetails.0.requestId': true, 'chargebackDetails.0.processorMerchantId': `P${mid}`,
+      'chargebackDetails.1.processorMerchantId': `P${mid}`, 'chargebackDetails.2.requestId': true, 'chargebackDetails.2.processorMerchantId': true,
+    });
+  const orgRrApi = new cs.RetrievalDetailsApi(orgCfg, client());
+  await run(mode, 'getRetrievalDetails(organization)', cs.ReportingV3RetrievalDetailsGet200Response,
+    (cb) => orgRrApi.getRetrievalDetails(from, to, { organizationId: portfolio }, cb), {
+      organizationId: portfolio, 'retrievalDetails.0.requestId': true, 'retrievalDetails.0.processorMerchantId': `P${mid}`,
+    });
   // Reporting: settlement and funding, by the SDK's operations
   // (PurchaseAndRefundDetailsApi, NetFundingsApi, PaymentBatchSummariesApi)
   // and models (ReportingV3*Get200Response*), over the span the Go test
