@@ -47,6 +47,10 @@ type PullOptions struct {
 	// fan-out's goroutines, concurrently; keep it quick): with Loaded it
 	// tells which members are in flight.
 	Started func(merchantID string)
+	// PlansMaxAge is how long a member's stored plan list stands for the
+	// platform's without a pull (subscriptions.PlansReason); 0: the plans
+	// are pulled every night.
+	PlansMaxAge time.Duration
 }
 
 // MemberResult is a member's row in run_members: how its pull and load
@@ -540,7 +544,9 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 	transactions := r.searchTransactions(ctx, api)
 	var notEnabled []NotEnabled
 	var firstNotEnabled error // the pull's error of the first product not enabled
-	snap, err := subscriptions.Pull(ctx, api, r.opts.PaymentLists, need)
+	var plans storedPlans
+	var plansReason string
+	snap, err := subscriptions.PullWith(ctx, api, r.opts.PaymentLists, need, r.plansDecision(ctx, mid, prev, &plans, &plansReason))
 	if e, ok := platform.NotEnabled(err); ok {
 		firstNotEnabled = err
 		// The account lacks Recurring Billing: its card transactions are
@@ -553,12 +559,19 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 		return nil, err
 	}
 	r.log.Debug("payment lists", "merchant_id", mid, "reasons", reasons)
+	r.log.Debug("plans", "merchant_id", mid, "pulled", snap.PlansPulled, "reason", plansReason)
 	if snap, err = maskSnapshot(snap); err != nil {
 		return nil, err
 	}
 	b := newMemberBatch(mid)
 	if err := b.addRecurring(snap, prev, r.runID, r.now); err != nil {
 		return nil, err
+	}
+	if !snap.PlansPulled {
+		// The stored plans stand for tonight's list: the schedules take
+		// their terms from them, and they are not loaded again (their
+		// loaded_at says when the list was last pulled).
+		snap.Plans = plans.plans
 	}
 	if err := b.addSchedules(snap, r.window.End, r.runID, r.now); err != nil {
 		return nil, err
