@@ -15,11 +15,15 @@ func TestPlansReason(t *testing.T) {
 	week := 7 * 24 * time.Hour
 	stored := StoredPlans{IDs: map[string]bool{"p1": true}, PulledAt: now.Add(-48 * time.Hour)}
 	sub := platform.Subscription{ID: "s1", PlanID: "p1", Status: "ACTIVE", Raw: []byte(`{"id":"s1","planId":"p1"}`)}
-	prev := map[string]*Previous{"s1": {Raw: []byte(`{"id": "s1", "planId": "p1"}`), Status: "ACTIVE", PulledAt: now.Add(-24 * time.Hour)}}
+	prev := map[string]*Previous{"s1": {Raw: []byte(`{"id": "s1", "subscriptionInformation": {"planId": "p1"}, "planInformation": {"billingCycles": {"current": "3"}}}`),
+		Status: "ACTIVE", PulledAt: now.Add(-24 * time.Hour)}}
 	other := sub
 	other.PlanID = "p2"
 	changed := sub
-	changed.Raw = []byte(`{"id":"s1","planId":"p1","amount":"2"}`)
+	changed.BillingAmount = "2.00"
+	changed.Raw = []byte(`{"id":"s1","subscriptionInformation":{"planId":"p1"},"orderInformation":{"amountDetails":{"billingAmount":"2.00"}}}`)
+	moved := sub // its cycle count moved: its terms are the same
+	moved.Raw = []byte(`{"id":"s1","subscriptionInformation":{"planId":"p1"},"planInformation":{"billingCycles":{"current":"4"}}}`)
 	fresh := sub
 	fresh.ID = "s2"
 	for _, c := range []struct {
@@ -34,7 +38,8 @@ func TestPlansReason(t *testing.T) {
 		{"too old", StoredPlans{IDs: stored.IDs, PulledAt: now.Add(-week - time.Second)}, []platform.Subscription{sub}, week, true},
 		{"every night", stored, []platform.Subscription{sub}, 0, true},
 		{"plan not stored", stored, []platform.Subscription{other}, week, true},
-		{"subscription changed", stored, []platform.Subscription{changed}, week, true},
+		{"subscription's terms changed", stored, []platform.Subscription{changed}, week, true},
+		{"subscription's cycle count moved", stored, []platform.Subscription{moved}, week, false},
 		{"subscription new", stored, []platform.Subscription{sub, fresh}, week, true},
 	} {
 		if got := PlansReason(c.stored, c.subs, prev, now, c.maxAge); (got != "") != c.want {
