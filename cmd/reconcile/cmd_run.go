@@ -140,7 +140,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.searchTimeForm, "search-time-form", "epoch", "how Transaction Search windows are written: epoch (milliseconds), datemath (NOW/DAY-nDAYS) or iso (timestamps, undocumented)")
 	fs.BoolVar(&o.force, "force", false, "pull again the members an earlier attempt of the same date completed (default: resume)")
 	fs.BoolVar(&o.fullRefresh, "full-refresh", false, "pull every subscription's payment list, not only those that may have changed")
-	fs.DurationVar(&o.plansMaxAge, "plans-max-age", 7*24*time.Hour, "how long a member's stored plan list is used without a pull, unless a subscription is new, changed or names a plan not stored (0: pull the plans every night)")
+	fs.DurationVar(&o.plansMaxAge, "plans-max-age", 7*24*time.Hour, "how long a member's stored plan list is used without a pull, unless a subscription is new, changed its terms or names a plan not stored (0: pull the plans every night)")
 	fs.StringVar(&o.searchScope, "search-scope", "member", "Transaction Search: member (one search a member), account or reseller (one search of every member under --search-scope-id, where the key may: see reconcile doctor)")
 	fs.StringVar(&o.searchScopeID, "search-scope-id", "", "--search-scope account or reseller: the merchant account or reseller ID searched (default: the organization)")
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when the organization's groups have no member at all (default: such a run fails)")
