@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reconcile/reconcile/groups"
@@ -51,6 +52,13 @@ type PullOptions struct {
 	// platform's without a pull (subscriptions.PlansReason); 0: the plans
 	// are pulled every night.
 	PlansMaxAge time.Duration
+	// History, when above 0, leaves the never-pulled payment list of a
+	// subscription that ended before the window's start less History
+	// (subscriptions.EndedBefore) to the backfill: at most BackfillBudget
+	// such lists are pulled a run, the oldest subscriptions of a member
+	// first (history.go).
+	History        time.Duration
+	BackfillBudget int
 }
 
 // MemberResult is a member's row in run_members: how its pull and load
@@ -159,6 +167,9 @@ type puller struct {
 	sharedMu    sync.Mutex
 	shared      map[string][]platform.TransactionSummary
 	sharedLimit int
+	// The run's payment-list backfill (history.go): lists taken from
+	// PullOptions.BackfillBudget, and lists left for a later run.
+	backfilled, deferred atomic.Int64
 }
 
 // LoadDirectory stores the organization's groups and their members as
@@ -313,6 +324,7 @@ func (r *puller) pullMembers(ctx context.Context, members []groups.Member) ([]Me
 		byID[m.MerchantID] = m
 	}
 	r.fanOut(ctx, members, stats, w)
+	r.logBackfill()
 	if len(w.again) > 0 {
 		again := make([]groups.Member, len(w.again))
 		for i, mid := range w.again {
@@ -531,13 +543,13 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 			if stored, ok := prev[s.ID]; ok {
 				p = &stored.prev
 			}
-			reason = subscriptions.PullReason(p, s, terms)
+			reason = r.backfill(subscriptions.PullReason(p, s, terms), s)
 		}
 		if reason == "" {
 			reason = "unchanged"
 		}
 		reasons[reason]++ // Pull calls need from its own goroutine only
-		return reason != "unchanged"
+		return reason != "unchanged" && reason != deferred
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

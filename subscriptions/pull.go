@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"sort"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -118,7 +120,15 @@ func pullSubscriptions(ctx context.Context, api API, parallel int, need func(pla
 	lists := make([]*platform.PaymentList, len(snap.Subscriptions))
 	g, gctx := errgroup.WithContext(ctx) // within one member, the first error ends the member
 	g.SetLimit(max(parallel, 1))
+	// need is asked about the oldest subscriptions first (by start date),
+	// so that a budget it keeps (the ingest's backfill) goes to them.
+	order, starts := make([]int, len(snap.Subscriptions)), make([]time.Time, len(snap.Subscriptions))
 	for i, s := range snap.Subscriptions {
+		order[i], starts[i] = i, startOf(s)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return starts[order[a]].Before(starts[order[b]]) })
+	for _, i := range order {
+		s := snap.Subscriptions[i]
 		if need != nil && !need(s) {
 			continue
 		}
@@ -141,6 +151,15 @@ func pullSubscriptions(ctx context.Context, api API, parallel int, need func(pla
 		}
 	}
 	return nil
+}
+
+// startOf is s's start date; a start date that does not parse sorts last.
+func startOf(s platform.Subscription) time.Time {
+	t, err := time.Parse(time.RFC3339, s.StartDate)
+	if err != nil {
+		return time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return t
 }
 
 // recovered, deferred in a goroutine of a pull, makes a panic its error:
