@@ -80,7 +80,7 @@ func maskSnapshot(snap *subscriptions.Snapshot) (*subscriptions.Snapshot, error)
 	if err != nil {
 		return nil, err
 	}
-	out := &subscriptions.Snapshot{Plans: plans, Subscriptions: subs, Payments: snap.Payments}
+	out := &subscriptions.Snapshot{Plans: plans, Subscriptions: subs, Payments: snap.Payments, PlansPulled: snap.PlansPulled}
 	copied := false
 	for i, s := range snap.Subscriptions {
 		list := snap.Payments[s.ID]

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reconcile/reconcile/groups"
@@ -47,6 +48,17 @@ type PullOptions struct {
 	// fan-out's goroutines, concurrently; keep it quick): with Loaded it
 	// tells which members are in flight.
 	Started func(merchantID string)
+	// PlansMaxAge is how long a member's stored plan list stands for the
+	// platform's without a pull (subscriptions.PlansReason); 0: the plans
+	// are pulled every night.
+	PlansMaxAge time.Duration
+	// History, when above 0, leaves the never-pulled payment list of a
+	// subscription that ended before the window's start less History
+	// (subscriptions.EndedBefore) to the backfill: at most BackfillBudget
+	// such lists are pulled a run, the oldest subscriptions of a member
+	// first (history.go).
+	History        time.Duration
+	BackfillBudget int
 }
 
 // MemberResult is a member's row in run_members: how its pull and load
@@ -155,6 +167,9 @@ type puller struct {
 	sharedMu    sync.Mutex
 	shared      map[string][]platform.TransactionSummary
 	sharedLimit int
+	// The run's payment-list backfill (history.go): lists taken from
+	// PullOptions.BackfillBudget, and lists left for a later run.
+	backfilled, deferred atomic.Int64
 }
 
 // LoadDirectory stores the organization's groups and their members as
@@ -309,6 +324,7 @@ func (r *puller) pullMembers(ctx context.Context, members []groups.Member) ([]Me
 		byID[m.MerchantID] = m
 	}
 	r.fanOut(ctx, members, stats, w)
+	r.logBackfill()
 	if len(w.again) > 0 {
 		again := make([]groups.Member, len(w.again))
 		for i, mid := range w.again {
@@ -527,20 +543,22 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 			if stored, ok := prev[s.ID]; ok {
 				p = &stored.prev
 			}
-			reason = subscriptions.PullReason(p, s, terms)
+			reason = r.backfill(subscriptions.PullReason(p, s, terms), s)
 		}
 		if reason == "" {
 			reason = "unchanged"
 		}
 		reasons[reason]++ // Pull calls need from its own goroutine only
-		return reason != "unchanged"
+		return reason != "unchanged" && reason != deferred
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	transactions := r.searchTransactions(ctx, api)
 	var notEnabled []NotEnabled
 	var firstNotEnabled error // the pull's error of the first product not enabled
-	snap, err := subscriptions.Pull(ctx, api, r.opts.PaymentLists, need)
+	var plans storedPlans
+	var plansReason string
+	snap, err := subscriptions.PullWith(ctx, api, r.opts.PaymentLists, need, r.plansDecision(ctx, mid, prev, &plans, &plansReason))
 	if e, ok := platform.NotEnabled(err); ok {
 		firstNotEnabled = err
 		// The account lacks Recurring Billing: its card transactions are
@@ -553,12 +571,19 @@ func (r *puller) pullMember(ctx context.Context, mid string) (*memberBatch, erro
 		return nil, err
 	}
 	r.log.Debug("payment lists", "merchant_id", mid, "reasons", reasons)
+	r.log.Debug("plans", "merchant_id", mid, "pulled", snap.PlansPulled, "reason", plansReason)
 	if snap, err = maskSnapshot(snap); err != nil {
 		return nil, err
 	}
 	b := newMemberBatch(mid)
 	if err := b.addRecurring(snap, prev, r.runID, r.now); err != nil {
 		return nil, err
+	}
+	if !snap.PlansPulled {
+		// The stored plans stand for tonight's list: the schedules take
+		// their terms from them, and they are not loaded again (their
+		// loaded_at says when the list was last pulled).
+		snap.Plans = plans.plans
 	}
 	if err := b.addSchedules(snap, r.window.End, r.runID, r.now); err != nil {
 		return nil, err

@@ -171,3 +171,10 @@ WHERE run_id = $1 AND merchant_id = $2
 SELECT merchant_id FROM interchange_clearing WHERE run_id = $1
 UNION SELECT merchant_id FROM chargebacks WHERE run_id = $1
 UNION SELECT merchant_id FROM retrievals WHERE run_id = $1
+
+-- name: StoredPlans
+-- The plans of member $1 as the database holds them, with when each was
+-- loaded: the latest is when the member's plan list was last pulled (a run
+-- that pulls it loads every plan listed), which the plans' maximum age is
+-- measured from (ingest/plans.go).
+SELECT plan_id, CAST(raw AS VARCHAR), loaded_at FROM plans WHERE merchant_id = $1

@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"sort"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -30,6 +32,9 @@ type Snapshot struct {
 	// list was pulled, by subscription ID; a subscription whose list was
 	// not pulled (see PullReason) has none.
 	Payments map[string]*platform.PaymentList
+	// PlansPulled says whether Plans is the platform's list of tonight;
+	// when not (PullWith), the caller's stored plans stand for it.
+	PlansPulled bool
 }
 
 // Pull reads every plan and subscription of the member and the payment list
@@ -37,6 +42,17 @@ type Snapshot struct {
 // parallel payment lists in flight. Any error fails the whole pull: a member
 // is loaded completely or not at all.
 func Pull(ctx context.Context, api API, parallel int, need func(platform.Subscription) bool) (*Snapshot, error) {
+	return PullWith(ctx, api, parallel, need, nil)
+}
+
+// PullWith is Pull where wantPlans, when not nil, decides from the listed
+// subscriptions whether the plan list is pulled at all (PlansReason): a
+// member's plans rarely change, and one request a member a night is a
+// seventh of a next night's floor. Without it the plans are pulled beside
+// the subscriptions; with it, beside the payment lists, once the
+// subscriptions are listed. Snapshot.PlansPulled says which happened.
+func PullWith(ctx context.Context, api API, parallel int, need func(platform.Subscription) bool,
+	wantPlans func([]platform.Subscription) bool) (*Snapshot, error) {
 	snap := &Snapshot{Payments: map[string]*platform.PaymentList{}}
 	// The plans are listed beside the subscriptions and their payment
 	// lists: against a platform's latency, one round trip fewer before
@@ -45,16 +61,31 @@ func Pull(ctx context.Context, api API, parallel int, need func(platform.Subscri
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	plans := make(chan error, 1)
-	go func() {
-		err := listPlans(ctx, api, snap)
-		if err != nil {
-			cancel()
+	startPlans := func() {
+		snap.PlansPulled = true
+		go func() {
+			err := listPlans(ctx, api, snap)
+			if err != nil {
+				cancel()
+			}
+			plans <- err
+		}()
+	}
+	listed := func() {}
+	if wantPlans == nil {
+		startPlans()
+	} else {
+		listed = func() {
+			if wantPlans(snap.Subscriptions) {
+				startPlans()
+			}
 		}
-		plans <- err
-	}()
-	err := pullSubscriptions(sctx, api, parallel, need, snap)
-	if perr := <-plans; perr != nil {
-		return nil, perr
+	}
+	err := pullSubscriptions(sctx, api, parallel, need, snap, listed)
+	if snap.PlansPulled {
+		if perr := <-plans; perr != nil {
+			return nil, perr
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -75,17 +106,29 @@ func listPlans(ctx context.Context, api API, snap *Snapshot) (err error) {
 }
 
 // pullSubscriptions fills snap's subscriptions and payment lists (Pull).
-func pullSubscriptions(ctx context.Context, api API, parallel int, need func(platform.Subscription) bool, snap *Snapshot) error {
+// listed is called once the subscriptions are listed, before their payment
+// lists.
+func pullSubscriptions(ctx context.Context, api API, parallel int, need func(platform.Subscription) bool, snap *Snapshot,
+	listed func()) error {
 	for s, err := range api.Subscriptions(ctx) {
 		if err != nil {
 			return fmt.Errorf("list subscriptions: %w", err)
 		}
 		snap.Subscriptions = append(snap.Subscriptions, s)
 	}
+	listed()
 	lists := make([]*platform.PaymentList, len(snap.Subscriptions))
 	g, gctx := errgroup.WithContext(ctx) // within one member, the first error ends the member
 	g.SetLimit(max(parallel, 1))
+	// need is asked about the oldest subscriptions first (by start date),
+	// so that a budget it keeps (the ingest's backfill) goes to them.
+	order, starts := make([]int, len(snap.Subscriptions)), make([]time.Time, len(snap.Subscriptions))
 	for i, s := range snap.Subscriptions {
+		order[i], starts[i] = i, startOf(s)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return starts[order[a]].Before(starts[order[b]]) })
+	for _, i := range order {
+		s := snap.Subscriptions[i]
 		if need != nil && !need(s) {
 			continue
 		}
@@ -108,6 +151,15 @@ func pullSubscriptions(ctx context.Context, api API, parallel int, need func(pla
 		}
 	}
 	return nil
+}
+
+// startOf is s's start date; a start date that does not parse sorts last.
+func startOf(s platform.Subscription) time.Time {
+	t, err := time.Parse(time.RFC3339, s.StartDate)
+	if err != nil {
+		return time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return t
 }
 
 // recovered, deferred in a goroutine of a pull, makes a panic its error:

@@ -26,6 +26,7 @@ import (
 	"github.com/reconcile/reconcile/internal/shardset"
 	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/reports"
+	"github.com/reconcile/reconcile/subscriptions"
 )
 
 // runOptions are the flags of `reconcile run` (docs/operations.md, Flags, plus a
@@ -60,6 +61,9 @@ type runOptions struct {
 	searchTimeForm      string
 	force               bool
 	fullRefresh         bool
+	plansMaxAge         time.Duration
+	history             time.Duration
+	backfillBudget      int
 	searchScope         string // --search-scope: member, account or reseller
 	searchScopeID       string // --search-scope-id: the account or reseller searched
 	memoryLimit         string
@@ -140,6 +144,10 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	fs.StringVar(&o.searchTimeForm, "search-time-form", "epoch", "how Transaction Search windows are written: epoch (milliseconds), datemath (NOW/DAY-nDAYS) or iso (timestamps, undocumented)")
 	fs.BoolVar(&o.force, "force", false, "pull again the members an earlier attempt of the same date completed (default: resume)")
 	fs.BoolVar(&o.fullRefresh, "full-refresh", false, "pull every subscription's payment list, not only those that may have changed")
+	fs.Func("history", "pull tonight only the payment lists of subscriptions that ended less than this before the window (e.g. 400d); the others over the following nights, --backfill-budget a night (default 0: every list at once)",
+		func(v string) (err error) { o.history, err = subscriptions.ParseHistory(v); return err })
+	fs.IntVar(&o.backfillBudget, "backfill-budget", 2000, "--history: payment lists of older subscriptions pulled a night at most")
+	fs.DurationVar(&o.plansMaxAge, "plans-max-age", 7*24*time.Hour, "how long a member's stored plan list is used without a pull, unless a subscription is new, changed its terms or names a plan not stored (0: pull the plans every night)")
 	fs.StringVar(&o.searchScope, "search-scope", "member", "Transaction Search: member (one search a member), account or reseller (one search of every member under --search-scope-id, where the key may: see reconcile doctor)")
 	fs.StringVar(&o.searchScopeID, "search-scope-id", "", "--search-scope account or reseller: the merchant account or reseller ID searched (default: the organization)")
 	fs.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when the organization's groups have no member at all (default: such a run fails)")
@@ -397,6 +405,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		PaymentLists:     paymentListsPerMember,
 		Force:            o.force,
 		FullRefresh:      o.fullRefresh,
+		PlansMaxAge:      cmp.Or(o.plansMaxAge, -1), // 0: every night (the pipeline's 0 is its default)
+		History:          o.history,
+		BackfillBudget:   cmp.Or(o.backfillBudget, -1), // 0: none (the pipeline's 0 is its default)
 		AllowEmpty:       o.allowEmpty,
 		BINRefreshAge:    o.binRefreshAge,
 		InterchangeRates: rates,

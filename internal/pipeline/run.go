@@ -124,6 +124,16 @@ type Options struct {
 	// PaymentsMaxAge bounds how long a payment list is trusted without a
 	// pull; default 7 days.
 	PaymentsMaxAge time.Duration
+	// PlansMaxAge is how long a member's stored plan list stands for the
+	// platform's without a pull (subscriptions.PlansReason); default 7
+	// days, negative: pull the plans every night.
+	PlansMaxAge time.Duration
+	// History, when above 0, leaves the never-pulled payment lists of
+	// subscriptions that ended before the window's start less History to a
+	// backfill of at most BackfillBudget lists a run (default 2,000;
+	// ingest.PullOptions).
+	History        time.Duration
+	BackfillBudget int
 	// SearchScope, when account or reseller, lists every member's
 	// transactions in one Transaction Search of SearchScopeID, acting for
 	// the organization, instead of one search a member (ingest.PullOptions).
@@ -321,6 +331,12 @@ func Run(ctx context.Context, s *store.Store, opts Options) (*Result, error) {
 	if opts.PaymentsMaxAge == 0 {
 		opts.PaymentsMaxAge = 7 * 24 * time.Hour
 	}
+	if opts.PlansMaxAge == 0 {
+		opts.PlansMaxAge = 7 * 24 * time.Hour
+	}
+	if opts.BackfillBudget == 0 {
+		opts.BackfillBudget = 2000
+	}
 	if opts.Shard.Count == 0 {
 		opts.Shard = groups.Shard{Index: 0, Count: 1}
 	}
@@ -443,6 +459,9 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		PaymentLists:   r.opts.PaymentLists,
 		FullRefresh:    r.opts.FullRefresh,
 		PaymentsMaxAge: r.opts.PaymentsMaxAge,
+		PlansMaxAge:    max(r.opts.PlansMaxAge, 0),
+		History:        r.opts.History,
+		BackfillBudget: r.opts.BackfillBudget,
 		SearchScope:    r.opts.SearchScope,
 		SearchScopeID:  r.opts.SearchScopeID,
 		SearchActor:    r.opts.OrganizationID,
