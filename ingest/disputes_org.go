@@ -3,11 +3,14 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/store"
+	"github.com/reconcile/reconcile/queries"
 )
 
 // The organization's dispute reports (--dispute-scope organization): the
@@ -33,7 +36,9 @@ import (
 // A report the organization may not read (the platform's refusal, as
 // settlement reads a refused group's members one by one) or that fails is
 // read member by member. A member with no record in the organization's
-// reports is asked for its own clearing report, one request: a refusal
+// reports is asked for its own clearing report, one request (one whose
+// reports were read on an earlier night only on its day of the week,
+// askSilent): a refusal
 // records it as not enabled (whether the organization's report leaves out
 // or includes a member the key may not read reports for is unverified,
 // docs/platform.md), records mean the organization's report left it out, and
@@ -91,16 +96,11 @@ func (r reportSet) String() string {
 	return strings.Join(out, ", ")
 }
 
-// storedProcessorMerchants maps the processor merchant IDs of the rows
-// loaded on earlier nights (their raw records) to their members.
-const storedProcessorMerchants = `
-SELECT DISTINCT raw->>'processorMerchantId' AS pmid, merchant_id FROM interchange_clearing WHERE coalesce(raw->>'processorMerchantId', '') <> ''
-UNION SELECT DISTINCT raw->>'processorMerchantId', merchant_id FROM chargebacks WHERE coalesce(raw->>'processorMerchantId', '') <> ''
-UNION SELECT DISTINCT raw->>'processorMerchantId', merchant_id FROM retrievals WHERE coalesce(raw->>'processorMerchantId', '') <> ''`
-
-// transactionOwners finds the members whose transactions the request ids
-// are, any night.
-const transactionOwners = `SELECT DISTINCT transaction_id, merchant_id FROM transactions WHERE list_contains($1, transaction_id)`
+var (
+	storedProcessorMerchants = queries.Must("ingest.sql", "StoredProcessorMerchants")
+	transactionOwners        = queries.Must("ingest.sql", "TransactionOwners")
+	disputeReportsRead       = queries.Must("ingest.sql", "DisputeReportsRead")
+)
 
 // attribution maps a record to the merchant it belongs to.
 type attribution struct {
@@ -324,11 +324,19 @@ func pullOrganization(ctx context.Context, s *store.Store, opts DisputeOptions, 
 	}
 	probes := 0
 	if fallback&reportClearing == 0 {
-		// A member without a record: may it read reports at all?
+		// A member without a record: may it read reports at all? One whose
+		// reports were read on an earlier night is asked on its day of the
+		// week only (askSilent), so that a quiet night costs no request a
+		// member and a lost permission still shows within a week.
+		read, err := readBefore(ctx, s)
+		if err != nil {
+			return nil, failures, err
+		}
 		var silent []string
 		var at []int
 		for i, r := range reps {
-			if r != nil && r.notEnabled == nil && len(r.clearing)+len(r.chargebacks)+len(r.retrievals) == 0 {
+			if r != nil && r.notEnabled == nil && len(r.clearing)+len(r.chargebacks)+len(r.retrievals) == 0 &&
+				askSilent(members[i], read, opts.Window.End) {
 				silent, at = append(silent, members[i]), append(at, i)
 			}
 		}
@@ -359,4 +367,42 @@ func pullOrganization(ctx context.Context, s *store.Store, opts DisputeOptions, 
 		"chargebacks", len(chargebacks), "retrievals", len(retrievals), "ignored_other_merchants", ignored,
 		"read_member_by_member", fallback.String(), "members_without_records_asked", probes)
 	return reps, failures, nil
+}
+
+// readBefore is the set of members (IDs as stored) with a dispute report
+// row from any night.
+func readBefore(ctx context.Context, s *store.Store) (map[string]bool, error) {
+	rows, err := s.Conn().QueryContext(ctx, disputeReportsRead)
+	if err != nil {
+		return nil, fmt.Errorf("members whose dispute reports were read: %w", err)
+	}
+	defer rows.Close()
+	read := map[string]bool{}
+	for rows.Next() {
+		var mid string
+		if err := rows.Scan(&mid); err != nil {
+			return nil, fmt.Errorf("members whose dispute reports were read: %w", err)
+		}
+		read[mid] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("members whose dispute reports were read: %w", err)
+	}
+	return read, nil
+}
+
+// askSilent tells whether a member with no record in the organization's
+// reports tonight is asked for its own clearing report: always when none of
+// its reports was ever read (a new member, or one that may not read them),
+// else on one day in seven, the member's own (a hash of its ID), so that a
+// permission withdrawn later, which the organization's report may show only
+// by leaving the member out, is seen within a week.
+func askSilent(mid string, read map[string]bool, windowEnd time.Time) bool {
+	if !read[maskedID(mid)] {
+		return true
+	}
+	h := fnv.New32a()
+	h.Write([]byte(mid))
+	day := windowEnd.UTC().Unix() / 86400
+	return int64(h.Sum32()%7) == day%7
 }

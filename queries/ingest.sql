@@ -172,6 +172,27 @@ SELECT merchant_id FROM interchange_clearing WHERE run_id = $1
 UNION SELECT merchant_id FROM chargebacks WHERE run_id = $1
 UNION SELECT merchant_id FROM retrievals WHERE run_id = $1
 
+-- name: StoredProcessorMerchants
+-- The processor merchant IDs of the dispute reports' rows loaded on
+-- earlier nights (their raw records keep them), with their members: how
+-- an organization's chargeback or retrieval, which names no member, is
+-- attributed (ingest/disputes_org.go).
+SELECT DISTINCT raw->>'processorMerchantId' AS pmid, merchant_id FROM interchange_clearing WHERE coalesce(raw->>'processorMerchantId', '') <> ''
+UNION SELECT DISTINCT raw->>'processorMerchantId', merchant_id FROM chargebacks WHERE coalesce(raw->>'processorMerchantId', '') <> ''
+UNION SELECT DISTINCT raw->>'processorMerchantId', merchant_id FROM retrievals WHERE coalesce(raw->>'processorMerchantId', '') <> ''
+
+-- name: TransactionOwners
+-- The members whose transactions the request ids $1 are, any night.
+SELECT DISTINCT transaction_id, merchant_id FROM transactions WHERE list_contains($1, transaction_id)
+
+-- name: DisputeReportsRead
+-- The members with a dispute report row from any night: their reports
+-- could be read, so a quiet night (no record in the organization's
+-- reports) does not ask each of them again (ingest/disputes_org.go).
+SELECT merchant_id FROM interchange_clearing
+UNION SELECT merchant_id FROM chargebacks
+UNION SELECT merchant_id FROM retrievals
+
 -- name: StoredPlans
 -- The plans of member $1 as the database holds them, with when each was
 -- loaded: the latest is when the member's plan list was last pulled (a run
