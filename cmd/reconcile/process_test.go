@@ -131,7 +131,11 @@ func TestKillAndRerunEqualsCleanRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills it several times: skipped with -short")
 	}
-	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 25 * time.Millisecond}})
+	// Answers are slowed by 25ms only while a run that is to be killed
+	// goes (so that the kill lands mid-run); the reference run and the
+	// re-runs, whose outcome latency does not change, go at full speed.
+	slow := &slowSwitch{latency: 25 * time.Millisecond}
+	f := newFixture(t, sandbox.Config{}, slow.option())
 	work := t.TempDir()
 	ref := filepath.Join(work, "ref.duckdb")
 	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(ref, filepath.Join(work, "ref-out"))...); code != exitOK {
@@ -144,10 +148,12 @@ func TestKillAndRerunEqualsCleanRun(t *testing.T) {
 		db := filepath.Join(work, fmt.Sprintf("k%d.duckdb", i))
 		out := filepath.Join(work, fmt.Sprintf("k%d-out", i))
 		args := f.runArgs(db, out, "--concurrency", "2")
+		slow.on.Store(true)
 		cmd := startRun(t, args)
 		time.Sleep(delay)
 		cmd.Process.Kill() // SIGKILL: no defers, no checkpoint, no cleanup
 		err := cmd.Wait()
+		slow.on.Store(false)
 		var exit *exec.ExitError
 		if errors.As(err, &exit) && !exit.Exited() {
 			killedMidRun++
