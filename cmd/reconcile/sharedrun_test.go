@@ -52,21 +52,34 @@ func sharedSmallRun(t *testing.T) *sharedRun {
 // reconcile on it once, as runCLI does. It outlives any one test, so it
 // takes no *testing.T: TestMain ends it (closeSharedRuns).
 func makeSmallRun() (*sharedRun, error) {
-	scale, err := sandbox.ParseScale("small")
+	f, err := sharedFixture("small", "reconcile-shared-run", &smallRunDone)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := sandbox.New(sandbox.Config{Scale: scale, BusinessDate: testDate, Seed: 7})
+	r := &sharedRun{f: f, db: filepath.Join(f.dir, "r.duckdb"), out: filepath.Join(f.dir, "out")}
+	r.code, r.stdout, r.stderr = runShared(f.runArgs(r.db, r.out))
+	return r, nil
+}
+
+// sharedFixture is newFixture's sandbox of scale (testDate, seed 7) on
+// loopback HTTP, with its journals and ground truth on disk in a new
+// temporary folder; *done is set to what stops it and removes the folder.
+func sharedFixture(scale, prefix string, done *func()) (*fixture, error) {
+	sc, err := sandbox.ParseScale(scale)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := sandbox.New(sandbox.Config{Scale: sc, BusinessDate: testDate, Seed: 7})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	hs := httptest.NewServer(srv.Handler())
-	dir, err := os.MkdirTemp("", "reconcile-shared-run")
+	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		hs.Close()
 		return nil, err
 	}
-	smallRunDone = func() { hs.Close(); os.RemoveAll(dir) }
+	*done = func() { hs.Close(); os.RemoveAll(dir) }
 	journals := filepath.Join(dir, "journals")
 	if _, err := srv.WriteJournals(journals); err != nil {
 		return nil, fmt.Errorf("journals: %w", err)
@@ -75,19 +88,84 @@ func makeSmallRun() (*sharedRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ground truth: %w", err)
 	}
-	f := &fixture{srv: srv, url: hs.URL, dir: dir, journals: journals, truth: truth}
-	r := &sharedRun{f: f, db: filepath.Join(dir, "r.duckdb"), out: filepath.Join(dir, "out")}
-	var stdout, stderr bytes.Buffer
-	r.code = run(context.Background(), f.runArgs(r.db, r.out), env{stdout: &stdout, stderr: &stderr,
-		getenv: func(k string) string { return sandboxEnv[k] }})
-	r.stdout, r.stderr = stdout.String(), stderr.String()
-	return r, nil
+	return &fixture{srv: srv, url: hs.URL, dir: dir, journals: journals, truth: truth}, nil
 }
 
-// closeSharedRuns ends the shared run, if one was made.
+// runShared runs the CLI in-process with the sandbox's secret, as runCLI
+// does, for a fixture no one test owns.
+func runShared(args []string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, env{stdout: &stdout, stderr: &stderr,
+		getenv: func(k string) string { return sandboxEnv[k] }})
+	return code, stdout.String(), stderr.String()
+}
+
+// sharedShards is the four shards of testDate run against a sandbox of
+// mergeScale, each as a pod would (runShard: work/db/shard=<i>.duckdb and
+// the folder work/shard=<i>), made once per test binary: TestShardsMergeToOneRun
+// reads them, and TestMergeEqualsFullRun starts its first day from them.
+// Tests take copies (copyTo); the sandbox is TestMergeEqualsFullRun's to
+// run against and move on (TestShardsMergeToOneRun reads only its members
+// and ground truth, fixed when it was made).
+type sharedShards struct {
+	f     *fixture // client and env are nil
+	work  string   // the shards' own files: copy them, never use them
+	codes [4]int
+	out   [4]string // each shard's stdout and stderr
+}
+
+var (
+	shardsOnce sync.Once
+	shards     *sharedShards
+	shardsErr  error
+	shardsDone func()
+)
+
+// sharedMergeShards is the shards, made by the first test that asks.
+func sharedMergeShards(t *testing.T) *sharedShards {
+	t.Helper()
+	shardsOnce.Do(func() { shards, shardsErr = makeMergeShards() })
+	if shardsErr != nil {
+		t.Fatalf("the shared shards: %v", shardsErr)
+	}
+	return shards
+}
+
+func makeMergeShards() (*sharedShards, error) {
+	f, err := sharedFixture(mergeScale, "reconcile-shared-shards", &shardsDone)
+	if err != nil {
+		return nil, err
+	}
+	s := &sharedShards{f: f, work: filepath.Join(f.dir, "work")}
+	if err := os.MkdirAll(filepath.Join(s.work, "db"), 0o755); err != nil {
+		return nil, err
+	}
+	date := testDate.Format("2006-01-02")
+	for i := range 4 {
+		name := fmt.Sprintf("shard=%d", i)
+		db, out := filepath.Join(s.work, "db", name+".duckdb"), filepath.Join(s.work, name)
+		code, so, se := runShared(f.runArgs(db, out, "--date", date, "--shard", fmt.Sprintf("%d/4", i)))
+		s.codes[i], s.out[i] = code, so+se
+	}
+	return s, nil
+}
+
+// copyTo copies the shards' databases and folders into work, as runShards
+// would have left them there, and returns the glob of their folders.
+func (s *sharedShards) copyTo(t *testing.T, work string) string {
+	t.Helper()
+	if err := copyTree(s.work, work); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(work, "shard=*")
+}
+
+// closeSharedRuns ends the shared runs that were made.
 func closeSharedRuns() {
-	if smallRunDone != nil {
-		smallRunDone()
+	for _, done := range []func(){smallRunDone, shardsDone} {
+		if done != nil {
+			done()
+		}
 	}
 }
 
