@@ -2,6 +2,7 @@ package outputs
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,8 +35,8 @@ func (w *xlsxWriter) resolveColumns(ctx context.Context, blocks []Block) ([]Bloc
 // over empty cells to its right (the last column's, over the margin).
 const maxFittedWidth = 60
 
-// columnsOf describes FromQuery block bi: it runs the query once with no
-// rows for the names and types of its columns, and measures the longest
+// columnsOf describes FromQuery block bi: the names and types of its
+// columns (describe), and it measures the longest
 // value of each text column, which sets the column's width (a stream
 // writer sets widths before the first row, so they cannot follow the rows
 // as written): in the block's staged rows (stage), else by running the
@@ -45,12 +46,7 @@ const maxFittedWidth = 60
 // its own (a DOUBLE, a JSON value, a list) is an error naming the column,
 // since the statement should say what it is: an amount, a count, or text.
 func (w *xlsxWriter) columnsOf(ctx context.Context, bi int, b Block) ([]Column, error) {
-	rows, err := w.q.QueryContext(ctx, "SELECT * FROM (\n"+trimQuery(b.Query)+"\n) LIMIT 0", b.Args...)
-	if err != nil {
-		return nil, fmt.Errorf("describe the query: %w", err)
-	}
-	types, err := rows.ColumnTypes()
-	rows.Close()
+	types, err := w.describe(ctx, bi, b)
 	if err != nil {
 		return nil, fmt.Errorf("describe the query: %w", err)
 	}
@@ -93,7 +89,7 @@ func (w *xlsxWriter) columnsOf(ctx context.Context, bi int, b Block) ([]Column, 
 		from, args = "temp.main."+s.table, nil
 	}
 	q := "SELECT " + strings.Join(longest, ", ") + " FROM " + from + " AS q(" + strings.Join(names, ", ") + ")"
-	rows, err = w.q.QueryContext(ctx, q, args...)
+	rows, err := w.q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("measure the text columns: %w", err)
 	}
@@ -155,4 +151,30 @@ func currencyAfter(cols []Column, i int) int {
 		}
 	}
 	return 0
+}
+
+// describe is the names and types of block bi's columns. The block is
+// staged first (it is read from its temporary table in any case) and the
+// table is described: its columns have the query's names and types, as
+// DuckDB gives them to a query wrapped in SELECT * (a name repeated in
+// another case renamed "x_1", a bare NULL an INTEGER), and planning a
+// report's query a second time only to describe it was a tenth of a small
+// run's workbook. A block that cannot be staged has its query described.
+func (w *xlsxWriter) describe(ctx context.Context, bi int, b Block) ([]*sql.ColumnType, error) {
+	if s, ok := w.stage(ctx, bi, b); ok {
+		if types, err := columnTypes(ctx, w.q, "SELECT * FROM temp.main."+s.table+" LIMIT 0"); err == nil {
+			return types, nil
+		}
+	}
+	return columnTypes(ctx, w.q, "SELECT * FROM (\n"+trimQuery(b.Query)+"\n) LIMIT 0", b.Args...)
+}
+
+// columnTypes runs query and returns its result's column types.
+func columnTypes(ctx context.Context, q Querier, query string, args ...any) ([]*sql.ColumnType, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return rows.ColumnTypes()
 }

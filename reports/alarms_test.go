@@ -41,6 +41,7 @@ func summaryColumnA(t *testing.T, run Run, scope Scope) []string {
 // them), one row saying none was raised when all are clear, no table for
 // a run checked against no alarm, and none in a group's workbook.
 func TestSummaryAlarmsTable(t *testing.T) {
+	t.Parallel() // its own database and files
 	clear := fixtureRun
 	clear.Alarms = []Alarm{{Name: "failed_share", Value: 0.25, Limit: 0.5, Message: "25% failed"}}
 	if col := summaryColumnA(t, clear, Scope{}); !slices.Contains(col, "Alarms") || !slices.Contains(col, "(none raised)") {
@@ -57,6 +58,7 @@ func TestSummaryAlarmsTable(t *testing.T) {
 }
 
 func TestManifestAlarmsAreTheRaisedOnes(t *testing.T) {
+	t.Parallel() // its own database and files
 	if got := manifestAlarms(nil); got == nil || len(got) != 0 {
 		t.Errorf("no alarms: %#v, want an empty list", got)
 	}
@@ -67,6 +69,7 @@ func TestManifestAlarmsAreTheRaisedOnes(t *testing.T) {
 }
 
 func TestAlarmLabel(t *testing.T) {
+	t.Parallel() // its own database and files
 	if got := fixtureRun.Alarms[2].Label(); got != "kind_amount subscription_suspended CHF" {
 		t.Errorf("Label = %q", got)
 	}

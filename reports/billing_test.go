@@ -94,6 +94,7 @@ func cells(t *testing.T, f *excelize.File, sheet, header string) [][]string {
 // member, with the amount at risk in its currency; the second block sums
 // the amount per group, member and age.
 func TestAgeingSheet(t *testing.T) {
+	t.Parallel() // its own database and files
 	f := billingWorkbook(t, Scope{})
 	rows := cells(t, f, AgeingSheet, "Group")
 	var got []string
@@ -126,6 +127,7 @@ func TestAgeingSheet(t *testing.T) {
 // member in two groups counts once, on a row of its groups together), lists them per member, and names
 // today's recoveries; the failed member m4 is not counted.
 func TestMetricsSheet(t *testing.T) {
+	t.Parallel() // its own database and files
 	f := billingWorkbook(t, Scope{})
 	byGroup := cells(t, f, MetricsSheet, "Group")
 	var got []string

@@ -22,6 +22,7 @@ import (
 // in the order of their sheets, the most money first; and a chart of the
 // ten largest amounts, one bar per kind and currency.
 func TestSummaryFindingsByKindForFinance(t *testing.T) {
+	t.Parallel() // its own database and files
 	path := writeFixtureWorkbook(t, Scope{})
 	f, err := excelize.OpenFile(path)
 	if err != nil {
@@ -160,6 +161,7 @@ func TestSummaryFindingsByKindForFinance(t *testing.T) {
 // name (a link), what it means and what to do in finance's words, and its
 // ID; none of its texts is the platform's description.
 func TestLegendSpeaksToFinance(t *testing.T) {
+	t.Parallel() // its own database and files
 	path := writeFixtureWorkbook(t, Scope{})
 	f, err := excelize.OpenFile(path)
 	if err != nil {

@@ -161,6 +161,7 @@ func sameSums(t *testing.T, what string, got, want map[string]float64) {
 // figure, computed from the database without groups or from the sheet's
 // own by-member table.
 func TestPerGroupTablesSumToTheWhole(t *testing.T) {
+	t.Parallel() // its own database and files
 	db := billingFixtureDB(t)
 	path := filepath.Join(t.TempDir(), "w.xlsx")
 	if _, err := outputs.WriteWorkbook(context.Background(), db, path, Workbook(fixtureRun, Scope{})); err != nil {

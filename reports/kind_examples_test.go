@@ -95,6 +95,7 @@ func cellJSON(cell string) json.RawMessage {
 // has no finding of still gets a sheet with a finding, from its check's
 // fixture, with the entity and amount the check returned.
 func TestKindWithoutAHandWrittenFindingGetsItsExample(t *testing.T) {
+	t.Parallel() // its own database and files
 	db := fixtureDB(t)
 	if _, err := db.Exec(`DELETE FROM findings WHERE kind = 'double_charge'`); err != nil {
 		t.Fatal(err)

@@ -28,6 +28,7 @@ var memberTables = []string{"transactions", "subscriptions", "subscription_payme
 // as the table and build on the table (a 400,000-row transactions table
 // for 1,800 findings, at 5,000 members).
 func TestKindSheetsHoldNoMemberTable(t *testing.T) {
+	t.Parallel() // its own database and files
 	db := fixtureDB(t)
 	// A portfolio's worth of member rows next to the fixture's findings.
 	for _, stmt := range []string{

@@ -40,6 +40,7 @@ func libreOffice() string {
 // libreoffice-calc-nogui. Without it the test is skipped, saying so, or
 // fails with RECONCILE_REQUIRE_SOFFICE=1 (needLibreOffice).
 func TestWorkbookInLibreOffice(t *testing.T) {
+	t.Parallel() // its own database, files and LibreOffice profile
 	soffice := needLibreOffice(t)
 	path := writeFixtureWorkbook(t, Scope{})
 	sheet, out := convertToCSV(t, soffice, path)
@@ -116,6 +117,7 @@ func TestWorkbookInLibreOffice(t *testing.T) {
 // shown: the SUM is the total, and SMALL lists the dates in date order,
 // which text dates (or amounts written as text) would not give.
 func TestFindingSheetComputesInLibreOffice(t *testing.T) {
+	t.Parallel() // its own database, files and LibreOffice profile
 	soffice := needLibreOffice(t)
 	path := writeFixtureWorkbook(t, Scope{})
 	f, err := excelize.OpenFile(path)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestPublishLayout(t *testing.T) {
+	t.Parallel() // its own database and files
 	db := fixtureDB(t)
 	out := t.TempDir()
 	run := fixtureRun
@@ -157,6 +158,7 @@ func TestPublishLayout(t *testing.T) {
 // manifest say its data is simulated; a platform run's say platform; a run
 // that names no source is not published at all.
 func TestPublishStampsSource(t *testing.T) {
+	t.Parallel() // its own database and files
 	db := fixtureDB(t)
 	for source, want := range map[string]struct{ title, cell string }{
 		SourceSandbox:  {"Reconciliation 2026-11-20 — SIMULATED DATA (sandbox)", "SIMULATED DATA (sandbox)"},

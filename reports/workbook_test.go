@@ -72,18 +72,21 @@ func writeFixtureWorkbook(t *testing.T, scope Scope) string {
 // testdata/workbook.golden: sheet names, headers, values, number formats,
 // frozen rows, filters, widths and charts.
 func TestWorkbookGolden(t *testing.T) {
+	t.Parallel() // its own database and files
 	golden(t, "workbook.golden", reportstest.DumpWorkbook(t, writeFixtureWorkbook(t, Scope{})))
 }
 
 // TestGroupWorkbookGolden: the workbook of group 1002 holds its members
 // only (m2 is also in 1001 and appears in both), and its Summary names it.
 func TestGroupWorkbookGolden(t *testing.T) {
+	t.Parallel() // its own database and files
 	golden(t, "workbook-group-1002.golden", reportstest.DumpWorkbook(t, writeFixtureWorkbook(t, Scope{GroupID: "1002"})))
 }
 
 // The properties users rely on, asserted directly (the golden file would
 // also catch a change, but only as a diff someone might accept).
 func TestWorkbookContract(t *testing.T) {
+	t.Parallel() // its own database and files
 	path := writeFixtureWorkbook(t, Scope{})
 	f, err := excelize.OpenFile(path)
 	if err != nil {
@@ -343,6 +346,7 @@ func absolute(ref string) string {
 }
 
 func TestKindSheetNames(t *testing.T) {
+	t.Parallel() // its own database and files
 	checks := []queries.Check{
 		{Kind: "skipped_cycle"},
 		{Kind: "summary"},
@@ -368,6 +372,7 @@ func TestKindSheetNames(t *testing.T) {
 }
 
 func TestGroupWorkbookName(t *testing.T) {
+	t.Parallel() // its own database and files
 	for id, want := range map[string]string{
 		"1001":        "reconcile-2026-11-20-group-1001.xlsx",
 		"EU_west-2":   "reconcile-2026-11-20-group-EU_west-2.xlsx",
@@ -393,6 +398,7 @@ func TestGroupWorkbookName(t *testing.T) {
 // acknowledgement, and the detail written out as "key: value" pairs, not
 // JSON.
 func TestKindSheetDefaultColumns(t *testing.T) {
+	t.Parallel() // its own database and files
 	db := fixtureDB(t)
 	if _, err := db.Exec(`INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id, amount, currency, detail, first_seen_run, state)
 		VALUES ('2026-11-20', DATE '2026-11-20', 'future_kind', 'm1', 'x1', '1001', 5.25, 'USD',
@@ -429,6 +435,7 @@ func TestKindSheetDefaultColumns(t *testing.T) {
 // Every sheet statement of queries/reports/kinds/ is a kind of the
 // catalog's: a renamed or removed check leaves no orphan sheet behind.
 func TestKindSheetsAreKinds(t *testing.T) {
+	t.Parallel() // its own database and files
 	kinds := queries.Kinds()
 	for _, k := range queries.KindSheets() {
 		if !slices.Contains(kinds, k) {
@@ -447,6 +454,7 @@ func TestKindSheetsAreKinds(t *testing.T) {
 // When column unless When is "(none)", and its ID column holds the
 // findings' entity_id (the ENTITY of reconcile ack).
 func TestWorkbookDocumentsEveryKind(t *testing.T) {
+	t.Parallel() // its own database and files
 	const docPath = "../docs/workbook.md"
 	doc, err := os.ReadFile(docPath)
 	if err != nil {

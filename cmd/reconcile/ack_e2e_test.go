@@ -350,10 +350,12 @@ func openMemoryDuckDB(t *testing.T) *sql.DB {
 // line named) and changes nothing; bad ack arguments are refused the same
 // way, and a database that is not there is not created.
 func TestAcknowledgeRefusals(t *testing.T) {
-	f := newFixture(t, sandbox.Config{})
-	work := t.TempDir()
-	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out)...); code != exitOK {
+	t.Parallel() // its own copy of the shared small run's files and database
+	r := sharedSmallRun(t)
+	f := r.f
+	db, out := r.copy(t)
+	work := filepath.Dir(db)
+	if code, so, se := r.code, r.stdout, r.stderr; code != exitOK {
 		t.Fatalf("run: %d\n%s\n%s", code, so, se)
 	}
 	runsBefore := queryDB(t, db, `SELECT count(*), max(attempts) FROM runs`)[0]
@@ -403,13 +405,13 @@ func TestAcknowledgeRefusals(t *testing.T) {
 // While a run holds the working file, ack fails at once, saying so, and
 // changes nothing.
 func TestAcknowledgeWhileARunHoldsTheDatabase(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	if testing.Short() {
 		t.Skip("builds the binary: skipped with -short")
 	}
-	fast := newFixture(t, sandbox.Config{})
-	work := t.TempDir()
-	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	if code, so, se := runCLI(t, sandboxEnv, fast.runArgs(db, out)...); code != exitOK {
+	fast := sharedSmallRun(t) // the first run: its own copy of the shared small run
+	db, out := fast.copy(t)
+	if code, so, se := fast.code, fast.stdout, fast.stderr; code != exitOK {
 		t.Fatalf("first run: %d\n%s\n%s", code, so, se)
 	}
 	rows := queryDB(t, db, `SELECT kind, merchant_id, entity_id FROM findings WHERE run_id = '2026-11-20' AND state <> 'resolved' LIMIT 1`)

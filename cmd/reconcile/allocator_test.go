@@ -22,6 +22,7 @@ import (
 // binary again, as allocatorHelper), started as reconcile is: what is
 // checked is what jemalloc runs with.
 func TestAllocatorDecay(t *testing.T) {
+	t.Parallel() // its own helper processes
 	if !jemalloc.Linked {
 		t.Skip("DuckDB's jemalloc is not linked on this platform; nothing to tune")
 	}

@@ -24,6 +24,7 @@ func doctorArgs(t *testing.T, f *fixture, extra ...string) []string {
 // exits 0; --sample probes fewer members. It writes nothing: no database,
 // no outputs.
 func TestDoctorOnTheSandbox(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	args := doctorArgs(t, f)
 	code, stdout, stderr := runCLI(t, sandboxEnv, args...)
@@ -83,6 +84,7 @@ func TestDoctorOnTheSandbox(t *testing.T) {
 // members named, the same platform is ready. A wrong secret is refused
 // credentials, with what to check, and exit 1.
 func TestDoctorFindsTheFaults(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{GroupsUnavailable: 403}})
 	code, stdout, stderr := runCLI(t, sandboxEnv, doctorArgs(t, f)...)
 	if code != exitFailed || !regexp.MustCompile(`(?m)^discovery +failed +GET /group-management/v1/groups\?organizationId=sbxorg: 403`).MatchString(stdout) ||

@@ -173,12 +173,11 @@ func compareFindings(t *testing.T, got, want map[findingKey]bool) {
 }
 
 func TestRunMatchesGroundTruth(t *testing.T) {
-	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	work := t.TempDir()
-	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	t.Parallel() // its own copy of the shared small run's files and database
+	r := sharedSmallRun(t)
+	f := r.f
+	db, out := r.copy(t)
+	code, stdout, stderr := r.code, r.stdout, r.stderr
 	if code != exitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -424,6 +423,7 @@ func tableCounts(t *testing.T, path string) map[string]int {
 }
 
 func TestFailingMemberIsRecordedAndOthersReported(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	probe := newFixture(t, sandbox.Config{})
 	bad := probe.srv.Members()[1]
 	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})

@@ -51,6 +51,7 @@ func (p panicking) RoundTrip(r *http.Request) (*http.Response, error) {
 // reconciled nothing, so it exits 1 (failed), not 3 (partial, which tells a
 // monitor the rest was reconciled); it still publishes each member's error.
 func TestEveryMemberFailedExitsOne(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	hc := &http.Client{Transport: panicking{base: http.DefaultTransport, pick: func(r *http.Request) string {
 		if r.URL.Path == "/rbs/v1/plans" {
@@ -81,6 +82,7 @@ func TestEveryMemberFailedExitsOne(t *testing.T) {
 // member. Neither crashes the run; both are recorded as failed with the
 // panic's message, the others are reconciled, and the exit code is 3.
 func TestMemberPanicIsRecorded(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	mids := f.srv.Members()
 	inPlans, inPayments := mids[1], mids[4]
@@ -127,6 +129,7 @@ func TestMemberPanicIsRecorded(t *testing.T) {
 // --allow-empty (here from the environment, like every flag) says it is
 // expected.
 func TestNoMembersFailsUnlessAllowed(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	cfg := f.srv.Config()
 	var group struct{ GroupID, ID string }
@@ -189,6 +192,7 @@ func TestListingShortfallsFail(t *testing.T) {
 // page past the limit of a recurring billing page: that member fails with
 // an error naming the endpoint and the limit; the rest are reconciled.
 func TestOverlongBodyFailsTheMember(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	bad := f.srv.Members()[2]
 	h := f.srv.Handler()
@@ -421,6 +425,7 @@ func openReadWrite(t *testing.T, path string) *sql.DB {
 // reconciled but whose journal import failed is partial (exit 3) and says
 // what failed; it does not say that members failed.
 func TestJournalProblemIsNotAMemberFailure(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	args := f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"))

@@ -85,9 +85,13 @@ kinds:
 // the manifest, compared above), and its one digest has the full run's
 // numbers, which are the merged publication's (checkMergeNotice).
 func TestMergeEqualsFullRun(t *testing.T) {
-	t.Parallel() // its own sandbox, files and database
+	t.Parallel() // its own copy of the shared shards' files and databases, and their sandbox
 	scale, _ := sandbox.ParseScale(mergeScale)
-	f := newFixture(t, sandbox.Config{Scale: scale})
+	// The first day's four shards are the ones TestShardsMergeToOneRun
+	// reads, run once (sharedMergeShards); this test has their sandbox to
+	// itself (the other reads only its members and ground truth).
+	shards := sharedMergeShards(t)
+	f := shards.f
 	work := t.TempDir()
 	if err := os.Mkdir(filepath.Join(work, "db"), 0o755); err != nil {
 		t.Fatal(err)
@@ -111,7 +115,17 @@ func TestMergeEqualsFullRun(t *testing.T) {
 			t.Fatalf("full run of %s exited %d\n%s\n%s", date, code, so, se)
 		}
 		fullDigest := lastPost(t, hook, 2*day+1)
-		from := runShards(t, f, work, date, 4, allOK, acks...)
+		var from string
+		if day == 0 {
+			for i, code := range shards.codes {
+				if code != exitOK {
+					t.Fatalf("shard %d/4 of %s exited %d, want %d\n%s", i, date, code, exitOK, shards.out[i])
+				}
+			}
+			from = shards.copyTo(t, work)
+		} else {
+			from = runShards(t, f, work, date, 4, allOK, acks...)
+		}
 		before := tree(t, work)
 		code, stdout, stderr := runCLI(t, nil, append([]string{"merge", "--date", date, "--from", from, "--out", merged}, notice...)...)
 		if code != exitOK {

@@ -20,6 +20,7 @@ import (
 // findings, no billing ones), run_members names the product with the
 // platform's answer, and the Summary lists it.
 func TestMemberWithoutRecurringBillingIsReconciled(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	without := f.srv.MembersWithoutRecurringBilling()
 	if len(without) != 1 {
@@ -123,6 +124,7 @@ func TestMemberWithoutRecurringBillingIsReconciled(t *testing.T) {
 // Transaction Search) is reconciled on its recurring billing: ok, exit 0,
 // its subscriptions loaded, no transactions, the product recorded.
 func TestMemberWithoutTransactionSearchIsReconciled(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	probe := newFixture(t, sandbox.Config{})
 	mid := probe.srv.Members()[1]
 	f := newFixture(t, sandbox.Config{}, sandboxtest.WithHandler(func(next http.Handler) http.Handler {

@@ -259,6 +259,7 @@ webhook:
 // A digest or a push that cannot be delivered is logged and counted; the
 // run still succeeds and its outputs are all there.
 func TestDeliveryFailuresKeepTheRun(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

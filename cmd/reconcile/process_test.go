@@ -33,6 +33,7 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	closeSharedRuns()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
@@ -131,7 +132,11 @@ func TestKillAndRerunEqualsCleanRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills it several times: skipped with -short")
 	}
-	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 25 * time.Millisecond}})
+	// Answers are slowed by 25ms only while a run that is to be killed
+	// goes (so that the kill lands mid-run); the reference run and the
+	// re-runs, whose outcome latency does not change, go at full speed.
+	slow := &slowSwitch{latency: 25 * time.Millisecond}
+	f := newFixture(t, sandbox.Config{}, slow.option())
 	work := t.TempDir()
 	ref := filepath.Join(work, "ref.duckdb")
 	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(ref, filepath.Join(work, "ref-out"))...); code != exitOK {
@@ -144,10 +149,12 @@ func TestKillAndRerunEqualsCleanRun(t *testing.T) {
 		db := filepath.Join(work, fmt.Sprintf("k%d.duckdb", i))
 		out := filepath.Join(work, fmt.Sprintf("k%d-out", i))
 		args := f.runArgs(db, out, "--concurrency", "2")
+		slow.on.Store(true)
 		cmd := startRun(t, args)
 		time.Sleep(delay)
 		cmd.Process.Kill() // SIGKILL: no defers, no checkpoint, no cleanup
 		err := cmd.Wait()
+		slow.on.Store(false)
 		var exit *exec.ExitError
 		if errors.As(err, &exit) && !exit.Exited() {
 			killedMidRun++
@@ -176,14 +183,14 @@ func TestKillAndRerunEqualsCleanRun(t *testing.T) {
 // exits 1 at once with a clear message, and the published snapshot
 // (out/current.duckdb) still opens read-only.
 func TestOneWriter(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	if testing.Short() {
 		t.Skip("builds the binary: skipped with -short")
 	}
 	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 100 * time.Millisecond}})
-	work := t.TempDir()
-	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	fast := newFixture(t, sandbox.Config{})
-	if code, so, se := runCLI(t, sandboxEnv, fast.runArgs(db, out)...); code != exitOK {
+	fast := sharedSmallRun(t) // the first run: its own copy of the shared small run
+	db, out := fast.copy(t)
+	if code, so, se := fast.code, fast.stdout, fast.stderr; code != exitOK {
 		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
 	}
 	writer := runCommand(t, f.runArgs(db, out, "--force", "--concurrency", "1"))
@@ -227,6 +234,7 @@ func TestOneWriter(t *testing.T) {
 // to arrive together (sent while the process is stopped), so the second
 // cannot miss the clean stop.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	if testing.Short() {
 		t.Skip("builds the binary: skipped with -short")
 	}

@@ -43,6 +43,7 @@ func onTerminal(t *testing.T, args ...string) (code int, screen, stdout string) 
 // final line show; a line per member does not (it would scroll the rest
 // away at ten thousand members). --log-level debug shows them again.
 func TestQuietTerminal(t *testing.T) {
+	t.Parallel() // its own sandboxes, files and pseudo-terminal
 	probe := newFixture(t, sandbox.Config{})
 	bad := probe.srv.Members()[1]
 	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})

@@ -39,6 +39,7 @@ func (s *syncBuffer) String() string {
 // (what SIGTERM does: the context is cancelled) waits for the running job,
 // which finishes ok instead of being interrupted.
 func TestScheduleNeverOverlapsAndWaitsForTheRunningJob(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 25 * time.Millisecond}})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")

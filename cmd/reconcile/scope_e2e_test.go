@@ -14,6 +14,7 @@ import (
 // reseller and its merchant account; an account it does not own is "not
 // allowed", a problem with its fix only when the run relies on it.
 func TestDoctorSearchScope(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	org := f.srv.Config().OrganizationID
 	code, stdout, stderr := runCLI(t, sandboxEnv, doctorArgs(t, f, "--search-scope-id", sandbox.DefaultMerchantAccountID)...)
@@ -42,6 +43,7 @@ func TestDoctorSearchScope(t *testing.T) {
 // key may not search (the platform answers 403) logs it, searches each
 // member on its own, and reports every finding of the ground truth.
 func TestSearchScopeRefusedLosesNothing(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db := filepath.Join(work, "r.duckdb")

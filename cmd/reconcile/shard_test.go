@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-
-	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
 // TestShardsMergeToOneRun runs the four shards of a date as separate
@@ -13,18 +11,19 @@ import (
 // equal one full run: every member reconciled by exactly one shard, and the
 // union of their findings equal to the ground truth.
 func TestShardsMergeToOneRun(t *testing.T) {
-	t.Parallel() // its own sandbox, files and database
-	scale, _ := sandbox.ParseScale("members=24,subscriptions=10,groups=3")
-	f := newFixture(t, sandbox.Config{Scale: scale})
+	t.Parallel() // its own copy of the shared shards' files and databases
+	// The four shards of mergeScale (members=24,subscriptions=10,groups=3),
+	// run once for this test and TestMergeEqualsFullRun (sharedMergeShards).
+	s := sharedMergeShards(t)
+	f := s.f
 	work := t.TempDir()
+	s.copyTo(t, work)
 	merged := map[findingKey]bool{}
 	owner := map[string]int{}
 	for i := range 4 {
-		db := filepath.Join(work, fmt.Sprintf("shard%d.duckdb", i))
-		out := filepath.Join(work, fmt.Sprintf("out%d", i))
-		code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out, "--shard", fmt.Sprintf("%d/4", i))...)
-		if code != exitOK {
-			t.Fatalf("shard %d/4 exited %d\n%s\n%s", i, code, so, se)
+		db := filepath.Join(work, "db", fmt.Sprintf("shard=%d.duckdb", i))
+		if code := s.codes[i]; code != exitOK {
+			t.Fatalf("shard %d/4 exited %d\n%s", i, code, s.out[i])
 		}
 		conn := openReadOnly(t, db)
 		rows, err := conn.Query(`SELECT merchant_id FROM run_members WHERE run_id = '2026-11-20' AND status = 'ok'`)

@@ -4,12 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/csv"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/queries"
 )
 
@@ -19,11 +17,11 @@ import (
 // the file as it was: what a check reads is never hidden, and looking
 // cannot change it.
 func TestSQLCheckRunsAKindAsTheRunDid(t *testing.T) {
-	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	work := t.TempDir()
-	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	if code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...); code != exitOK {
+	t.Parallel() // its own copy of the shared small run's files and database
+	r := sharedSmallRun(t)
+	f := r.f
+	db, _ := r.copy(t)
+	if code, stdout, stderr := r.code, r.stdout, r.stderr; code != exitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	before := fileSum(t, db)

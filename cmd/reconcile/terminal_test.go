@@ -74,6 +74,7 @@ func TestProgressDisplayEscapesWhatIsLogged(t *testing.T) {
 // progress display on stderr and the exit message carry none of them raw,
 // and still show what the platform said.
 func TestServerTextNeverReachesTheTerminalRaw(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	bad := f.srv.Members()[1]
 	h := f.srv.Handler()
