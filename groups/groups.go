@@ -30,11 +30,26 @@ type Directory struct {
 	Members        []Member // sorted by MerchantID, each once
 }
 
-// Member is one MID with every group it belongs to.
+// Member is one MID with every group it belongs to. Its ID has two forms:
+// MerchantID as the platform sent it, which every request for the member
+// sends back, and StoredID as the database holds it (StoredIDOf). Make
+// one with NewMember, so that both are set.
 type Member struct {
 	MerchantID string
+	StoredID   string
 	GroupIDs   []string // sorted
 }
+
+// NewMember is the member of merchantID, in no group yet.
+func NewMember(merchantID string) Member {
+	return Member{MerchantID: merchantID, StoredID: StoredIDOf(merchantID)}
+}
+
+// StoredIDOf is a merchant ID as the database stores it: card data masked
+// (cardmask.MaskText changes an ID only when it is itself a card number),
+// the same way wherever a member's ID is stored or compared with a stored
+// one (run_members, the shard hash a merge recomputes).
+func StoredIDOf(merchantID string) string { return cardmask.MaskText(merchantID) }
 
 // Discover lists the organization's groups and returns each member once.
 // When only is not empty, groups outside it are ignored; naming a group the
@@ -59,7 +74,8 @@ func Discover(ctx context.Context, l Lister, organizationID string, only []strin
 		for _, mid := range g.Members {
 			m := byMID[mid]
 			if m == nil {
-				m = &Member{MerchantID: mid}
+				nm := NewMember(mid)
+				m = &nm
 				byMID[mid] = m
 			}
 			if !slices.Contains(m.GroupIDs, g.ID) {
@@ -99,7 +115,7 @@ func Named(organizationID string, mids []string) *Directory {
 			continue
 		}
 		seen[mid] = true
-		dir.Members = append(dir.Members, Member{MerchantID: mid})
+		dir.Members = append(dir.Members, NewMember(mid))
 	}
 	slices.SortFunc(dir.Members, func(a, b Member) int { return strings.Compare(a.MerchantID, b.MerchantID) })
 	return dir
@@ -137,7 +153,7 @@ func (s Shard) Owns(merchantID string) bool {
 	// number is stored masked), so that a merge, which sees only stored
 	// IDs, finds each member in the shard that took it.
 	h := fnv.New32a()
-	h.Write([]byte(cardmask.MaskText(merchantID)))
+	h.Write([]byte(StoredIDOf(merchantID)))
 	return int(h.Sum32()%uint32(s.Count)) == s.Index
 }
 

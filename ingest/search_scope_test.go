@@ -37,7 +37,7 @@ func TestSharedSearch(t *testing.T) {
 	cfg := env.Server.Config()
 	var members []groups.Member
 	for _, mid := range env.Server.Members() {
-		members = append(members, groups.Member{MerchantID: mid})
+		members = append(members, groups.NewMember(mid))
 	}
 	run := func(scope platform.SearchScope, limit int) map[string]int {
 		t.Helper()

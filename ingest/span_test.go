@@ -184,7 +184,7 @@ func pull(t *testing.T, env *sandboxtest.Env, s *store.Store, runID string, load
 	ctx := context.Background()
 	var members []groups.Member
 	for _, mid := range env.Server.Members() {
-		members = append(members, groups.Member{MerchantID: mid})
+		members = append(members, groups.NewMember(mid))
 	}
 	cfg := env.Server.Config()
 	opts := PullOptions{Client: env.Client, RunID: runID, Window: store.WindowFor(cfg.BusinessDate, 1), Now: time.Now(),

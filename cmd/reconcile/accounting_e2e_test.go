@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reconcile/reconcile/internal/pipeline"
 	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/outputs"
@@ -134,8 +136,8 @@ func TestRunAccountsForItsRequests(t *testing.T) {
 			line = l
 		}
 	}
-	if line != requestsLine(a) {
-		t.Errorf("summary line %q, want %q", line, requestsLine(a))
+	if line != pipeline.RequestsLine(a) {
+		t.Errorf("summary line %q, want %q", line, pipeline.RequestsLine(a))
 	}
 	nums := regexp.MustCompile(`requests: ([0-9.]+) a member, ([0-9.]+) per 1,000 records; ([0-9.]+) % brought nothing new, ([0-9.]+) % answered 429; p95 ([0-9.]+) ms`).FindStringSubmatch(line)
 	if nums == nil {
@@ -173,4 +175,11 @@ func readProm(t *testing.T, path string) map[string]float64 {
 		out[l[:i]] = v
 	}
 	return out
+}
+
+// round is v rounded to decimals places, as the accounting rounds
+// (pipeline.Result.RequestAccount).
+func round(v float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(v*p) / p
 }

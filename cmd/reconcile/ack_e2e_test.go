@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/reconcile/reconcile/internal/checks"
 	"github.com/reconcile/reconcile/internal/notify/notifytest"
 	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/reports"
@@ -201,7 +202,7 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("reconcile sql on the audit: %d %s", code, se)
 	}
-	user := osUser(func(string) string { return "" })
+	user := checks.OSUser(func(string) string { return "" })
 	trail := strings.Join([]string{
 		"action,changed_by,source,run,entity_id",
 		"acknowledge,jdoe,command,," + byCommand.entity,

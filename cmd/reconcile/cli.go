@@ -9,11 +9,12 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"sort"
 	"strings"
 
+	"github.com/reconcile/reconcile/internal/buildinfo"
 	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/cliflags"
 	"github.com/reconcile/reconcile/internal/pipeline"
 	"github.com/reconcile/reconcile/internal/store"
 )
@@ -39,45 +40,14 @@ func (e partialError) Error() string { return e.why }
 func (e partialError) Unwrap() error { return errPartial }
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3";
-// without it the version comes from the build information (versionFrom).
+// without it the version comes from the build information
+// (buildinfo.Version).
 var version = ""
 
 // buildVersion is the one version string of this binary: `reconcile
 // version`, the manifest, the metrics' reconcile_run_info, the workbook and
 // the User-Agent of every request all print it.
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	bi, _ := debug.ReadBuildInfo()
-	return versionFrom(bi)
-}
-
-// versionFrom reads a version from the build information: the module's
-// version when it has one (go install ...@v1.2.3, or a pseudo-version that
-// already names the commit), else "devel" with the commit when the build
-// recorded it ("devel+0123456789ab", "-dirty" for uncommitted changes). It
-// never returns Go's "(devel)": parentheses are a comment in a User-Agent.
-func versionFrom(bi *debug.BuildInfo) string {
-	if bi == nil {
-		return "devel"
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	v := "devel"
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += "+" + s.Value[:12]
-		}
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.modified" && s.Value == "true" && v != "devel" {
-			v += "-dirty"
-		}
-	}
-	return v
-}
+func buildVersion() string { return buildinfo.Version(version) }
 
 // env is the process environment a command runs in; tests pass their own.
 type env struct {
@@ -149,7 +119,7 @@ func run(ctx context.Context, args []string, e env) int {
 		if len(rest) > 0 {
 			fs := newFlagSetCodes("version", "Print the version of reconcile (and the commit it was built from).",
 				"  reconcile version\n", "Exit codes: 0 ok, 1 an unexpected argument.", e)
-			if err = parseFlags(fs, rest); err == nil && fs.NArg() > 0 {
+			if err = cliflags.Parse(fs, rest); err == nil && fs.NArg() > 0 {
 				err = fmt.Errorf("version: unexpected argument %q", fs.Arg(0))
 			}
 			break
@@ -217,35 +187,11 @@ func newLoggerTo(w io.Writer, terminal bool, level string) (*slog.Logger, error)
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: maskAttr}
+	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: cardmask.SlogAttr}
 	if terminal {
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	}
 	return slog.New(slog.NewJSONHandler(w, opts)), nil
-}
-
-// maskAttr masks card data in a log record's message and attributes: an
-// error or a value may quote a platform response or a journal line, and a
-// log is an output like any other (cardmask).
-func maskAttr(_ []string, a slog.Attr) slog.Attr {
-	v := a.Value.Resolve()
-	switch v.Kind() {
-	case slog.KindString:
-		if m := cardmask.MaskText(v.String()); m != v.String() {
-			a.Value = slog.StringValue(m)
-		}
-	case slog.KindAny:
-		var text string
-		if err, ok := v.Any().(error); ok {
-			text = err.Error()
-		} else {
-			text = fmt.Sprint(v.Any())
-		}
-		if m := cardmask.MaskText(text); m != text {
-			a.Value = slog.StringValue(m)
-		}
-	}
-	return a
 }
 
 func isTerminal(w io.Writer) bool {

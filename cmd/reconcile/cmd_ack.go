@@ -7,11 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/user"
 	"strings"
 	"time"
 
 	"github.com/reconcile/reconcile/internal/checks"
+	"github.com/reconcile/reconcile/internal/cliflags"
 	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/internal/sqlout"
 	"github.com/reconcile/reconcile/internal/store"
@@ -120,17 +120,21 @@ func parseAckFlags(args []string, e env) (ackOptions, error) {
 	fs.BoolVar(&o.revoke, "revoke", false, "end the acknowledgement of KIND ENTITY")
 	fs.StringVar(&o.format, "format", "table", "--list output: table, csv or json")
 	fs.StringVar(&o.from, "from", "", "a workbook (.xlsx) whose finding sheets' Acknowledge columns were filled in: make those acknowledgements")
-	positional, err := parseInterspersed(fs, args)
+	positional, err := cliflags.ParseInterspersed(fs, args)
 	if err != nil {
 		return o, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if err := o.layerDB(set["db"], e.getenv); err != nil {
-		return o, err
+	if !set["db"] { // RECONCILE_DB, else the db key of --config (the run's), else the default
+		if db, ok, err := cliflags.Layered("db", e.getenv, o.config); err != nil {
+			return o, err
+		} else if ok {
+			o.db = db
+		}
 	}
 	if o.by == "" {
-		o.by = osUser(e.getenv)
+		o.by = checks.OSUser(e.getenv)
 	}
 	ackOnly := []string{"reason", "owner", "until", "ticket"}
 	switch {
@@ -198,29 +202,6 @@ func (o ackOptions) acknowledgement() (checks.Acknowledgement, error) {
 	return a, nil
 }
 
-// layerDB takes --db, when not on the command line, from RECONCILE_DB,
-// else from the db key of the config file (the run's), else the default.
-func (o *ackOptions) layerDB(onCommandLine bool, getenv func(string) string) error {
-	if onCommandLine {
-		return nil
-	}
-	if v := getenv(envName("db")); v != "" {
-		o.db = v
-		return nil
-	}
-	if o.config == "" {
-		return nil
-	}
-	cfg, err := readConfig(o.config)
-	if err != nil {
-		return err
-	}
-	if v, ok := cfg["db"]; ok {
-		o.db = v
-	}
-	return nil
-}
-
 // givenOf names the first of the flags that was given, as --name, or "".
 func givenOf(set map[string]bool, names ...string) string {
 	for _, n := range names {
@@ -231,67 +212,13 @@ func givenOf(set map[string]bool, names ...string) string {
 	return ""
 }
 
-// parseInterspersed parses flags wherever they stand among the positional
-// arguments (the flag package stops at the first of these), and returns
-// the positional arguments in order. After "--" every argument is
-// positional.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(positional, rest...), nil
-		}
-		positional, args = append(positional, rest[0]), rest[1:]
-	}
-}
-
-// osUser is who runs the process, for the audit: the OS account, else
-// $USER, else "unknown".
-func osUser(getenv func(string) string) string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	if v := getenv("USER"); v != "" {
-		return v
-	}
-	return "unknown"
-}
-
 // listAcks prints the acknowledgements in force.
 func listAcks(ctx context.Context, s *store.Store, format string, e env) error {
-	out := sqlout.New(format, false, e.stdout)
 	return checks.ListAcknowledgements(ctx, s, func(rows *sql.Rows) error {
-		cols, err := rows.Columns()
-		if err != nil {
-			return err
-		}
-		if err := out.Header(cols); err != nil {
-			return err
-		}
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				return fmt.Errorf("ack --list: %w", err)
-			}
-			if err := out.Row(vals); err != nil {
-				return err
-			}
-		}
-		if err := rows.Err(); err != nil {
+		if err := sqlout.WriteRows(rows, sqlout.New(format, false, e.stdout)); err != nil {
 			return fmt.Errorf("ack --list: %w", err)
 		}
-		return out.Close()
+		return nil
 	})
 }
 

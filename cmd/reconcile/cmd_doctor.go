@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 	"time"
 
+	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/internal/alarms"
 	"github.com/reconcile/reconcile/internal/credentials"
 	"github.com/reconcile/reconcile/internal/doctor"
 	"github.com/reconcile/reconcile/internal/embedded"
@@ -42,7 +42,7 @@ func cmdDoctor(ctx context.Context, args []string, e env) error {
 		return fmt.Errorf("--sample %d: want a number of members, or 0 for all", sampleN)
 	}
 	now := time.Now().UTC()
-	if o.merchantList, err = readMerchants(o.merchants); err != nil {
+	if o.merchantList, err = groups.ReadMerchants(o.merchants); err != nil {
 		return err
 	}
 	if o.groupsPath != "" {
@@ -104,62 +104,13 @@ func cmdDoctor(ctx context.Context, args []string, e env) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	printDoctor(e.stdout, rep, baseURL, org, string(creds.Mode), mleKey, now)
+	keyLine := ""
+	if _, text, _ := alarms.ResponseMLEKeyStatus(mleKey, now); !mleKey.IsZero() {
+		keyLine = text
+	}
+	rep.Write(e.stdout, baseURL, org, string(creds.Mode), keyLine)
 	if !rep.Ready() {
 		return errors.New("a run would reconcile nothing: see the problems above")
 	}
 	return nil
-}
-
-// printDoctor writes the report: the account's checks, a table of the
-// members' families, the problems with their fixes, the verdict.
-func printDoctor(w io.Writer, r *doctor.Report, baseURL, org, auth string, mleKey platform.ResponseMLEKey, now time.Time) {
-	fmt.Fprintf(w, "reconcile doctor: %s, organization %s, auth %s\n\n", terminalLine(baseURL), terminalLine(org), auth)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	line := func(what string, c doctor.Check) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", what, c.Outcome, terminalLine(c.Detail))
-	}
-	line("clock", r.Clock)
-	line("credentials", r.Credentials)
-	line("discovery", r.Discovery)
-	if _, text, _ := ResponseMLEKeyStatus(mleKey, now); !mleKey.IsZero() {
-		fmt.Fprintf(tw, "response key\t\t%s\n", terminalLine(text))
-	}
-	tw.Flush()
-	if len(r.Members) > 0 {
-		fmt.Fprintf(w, "\nmembers: %d checked of %d\n", len(r.Members), r.MembersSeen)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		head := []string{"MEMBER"}
-		for _, f := range platform.Families {
-			head = append(head, strings.ToUpper(string(f)))
-		}
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
-		for _, m := range r.Members {
-			row := []string{terminalLine(m.MerchantID)}
-			for _, f := range platform.Families {
-				row = append(row, string(m.Families[f].Outcome))
-			}
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-		tw.Flush()
-	}
-	if len(r.Scopes) > 0 {
-		fmt.Fprintln(w, "\none search for every member (--search-scope):")
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, sc := range r.Scopes {
-			fmt.Fprintf(tw, "%s %s\t%s\t%s\n", sc.Scope, terminalLine(sc.ID), sc.Outcome, terminalLine(sc.Detail))
-		}
-		tw.Flush()
-	}
-	if problems := r.Problems(); len(problems) > 0 {
-		fmt.Fprintln(w, "\nproblems:")
-		for _, p := range problems {
-			fmt.Fprintf(w, "  - %s: %s\n    fix: %s\n", p.Outcome, terminalLine(p.Detail), terminalLine(p.Fix))
-		}
-	}
-	if r.Ready() {
-		fmt.Fprintln(w, "\nverdict: ready: a run would reconcile these members")
-	} else {
-		fmt.Fprintln(w, "\nverdict: not ready: a run would reconcile nothing")
-	}
 }

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/cliflags"
 	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/merge"
 	"github.com/reconcile/reconcile/internal/notify"
+	"github.com/reconcile/reconcile/internal/pipeline"
 	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/reports"
 )
@@ -58,7 +60,7 @@ func cmdMerge(ctx context.Context, args []string, e env) error {
 	if log == nil { // it failed before its logger was made (a bad --log-level)
 		log, _ = newLogger(e.stderr, "info")
 	}
-	date, derr := businessDate(o.date, started.UTC())
+	date, derr := pipeline.BusinessDate(o.date, started.UTC())
 	if err != nil && w.res == nil && exitCodeOf(ctx, err) != exitInterrupted {
 		day := o.date
 		if derr == nil {
@@ -91,7 +93,7 @@ without the missing shards (marked partial; their members count as failed). --al
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.metricsFile, "metrics-file", "", `write Prometheus metrics of the merge to this file (node_exporter textfile collector; shard="merged")`)
 	o.notice.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := cliflags.Parse(fs, args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
@@ -120,7 +122,7 @@ func mergeAndTell(ctx context.Context, o mergeOptions, e env, w *mergeWatch) err
 	if !reports.ValidSplitBy(o.splitBy) {
 		return fmt.Errorf("--split-by %q: want group, or nothing for the whole run's workbook only", o.splitBy)
 	}
-	date, err := businessDate(o.date, time.Now().UTC())
+	date, err := pipeline.BusinessDate(o.date, time.Now().UTC())
 	if err != nil {
 		return err
 	}
@@ -156,9 +158,9 @@ func mergeAndTell(ctx context.Context, o mergeOptions, e env, w *mergeWatch) err
 	log.Info("merge finished", "run_id", res.Run.RunID, "status", res.Run.Status, "shards", len(res.Run.Shards),
 		"missing", strings.Join(res.Missing(), ","), "output", res.Published.Dir)
 	printMergeSummary(e, res)
-	printAlarms(e.stdout, res.Run.Alarms)
+	reports.WriteAlarms(e.stdout, res.Run.Alarms)
 	if res.Run.Status != string(store.RunOK) {
-		return partialError{mergeProblems(res)}
+		return partialError{res.Problems()}
 	}
 	return nil
 }
@@ -189,22 +191,5 @@ func printMergeSummary(e env, res *merge.Result) {
 	}
 	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s (also %s)\n",
 		pathText(pub.Workbook), pathText(pub.Manifest), pathText(pub.Snapshot), pathText(pub.Current))
-	printPublishedExtras(e.stdout, pub)
-}
-
-// mergeProblems says why a published merge is partial.
-func mergeProblems(res *merge.Result) string {
-	var parts []string
-	if missing := res.Missing(); len(missing) > 0 {
-		parts = append(parts, "shards missing: "+strings.Join(missing, ", "))
-	}
-	for _, s := range res.Run.Shards {
-		if s.Status == string(store.RunPartial) {
-			parts = append(parts, "shard "+s.Shard+" partial")
-		}
-	}
-	if n := res.Run.Members[string(store.MemberFailed)]; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d members not reconciled", n))
-	}
-	return strings.Join(parts, "; ")
+	pub.WriteChanges(e.stdout)
 }

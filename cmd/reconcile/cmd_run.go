@@ -8,21 +8,19 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/internal/cardmask"
 	"github.com/reconcile/reconcile/internal/checks"
+	"github.com/reconcile/reconcile/internal/cliflags"
 	"github.com/reconcile/reconcile/internal/credentials"
 	"github.com/reconcile/reconcile/internal/embedded"
 	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/memstat"
 	"github.com/reconcile/reconcile/internal/pipeline"
 	"github.com/reconcile/reconcile/internal/platform"
-	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/internal/shardset"
 	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/reports"
@@ -41,7 +39,7 @@ type runOptions struct {
 	auth           string // http-signature, jwt or jwt-p12 (platform.AuthMode)
 	p12File        string
 	p12PassFile    string
-	// The response MLE key (mle.go): file, password file, kid.
+	// The response MLE key (credentials.LoadResponseMLE): file, password file, kid.
 	responseMLEKey      string
 	responseMLEPassFile string
 	responseMLEKid      string
@@ -54,7 +52,7 @@ type runOptions struct {
 	rate                float64
 	groups              string
 	merchants           string   // --merchants: MID,MID or @FILE
-	merchantList        []string // --merchants read (readMerchants), for the shard settings
+	merchantList        []string // --merchants read (groups.ReadMerchants), for the shard settings
 	groupsPath          string   // --groups-path
 	shard               string
 	memberTimeout       time.Duration
@@ -70,7 +68,7 @@ type runOptions struct {
 	logLevel            string
 	sandboxSeed         int64
 	sandboxScale        string
-	splitBy             string // see operator.go
+	splitBy             string // see reports.ValidSplitBy
 	metricsFile         string
 	progress            string
 	// The payments audit (docs/payments-audit.md).
@@ -82,7 +80,7 @@ type runOptions struct {
 	disputeScope     pipeline.DisputeScope
 	binRefreshAge    time.Duration
 	acknowledgements string    // the acknowledgements file (checks.ReadAcknowledgementFile)
-	hooks            *runHooks // set by runWithOutput; nil-safe
+	hooks            *runHooks // set by runWithOutput
 	allowEmpty       bool
 	notice           noticeOptions // --alarms, --notify, --metrics-push
 	// credentials names the credential settings given (givenCredentials),
@@ -170,50 +168,18 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 	if extra != nil {
 		extra(fs)
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := cliflags.Parse(fs, args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("%s: unexpected argument %q", strings.Fields(name)[0], fs.Arg(0))
 	}
-	if err := applyLayers(fs, e.getenv, o.config); err != nil {
+	if err := cliflags.ApplyLayers(fs, e.getenv, o.config); err != nil {
 		return o, err
 	}
-	o.credentials = givenCredentials(fs, e.getenv)
+	o.credentials = credentials.Given(fs, e.getenv)
 	fs.Visit(func(f *flag.Flag) { o.rateGiven = o.rateGiven || f.Name == "rate" })
 	return o, nil
-}
-
-// credentialWords mark a run flag as a credential setting: one of the
-// hyphen-separated words of its name is among them (key-id, secret-file,
-// portfolio-id: the key's owner, the signing identity).
-// A rule on names rather than a list of flags, so that a credential setting
-// added later (a certificate, a password file) counts without anyone
-// remembering this check.
-var credentialWords = []string{"key", "secret", "portfolio", "p12", "cert", "certificate", "password", "token"}
-
-// credentialEnv are credentials read from the environment that no flag
-// names (a flag's own RECONCILE_<FLAG> counts through the flag).
-var credentialEnv = []string{"RECONCILE_SECRET", "RECONCILE_P12_PASSWORD", "RECONCILE_RESPONSE_MLE_PASSWORD"}
-
-// givenCredentials names the credential settings given on the command line,
-// in the environment or in the config file.
-func givenCredentials(fs *flag.FlagSet, getenv func(string) string) []string {
-	var given []string
-	fs.Visit(func(f *flag.Flag) { // the flags set, by any layer (applyLayers sets them)
-		for _, w := range strings.Split(f.Name, "-") {
-			if slices.Contains(credentialWords, w) {
-				given = append(given, "--"+f.Name)
-				return
-			}
-		}
-	})
-	for _, name := range credentialEnv {
-		if getenv(name) != "" {
-			given = append(given, name)
-		}
-	}
-	return given
 }
 
 // runSource is where a run with these options takes its data from
@@ -238,7 +204,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	o.hooks.noticed(notice) // from here on, a failure is told to --notify's recipients
+	o.hooks.notice = notice // from here on, a failure is told to --notify's recipients
 	if o.baseURL == "" && len(o.credentials) > 0 {
 		// A cron whose environment lost RECONCILE_BASE_URL would otherwise
 		// reconcile the embedded sandbox and exit 0.
@@ -246,7 +212,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 			strings.Join(o.credentials, ", "))
 	}
 	now := time.Now().UTC()
-	date, err := businessDate(o.date, now)
+	date, err := pipeline.BusinessDate(o.date, now)
 	if err != nil {
 		return err
 	}
@@ -254,7 +220,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if o.merchantList, err = readMerchants(o.merchants); err != nil {
+	if o.merchantList, err = groups.ReadMerchants(o.merchants); err != nil {
 		return err
 	}
 	if len(o.merchantList) > 0 && o.groups != "" {
@@ -280,9 +246,9 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	// The window starts no earlier than the earliest --date: a window of
 	// thousands of years failed every member on the platform's refusal of
 	// its start, after the pulls.
-	if most := int(date.Sub(firstBusinessDate).Hours() / 24); o.lookback > most {
+	if most := int(date.Sub(pipeline.FirstBusinessDate).Hours() / 24); o.lookback > most {
 		return fmt.Errorf("--lookback %d: want at most %d days, so that the window starts no earlier than %s",
-			o.lookback, most, firstBusinessDate.Format("2006-01-02"))
+			o.lookback, most, pipeline.FirstBusinessDate.Format("2006-01-02"))
 	}
 	if o.memberTimeout < 0 {
 		return fmt.Errorf("--member-timeout %s: want a duration, or 0 for no limit", o.memberTimeout)
@@ -374,7 +340,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		return err
 	}
 	if o.acknowledgements != "" {
-		if err := syncAcknowledgements(ctx, db, o.acknowledgements, acks, date, e, log); err != nil {
+		if err := pipeline.SyncAcknowledgements(ctx, db, o.acknowledgements, acks, date, checks.OSUser(e.getenv), log); err != nil {
 			return err
 		}
 	}
@@ -418,7 +384,7 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 		DisputeScope:     o.disputeScope,
 		Version:          buildVersion(),
 		Logger:           log,
-		OnProgress:       o.hooks.progressFunc(),
+		OnProgress:       o.hooks.onProgress,
 		Memory:           watch,
 	})
 	if errors.Is(err, platform.ErrGroupsUnavailable) {
@@ -432,34 +398,22 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	o.hooks.ingested(res)
+	o.hooks.res = res
 	// The checks are done: the end of the run (package finish) checks the
 	// alarms, reopens the database, publishes and sends the digests.
 	published := time.Now()
-	fin, err := finish.Publish(ctx, db, reports.Run{
-		RunID:        res.RunID,
-		BusinessDate: res.BusinessDate,
-		Window:       res.Window,
-		StartedAt:    res.StartedAt,
-		FinishedAt:   res.FinishedAt,
-		Status:       string(res.Status),
-		Members:      memberCounts(res),
-		Version:      buildVersion(),
-		Shard:        shard.String(),
-		Settings:     shardOptions(o, org, rates, retryLimits).Settings(),
-		SplitBy:      o.splitBy,
-		Source:       runSource(o),
-		ResponseMLE:  manifestKey(mleKey, now),
-		Requests:     requestAccount(res),
-	}, finish.Options{Out: o.out, Notice: notice, Log: log, Key: mleKey, Now: now,
+	publication := res.Publication()
+	publication.Version, publication.Shard, publication.SplitBy, publication.Source = buildVersion(), shard.String(), o.splitBy, runSource(o)
+	publication.Settings = shardOptions(o, org, rates, retryLimits).Settings()
+	fin, err := finish.Publish(ctx, db, publication, finish.Options{Out: o.out, Notice: notice, Log: log, Key: mleKey, Now: now,
 		Published: func(run reports.Run, pub *reports.Published) {
 			o.hooks.published(pub)
-			logRunFinished(ctx, log, db, res, pub, time.Since(published), watch.Peak())
+			res.LogFinished(ctx, log, db, pub.Dir, time.Since(published), watch.Peak())
 			printSummary(e, res, pub, o.db, runSource(o))
-			printAlarms(e.stdout, run.Alarms)
+			reports.WriteAlarms(e.stdout, run.Alarms)
 		}})
-	o.hooks.checked(fin.Run.Alarms)
-	o.hooks.delivered(fin.Deliveries)
+	o.hooks.alarms = fin.Run.Alarms
+	o.hooks.deliveries = append(o.hooks.deliveries, fin.Deliveries...)
 	if err != nil {
 		return err
 	}
@@ -483,33 +437,6 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	return nil
 }
 
-// logRunFinished logs the run's outcome and its stages' times (publish
-// included), and at debug level their memory.
-func logRunFinished(ctx context.Context, log *slog.Logger, db *store.Store, res *pipeline.Result, pub *reports.Published,
-	took time.Duration, peak memstat.Process) {
-	allStages := append(res.Stages[:len(res.Stages):len(res.Stages)], pipeline.Stage{Name: "publish",
-		Duration: took, Memory: pipeline.ReadMemory(ctx, db), Peak: peak})
-	stages := make([]any, 0, 2*len(allStages))
-	memory := make([]any, 0, 2*len(allStages))
-	peaks := make([]any, 0, 2*len(allStages))
-	// The requests of each stage, so that a stage's cost in requests (the
-	// reports' three a member) shows in the log and in the bench.
-	stageRequests := make([]any, 0, 2*len(allStages))
-	for _, st := range allStages {
-		stages = append(stages, st.Name, st.Duration.Round(time.Millisecond).String())
-		stageRequests = append(stageRequests, st.Name, st.Requests)
-		memory = append(memory, st.Name, memoryText(st.Memory))
-		peaks = append(peaks, st.Name, peakText(st.Peak))
-	}
-	log.Info("run finished", "run_id", res.RunID, "status", res.Status, "members", res.Members,
-		"rows", res.Rows, slog.Group("stages", stages...), slog.Group("stage_requests", stageRequests...),
-		"members_ok", res.MembersOK, "members_failed", len(res.Failed), "requests", res.Requests,
-		"retries", res.Retries, "settlement_requests", res.SettlementRequests, "output", pub.Dir)
-	// The memory of each stage is for whoever tunes --memory-limit or
-	// chases a leak (docs/dev), not for the nightly log.
-	log.Debug("run memory", "run_id", res.RunID, slog.Group("memory", memory...), slog.Group("memory_at_peak", peaks...))
-}
-
 // shardOptions is what the run's shards must share (shardset.Options): the
 // settings of o, org as resolved.
 func shardOptions(o runOptions, org string, rates *checks.RateTable, limits *checks.RetryLimitTable) shardset.Options {
@@ -519,61 +446,16 @@ func shardOptions(o runOptions, org string, rates *checks.RateTable, limits *che
 		BaseURL: o.baseURL, SandboxSeed: o.sandboxSeed, SandboxScale: o.sandboxScale}
 }
 
-// syncAcknowledgements makes the acknowledgements of the run's file
-// (checks.SyncAcknowledgementFile) before the run's checks apply them, and
-// logs what changed and the entries that acknowledge nothing any more.
-func syncAcknowledgements(ctx context.Context, db *store.Store, path string, acks []checks.Acknowledgement, date time.Time,
-	e env, log *slog.Logger) error {
-	runID := pipeline.RunID(date)
-	// The source is stored in the acknowledgements' history: the path
-	// masked, as the journal files' are (ingest.JournalImport.File).
-	c := checks.Change{By: osUser(e.getenv), At: time.Now().UTC(), Source: "file " + cardmask.MaskText(path)}
-	sync, err := checks.SyncAcknowledgementFile(ctx, db, acks, date, c, runID)
-	if err != nil {
-		return fmt.Errorf("acknowledgements file %s: %w", path, err)
-	}
-	log.Info("acknowledgements file", "file", path, "entries", len(acks), "made_or_changed", sync.Changed, "revoked", sync.Revoked)
-	for _, a := range sync.Past {
-		log.Warn("acknowledgement past its date, ignored: remove it from the file", "file", path, "kind", a.Kind,
-			"merchant_id", a.MerchantID, "entity_id", a.EntityID, "until", a.Until.Format(time.DateOnly))
-	}
-	for _, a := range sync.Reopened {
-		log.Warn("acknowledgement reopened because its finding's amount changed; change the entry to acknowledge the new amount",
-			"file", path, "kind", a.Kind, "merchant_id", a.MerchantID, "entity_id", a.EntityID)
-	}
-	return nil
-}
-
-// memberCounts are the run's members by outcome as every output states
-// them (the manifest, the summary line, the metrics, runs): ok counts each
-// member reconciled for the date, by this attempt or by an earlier one it
-// resumed; already_done says how many of those the earlier attempt did, so
-// a re-run of a finished date says 6 of 6 reconciled, not 0.
-func memberCounts(res *pipeline.Result) map[string]int {
-	counts := map[string]int{
-		string(store.MemberOK):     res.MembersOK + res.Skipped,
-		string(store.MemberFailed): len(res.Failed),
-	}
-	if res.Skipped > 0 { // only a resumed attempt has any: a first run's manifest is as a merge's
-		counts[alreadyDone] = res.Skipped
-	}
-	return counts
-}
-
-// alreadyDone is the manifest's count of members an earlier attempt of the
-// date completed (a subset of ok).
-const alreadyDone = "already_done"
-
 func printSummary(e env, res *pipeline.Result, pub *reports.Published, db, source string) {
-	counts := memberCounts(res)
+	counts := res.MemberCounts()
 	earlier := ""
-	if n := counts[alreadyDone]; n > 0 {
+	if n := counts[pipeline.AlreadyDone]; n > 0 {
 		earlier = fmt.Sprintf(" (%d by an earlier attempt of the date)", n)
 	}
 	fmt.Fprintf(e.stdout, "run %s (%s): %d of %d members reconciled%s, %d requests, %d retries; source: %s\n",
 		res.RunID, res.Status, counts[string(store.MemberOK)], res.Members, earlier, res.Requests, res.Retries, reports.SourceLabel(source))
-	if a := requestAccount(res); a != nil && a.Total > 0 {
-		fmt.Fprintln(e.stdout, requestsLine(a))
+	if a := res.RequestAccount(); a != nil && a.Total > 0 {
+		fmt.Fprintln(e.stdout, pipeline.RequestsLine(a))
 	}
 	for _, f := range res.Failed {
 		fmt.Fprintf(e.stdout, "  failed %s: %s\n", terminalLine(cardmask.MaskText(f.MerchantID)), terminalLine(f.Error))
@@ -587,7 +469,7 @@ func printSummary(e env, res *pipeline.Result, pub *reports.Published, db, sourc
 	}
 	fmt.Fprintf(e.stdout, "workbook: %s\nmanifest: %s\nsnapshot: %s (also %s)\ndatabase: %s\n",
 		pathText(pub.Workbook), pathText(pub.Manifest), pathText(pub.Snapshot), pathText(pub.Current), pathText(db))
-	printPublishedExtras(e.stdout, pub)
+	pub.WriteChanges(e.stdout)
 }
 
 func sumKinds(byKind map[string]int64) int64 {
@@ -603,34 +485,6 @@ func sumKinds(byKind map[string]int64) int64 {
 // within the member keeps a slow platform's latency from serialising them.
 const paymentListsPerMember = 4
 
-// firstBusinessDate is the earliest --date accepted.
-var firstBusinessDate = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// businessDate parses --date, or returns yesterday (UTC). A date before
-// 2000-01-01 or after tomorrow (UTC) is refused: out/current.duckdb points
-// at the newest date's snapshot, so a run for 9999-12-31 would pin it there
-// for good.
-func businessDate(s string, now time.Time) (time.Time, error) {
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	if s == "" {
-		return today.AddDate(0, 0, -1), nil
-	}
-	d, err := time.Parse("2006-01-02", s)
-	if err != nil {
-		var pe *time.ParseError
-		if errors.As(err, &pe) && strings.Contains(pe.Message, "out of range") {
-			// The form is right, the day is not (2026-11-31, 2026-02-29).
-			return time.Time{}, fmt.Errorf("--date %s: no such date", s)
-		}
-		return time.Time{}, fmt.Errorf("--date %q: want YYYY-MM-DD", s)
-	}
-	if last := today.AddDate(0, 0, 1); d.Before(firstBusinessDate) || d.After(last) {
-		return time.Time{}, fmt.Errorf("--date %s: want a date from %s to %s (tomorrow, UTC)",
-			s, firstBusinessDate.Format("2006-01-02"), last.Format("2006-01-02"))
-	}
-	return d, nil
-}
-
 // newRunClient is the platform client of a run (and of doctor, which
 // must send what a run sends): the run's rate budget and connections,
 // search time form and response key.
@@ -642,7 +496,7 @@ func newRunClient(o runOptions, e env, baseURL string, creds platform.Credential
 		platform.WithUserAgent("reconcile/"+buildVersion()),
 		platform.WithSearchTimeForm(form),
 		platform.WithHTTPClient(e.httpClient),
-		responseMLEOption(mleKey))
+		credentials.ResponseMLEOption(mleKey))
 }
 
 // credentialSettings are the credential flags of o (credentials.Settings).
@@ -659,60 +513,6 @@ func embeddedOptions(o runOptions, date time.Time, db *store.Store) embedded.Opt
 		DB: db, DBPath: o.db}
 }
 
-// maxMerchantsFile bounds a --merchants @FILE: 10 MiB holds far more MIDs
-// than any portfolio (5,000 groups of 10,000).
-const maxMerchantsFile = 10 << 20
-
-// readMerchants reads --merchants: "MID,MID", or "@FILE" with one MID per
-// line. Around each MID whitespace is trimmed; in a file, blank lines and
-// lines starting with # are skipped, and the text after a # on a line is a
-// comment. A MID named twice is taken once. The MIDs are otherwise kept as
-// written (identifiers are never altered). "" is no list; a list naming no
-// MID is an error, so an empty file does not silently reconcile nothing.
-func readMerchants(s string) ([]string, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var parts []string
-	source := "--merchants"
-	if path, ok := strings.CutPrefix(strings.TrimSpace(s), "@"); ok {
-		source = "--merchants @" + path
-		// A regular file only, and bounded: a FIFO would block the run in
-		// open(2), a device would be read without end (secretfile.ReadBounded).
-		b, err := secretfile.ReadBounded(path, maxMerchantsFile)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			line, _, _ = strings.Cut(line, "#")
-			parts = append(parts, line)
-		}
-	} else {
-		parts = strings.Split(s, ",")
-	}
-	var mids []string
-	seen := map[string]bool{}
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if p == "" || seen[p] {
-			continue
-		}
-		if strings.IndexFunc(p, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ',' }) >= 0 {
-			where := fmt.Sprintf("item %d", i+1)
-			if source != "--merchants" {
-				where = fmt.Sprintf("line %d", i+1)
-			}
-			return nil, fmt.Errorf("%s: %s: %q is not one merchant ID (one per line, or separated by commas)", source, where, terminalLine(cardmask.MaskText(p)))
-		}
-		seen[p] = true
-		mids = append(mids, p)
-	}
-	if len(mids) == 0 {
-		return nil, fmt.Errorf("%s: no merchant ID in it", source)
-	}
-	return mids, nil
-}
-
 func firstNonEmpty(vs ...string) string {
 	for _, v := range vs {
 		if v != "" {
@@ -721,24 +521,3 @@ func firstNonEmpty(vs ...string) string {
 	}
 	return ""
 }
-
-// memoryText is a stage's memory at its end for the log, in MiB: the peak
-// RSS so far, the RSS and its anonymous part now, Go's heap objects and
-// mapped total, DuckDB's buffer memory, what DuckDB's jemalloc has
-// allocated (those buffers and what DuckDB allocates beside them) and what
-// the C library's malloc has.
-func memoryText(m pipeline.Memory) string {
-	return "peak_rss=" + mib(m.PeakRSS) + " rss=" + mib(m.RSS) + " anon=" + mib(m.Anon) +
-		" go_heap=" + mib(m.GoHeap) + " go_total=" + mib(m.GoTotal-m.GoReleased) + " duckdb=" + mib(uint64(max(m.DuckDB, 0))) +
-		" jemalloc=" + mib(m.Jemalloc) + " malloc=" + mib(m.Malloc) + " MiB"
-}
-
-// peakText is a stage's memory at its highest resident memory sampled, for
-// the log, in MiB: as memoryText, without the buffer memory DuckDB reports
-// only when asked (its jemalloc's count holds it).
-func peakText(p memstat.Process) string {
-	return "rss=" + mib(p.RSS) + " anon=" + mib(p.Anon) + " go_heap=" + mib(p.GoHeap) +
-		" go_total=" + mib(p.GoTotal-p.GoReleased) + " jemalloc=" + mib(p.Jemalloc) + " malloc=" + mib(p.Malloc) + " MiB"
-}
-
-func mib(b uint64) string { return strconv.FormatUint(b>>20, 10) }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/cliflags"
+	"github.com/reconcile/reconcile/internal/pipeline"
 	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/internal/secretfile"
 )
@@ -59,7 +61,7 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	fs.Float64Var(&o.rateLimit.PerSecond, "rate-limit", 0, "limit each key to N requests a second (a token bucket per key ID), answering 429 with Retry-After beyond it, as a platform would; 0: no limit")
 	fs.IntVar(&o.rateLimit.Burst, "rate-limit-burst", 0, "requests a key may send at once under --rate-limit (default: one second's worth)")
 	fs.IntVar(&o.faults.GroupsUnavailable, "groups-unavailable", 0, "fault: answer every group management request with this status (403 or 404), Group Management not enabled for the key")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cliflags.Parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -72,7 +74,7 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	cfg := sandbox.Config{Seed: o.seed, Scale: scale, OrganizationID: o.organizationID, KeyID: o.keyID,
 		Lookback: o.lookback, Faults: o.faults, RateLimit: o.rateLimit}
 	if o.date != "" {
-		if cfg.BusinessDate, err = businessDate(o.date, time.Now()); err != nil {
+		if cfg.BusinessDate, err = pipeline.BusinessDate(o.date, time.Now()); err != nil {
 			return err
 		}
 	}
@@ -98,33 +100,11 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 			secretNote = "shared secret from --secret-file (not shown)"
 		}
 	}
-	for _, f := range strings.Split(o.certificates, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("read certificate: %w", err)
-		}
-		cert, err := sandbox.ParseCertificate(b, "")
-		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-		cfg.Certificates = append(cfg.Certificates, cert)
+	if cfg.Certificates, err = sandbox.ReadCertificates("jwt-certificates", o.certificates); err != nil {
+		return err
 	}
-	for _, f := range strings.Split(o.mleCertificates, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("--response-mle-certificate: %w", err)
-		}
-		cert, err := sandbox.ParseCertificate(b, "")
-		if err != nil {
-			return fmt.Errorf("--response-mle-certificate %s: %w", f, err)
-		}
-		cfg.ResponseMLE = append(cfg.ResponseMLE, cert)
+	if cfg.ResponseMLE, err = sandbox.ReadCertificates("response-mle-certificate", o.mleCertificates); err != nil {
+		return err
 	}
 	if o.failMembers != "" {
 		if cfg.Faults.FailMembers, err = sandbox.ParseFailMembers(o.failMembers); err != nil {
@@ -135,7 +115,6 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	cfg = srv.Config()
 	if o.groundTruth != "" {
 		if err := srv.WriteGroundTruth(o.groundTruth); err != nil {
 			return err
@@ -156,22 +135,7 @@ func cmdSandbox(ctx context.Context, args []string, e env) error {
 		sv := srv.Served()
 		fmt.Fprintf(e.stdout, "sandbox served %d requests, %d answered 429\n", sv.Requests, sv.RateLimited)
 	}()
-	fmt.Fprintf(e.stdout, "  organization %s, %d members, business date %s, seed %d, scale %s\n",
-		cfg.OrganizationID, len(srv.Members()), cfg.BusinessDate.Format("2006-01-02"), cfg.Seed, cfg.Scale)
-	fmt.Fprintf(e.stdout, "  key id %s, %s\n", cfg.KeyID, secretNote)
-	fmt.Fprintf(e.stdout, "  data clock %s (data as of %s); POST /sandbox/v1/clock {\"advance\":\"24h\"} moves it\n",
-		srv.Clock().Format(time.RFC3339), srv.DataAsOf().Format(time.RFC3339))
-	if rl := cfg.RateLimit; rl.PerSecond > 0 {
-		fmt.Fprintf(e.stdout, "  rate limit %g requests/s per key (burst %d): 429 with Retry-After beyond it\n", rl.PerSecond, rl.Burst)
-	}
-	fmt.Fprintf(e.stdout, "  keys per kind of user (same secret): ")
-	for i, u := range srv.Users() {
-		if i > 0 {
-			fmt.Fprint(e.stdout, ", ")
-		}
-		fmt.Fprintf(e.stdout, "%s (%s, signs as %s)", u.KeyID, u.Kind, u.SigningID)
-	}
-	fmt.Fprintf(e.stdout, ", %s (assigned to group ID)\n", srv.UserKeyID(sandbox.UserGroupAssigned, "<ID>"))
+	srv.WriteBanner(e.stdout, secretNote)
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -4,13 +4,8 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"log/slog"
-	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/robfig/cron/v3"
+	"github.com/reconcile/reconcile/internal/schedule"
 )
 
 const scheduleExamples = `  reconcile schedule --cron "0 2 * * *" --config /etc/reconcile/reconcile.yaml
@@ -53,88 +48,8 @@ before it starts (UTC). Every run flag applies to each run.`,
 	// interrupts the running job (a third exits at once: main.go).
 	hard := make(chan struct{})
 	e.stops.then(func() { close(hard) })
-	return runSchedule(ctx, o, spec, runNow, e, log, hard)
-}
-
-// runSchedule runs the job on spec until ctx is done, then waits for the
-// running job. The jobs get a context that ctx's cancellation does not
-// reach (the first signal means "stop after this run"); hard cancels them.
-func runSchedule(ctx context.Context, o runOptions, spec string, runNow bool, e env, log *slog.Logger, hard <-chan struct{}) error {
-	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelJobs()
-	interrupted := atomic.Bool{}
-	go func() {
-		select {
-		case <-hard:
-			interrupted.Store(true)
-			log.Warn("second signal: interrupting the running job")
-			cancelJobs()
-		case <-jobCtx.Done():
-		}
-	}()
-
-	logger := cronLogger{log}
-	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger), cron.SkipIfStillRunning(logger)))
-	var id cron.EntryID
-	var runs atomic.Int64
-	job := func() {
-		n := runs.Add(1)
-		started := time.Now()
-		log.Info("scheduled run started", "run", n)
+	return schedule.Run(ctx, spec, runNow, log, hard, func(jobCtx context.Context) (int, error) {
 		err := runWithOutput(jobCtx, o, e)
-		code := exitCodeOf(jobCtx, err)
-		attrs := []any{"run", n, "exit_code", code, "duration", time.Since(started).Round(time.Millisecond).String()}
-		if next := c.Entry(id).Next; !next.IsZero() && ctx.Err() == nil {
-			attrs = append(attrs, "next", next)
-		}
-		if err != nil {
-			log.Error("scheduled run finished", append(attrs, "error", err.Error())...)
-		} else {
-			log.Info("scheduled run finished", attrs...)
-		}
-	}
-	var err error
-	if id, err = c.AddFunc(spec, job); err != nil {
-		return fmt.Errorf("schedule: --cron %q: %w", spec, err)
-	}
-	c.Start()
-	log.Info("schedule started", "cron", spec, "next", c.Entry(id).Next)
-	var extra sync.WaitGroup // the --run-now run, which cron does not track
-	if runNow {
-		wrapped := c.Entry(id).WrappedJob // through SkipIfStillRunning
-		extra.Add(1)
-		go func() {
-			defer extra.Done()
-			wrapped.Run()
-		}()
-	}
-
-	<-ctx.Done()
-	log.Info("stopping: no new runs; waiting for the running one to finish")
-	<-c.Stop().Done()
-	extra.Wait()
-	if interrupted.Load() {
-		log.Warn("schedule stopped; the running job was interrupted")
-		return context.Canceled
-	}
-	log.Info("schedule stopped", "runs", runs.Load())
-	return nil
-}
-
-// cronLogger sends robfig/cron's messages to slog.
-type cronLogger struct{ log *slog.Logger }
-
-func (l cronLogger) Info(msg string, kv ...any) {
-	switch msg {
-	case "skip":
-		l.log.Warn("scheduled run skipped: the previous run is still running")
-	case "start", "stop", "schedule", "wake", "run":
-		l.log.Debug("cron "+msg, kv...)
-	default:
-		l.log.Info("cron "+msg, kv...)
-	}
-}
-
-func (l cronLogger) Error(err error, msg string, kv ...any) {
-	l.log.Error("cron "+msg, append(kv, "error", err.Error())...)
+		return exitCodeOf(jobCtx, err), err
+	})
 }

@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"strings"
 
-	"github.com/reconcile/reconcile/internal/secretfile"
+	"github.com/reconcile/reconcile/internal/cliflags"
 	"github.com/reconcile/reconcile/internal/sqlguard"
 	"github.com/reconcile/reconcile/internal/sqlout"
-	"github.com/reconcile/reconcile/queries"
 )
 
 const sqlExamples = `  reconcile sql --tables                          # tables and views, with what each holds
@@ -47,7 +43,7 @@ window_start and window_end (the run's window) and bnpl_session_age (24 hours un
 func cmdSQL(ctx context.Context, args []string, e env) error {
 	var db, format, file, check, date string
 	var tables, raw bool
-	var vars sqlVars
+	var vars sqlguard.Vars
 	fs := newFlagSetCodes(`sql [--db PATH] [--format table|csv|json] [--var NAME=VALUE|@FILE]... ("SELECT ..." | --file query.sql | --tables [TABLE] | --check KIND [--date YYYY-MM-DD])`,
 		sqlSynopsis, sqlExamples, sqlExitCodes, e)
 	fs.StringVar(&db, "db", "reconcile.duckdb", "DuckDB file")
@@ -58,7 +54,7 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 	fs.StringVar(&check, "check", "", "run the finding check of this `KIND` (queries/findings/KIND.sql) over the run's members, window and variables, as the run did")
 	fs.StringVar(&date, "date", "", "with --check: the business date of the run (YYYY-MM-DD); default the latest in the file")
 	fs.Var(&vars, "var", "set a variable the query reads as getvariable('NAME'): `NAME=VALUE`, or NAME=@FILE for FILE's content; repeatable")
-	if err := parseFlags(fs, args); err != nil {
+	if err := cliflags.Parse(fs, args); err != nil {
 		return err
 	}
 	if format != "table" && format != "csv" && format != "json" {
@@ -75,7 +71,7 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 		return fmt.Errorf("sql: --tables takes at most a table name, no SQL")
 	case tables:
 	case file != "" && fs.NArg() == 0:
-		b, err := readQueryFile(file, e.stdin)
+		b, err := sqlguard.ReadQueryFile(file, e.stdin)
 		if err != nil {
 			return err
 		}
@@ -98,155 +94,15 @@ func cmdSQL(ctx context.Context, args []string, e env) error {
 		}
 		fmt.Fprintln(e.stderr, about)
 	}
-	for _, v := range vars {
-		if err := conn.SetVariable(ctx, v.name, v.value); err != nil {
-			return fmt.Errorf("sql: --var: %w", err)
-		}
+	if err := conn.SetVariables(ctx, vars); err != nil {
+		return err
 	}
 	out := sqlout.New(format, raw, e.stdout)
 	switch {
 	case tables && fs.NArg() == 1:
-		return describeTable(ctx, conn, db, fs.Arg(0), out)
+		return conn.Describe(ctx, db, fs.Arg(0), out)
 	case tables:
-		return runSQL(ctx, conn, listTablesSQL, out)
+		return conn.Tables(ctx, out)
 	}
-	return runSQL(ctx, conn, query, out)
-}
-
-// sqlVars are the --var flags, in order.
-type sqlVars []struct{ name, value string }
-
-func (v *sqlVars) String() string { return "" }
-
-// Set takes NAME=VALUE, or NAME=@FILE for the file's content: a query can
-// use a file's data (e.g. JSON) that its SQL cannot open itself, since only
-// the person running the command names the file.
-func (v *sqlVars) Set(s string) error {
-	name, value, ok := strings.Cut(s, "=")
-	if !ok || !isIdentifier(name) {
-		return fmt.Errorf("want NAME=VALUE or NAME=@FILE, NAME a letter or _ then letters, digits or _")
-	}
-	if path, isFile := strings.CutPrefix(value, "@"); isFile {
-		b, err := secretfile.ReadBounded(path, maxVarFile)
-		if err != nil {
-			return err
-		}
-		value = string(b)
-	}
-	*v = append(*v, struct{ name, value string }{name, value})
-	return nil
-}
-
-// isIdentifier reports whether s is a plain ASCII SQL identifier, safe to
-// write into a statement unquoted.
-func isIdentifier(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || !sqlguard.IsIdentByte(c) || i == 0 && c >= '0' && c <= '9' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// The statements of --tables (queries/cli/sql.sql): the file's tables and
-// views, and one's columns, with the comment every one of them carries.
-var (
-	listTablesSQL  = queries.Must("cli/sql.sql", "Tables")
-	columnCountSQL = queries.Must("cli/sql.sql", "ColumnCount")
-	columnsSQL     = queries.Must("cli/sql.sql", "Columns")
-)
-
-// describeTable lists the columns of one table or view with their comments.
-func describeTable(ctx context.Context, conn *sqlguard.DB, path, table string, out sqlout.Writer) error {
-	var n int
-	rows, err := conn.Query(ctx, columnCountSQL, table)
-	if err == nil {
-		for rows.Next() {
-			err = rows.Scan(&n)
-		}
-		err = errors.Join(err, rows.Err(), rows.Close())
-	}
-	if err != nil {
-		return fmt.Errorf("sql: describe %s: %w", table, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("sql: no table or view %q in %s (reconcile sql --tables lists them)", table, path)
-	}
-	return runSQL(ctx, conn, columnsSQL, out, table)
-}
-
-// Bounds of what `reconcile sql` reads from files: far above any query or
-// ground-truth file (a large sandbox's ground truth is tens of MiB), far
-// below what would exhaust a laptop's memory.
-const (
-	maxQueryFile = 16 << 20  // --file, or standard input
-	maxVarFile   = 512 << 20 // --var NAME=@FILE
-)
-
-func readQueryFile(path string, stdin io.Reader) ([]byte, error) {
-	if path == "-" {
-		if stdin == nil {
-			return nil, fmt.Errorf("sql: no standard input")
-		}
-		b, err := io.ReadAll(io.LimitReader(stdin, maxQueryFile+1))
-		if err == nil && len(b) > maxQueryFile {
-			err = fmt.Errorf("standard input holds more than %d MiB of SQL", maxQueryFile>>20)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("sql: %w", err)
-		}
-		return b, nil
-	}
-	b, err := secretfile.ReadBounded(path, maxQueryFile)
-	if err != nil {
-		return nil, fmt.Errorf("sql: %w", err)
-	}
-	return b, nil
-}
-
-// runSQL runs query (its statements checked one by one, see sqlguard.DB)
-// and writes the last statement's rows to out.
-func runSQL(ctx context.Context, conn *sqlguard.DB, query string, out sqlout.Writer, args ...any) error {
-	rows, err := conn.Query(ctx, query, args...)
-	if err != nil {
-		return sqlError(err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return err
-	}
-	if err := out.Header(cols); err != nil {
-		return err
-	}
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return fmt.Errorf("sql: %w", err)
-		}
-		if err := out.Row(vals); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return sqlError(err)
-	}
-	return out.Close()
-}
-
-// sqlError says which of reconcile sql's limits a DuckDB error comes from.
-func sqlError(err error) error {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "disabled by configuration"):
-		return fmt.Errorf("sql: reconcile sql reads its database file only: no other file, URL or extension "+
-			"(for the Parquet datasets use DuckDB's own CLI or another Parquet reader): %w", err)
-	case strings.Contains(msg, "configuration has been locked"):
-		return fmt.Errorf("sql: reconcile sql's settings are fixed: %w", err)
-	}
-	return fmt.Errorf("sql: %w", err)
+	return conn.Run(ctx, query, out)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/pipeline"
 	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
@@ -471,7 +472,7 @@ func TestEmbeddedDefault(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	date, _ := businessDate("", time.Now().UTC())
+	date, _ := pipeline.BusinessDate("", time.Now().UTC())
 	d := date.Format("2006-01-02")
 	// The README's comparison in SQL: both counts 0.
 	truth := filepath.Join(out, "sandbox", "ground-truth-"+d+".json")

@@ -16,6 +16,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/reconcile/reconcile/internal/credentials"
+	"github.com/reconcile/reconcile/internal/pipeline"
 	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/reports"
 )
@@ -276,7 +278,7 @@ func TestBadInputRefused(t *testing.T) {
 	// Tomorrow is the last date accepted (a run may be started early for
 	// a time zone ahead of UTC).
 	tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format("2006-01-02")
-	if _, err := businessDate(tomorrow, time.Now().UTC()); err != nil {
+	if _, err := pipeline.BusinessDate(tomorrow, time.Now().UTC()); err != nil {
 		t.Errorf("--date %s (tomorrow): %v", tomorrow, err)
 	}
 }
@@ -358,7 +360,7 @@ func TestCredentialSettingsRule(t *testing.T) {
 		fs.String(name, "", "")
 		fs.Set(name, "x")
 	}
-	got := givenCredentials(fs, func(string) string { return "" })
+	got := credentials.Given(fs, func(string) string { return "" })
 	want := "[--client-cert --key-id --p12-file --p12-password-file --portfolio-id --secret-file]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("credential settings %v, want %s", got, want)

@@ -3,6 +3,12 @@
 // merchant journals from the payments platform into DuckDB, runs
 // reconciliation and audit checks in SQL, and publishes an Excel workbook,
 // Parquet datasets and a DuckDB file.
+//
+// This package is the command line: each command's flags (one file per
+// command), one configuration checked, and the wiring of the packages that
+// do the work: internal/pipeline for a run, internal/finish for the end of
+// a run or a merge, internal/merge, internal/doctor, internal/sqlguard,
+// internal/checks (ack), internal/schedule and internal/sandbox.
 package main
 
 import (
@@ -13,11 +19,12 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"github.com/reconcile/reconcile/internal/runtimetune"
 )
 
 func main() {
-	limitGoMemory(os.Args[1:], os.Getenv)
-	tuneAllocator(os.Args[1:], os.Getenv, os.Stderr)
+	runtimetune.Start(runsTheJob(os.Args[1:]), os.Getenv, os.Stderr)
 	ctx, cancel := context.WithCancel(context.Background())
 	stops := &signalStages{stages: []func(){cancel}}
 	sigs := make(chan os.Signal, 4)
@@ -65,4 +72,17 @@ func (s *signalStages) relay(sigs <-chan os.Signal, stderr io.Writer, exit func(
 		}
 		stage()
 	}
+}
+
+// runsTheJob says whether the command of args runs the job (run, schedule,
+// merge): the commands whose memory is sized for it.
+func runsTheJob(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "run", "schedule", "merge":
+		return true
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/reconcile/reconcile/groups"
 	"github.com/reconcile/reconcile/internal/sandbox"
 	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
 )
@@ -278,21 +279,21 @@ func TestMerchantsSetting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mids, err := readMerchants(o.merchants)
+		mids, err := groups.ReadMerchants(o.merchants)
 		if err != nil || fmt.Sprint(mids) != "[sbxmid000002 sbxmid000005]" {
 			t.Errorf("%s: %v %v", name, mids, err)
 		}
 	}
 	file := filepath.Join(dir, "mids.txt")
 	os.WriteFile(file, []byte("# header\r\n00123 \r\n\n  # indented comment\nAbC-9 # trailing comment\n00123\n"), 0o600)
-	if mids, err := readMerchants("@" + file); err != nil || fmt.Sprint(mids) != "[00123 AbC-9]" {
+	if mids, err := groups.ReadMerchants("@" + file); err != nil || fmt.Sprint(mids) != "[00123 AbC-9]" {
 		t.Errorf("file: %v %v", mids, err)
 	}
 	os.WriteFile(file, []byte("m1\nm2 m3\n"), 0o600)
-	if _, err := readMerchants("@" + file); err == nil || !strings.Contains(err.Error(), `line 2: "m2 m3" is not one merchant ID`) {
+	if _, err := groups.ReadMerchants("@" + file); err == nil || !strings.Contains(err.Error(), `line 2: "m2 m3" is not one merchant ID`) {
 		t.Errorf("two MIDs on a line: %v", err)
 	}
-	if _, err := readMerchants("@" + filepath.Join(dir, "missing.txt")); err == nil {
+	if _, err := groups.ReadMerchants("@" + filepath.Join(dir, "missing.txt")); err == nil {
 		t.Error("a missing file accepted")
 	}
 }

@@ -2,13 +2,9 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"io"
-	"strings"
 
 	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/metrics"
-	"github.com/reconcile/reconcile/reports"
 )
 
 // noticeOptions are the flags of what an operator is told of a
@@ -38,24 +34,4 @@ func loadNotice(o noticeOptions, getenv func(string) string) (*finish.Notice, er
 		}
 	}
 	return finish.Load(o.alarms, o.notify, getenv)
-}
-
-// printAlarms adds the raised alarms to the run's summary on stdout.
-func printAlarms(w io.Writer, list []reports.Alarm) {
-	raised := reports.RaisedAlarms(list)
-	if len(list) == 0 {
-		return
-	}
-	if len(raised) == 0 {
-		fmt.Fprintf(w, "alarms: none raised (%d checked)\n", len(list))
-		return
-	}
-	labels := make([]string, len(raised))
-	for i, a := range raised {
-		labels[i] = a.Label()
-	}
-	fmt.Fprintf(w, "ALARMS: %d raised: %s\n", len(raised), terminalLine(strings.Join(labels, ", ")))
-	for _, a := range raised {
-		fmt.Fprintf(w, "  %s\n", terminalLine(a.Message))
-	}
 }

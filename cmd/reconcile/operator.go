@@ -3,74 +3,35 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
-	"sort"
-	"strings"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/alarms"
 	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/notify"
 	"github.com/reconcile/reconcile/internal/pipeline"
 	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/progress"
-	"github.com/reconcile/reconcile/internal/store"
 	"github.com/reconcile/reconcile/reports"
 )
 
 // runHooks connect a run to what an operator watches: the progress display
-// and the metrics file. Its methods do nothing on a nil *runHooks, so runRun
-// calls them unconditionally.
+// and the metrics file. runWithOutput makes them and reads them once the run
+// is over; runRun fills them in as it goes.
 type runHooks struct {
 	onProgress func(pipeline.Progress)
 	onDone     func(outputs string) // the run's data is published in outputs: stop drawing progress
 	res        *pipeline.Result
 	pub        *reports.Published
 	log        *slog.Logger
-	notice     *finish.Notice    // --alarms, --notify, once loaded
+	notice     *finish.Notice    // --alarms, --notify, once loaded: a run that fails later tells them
 	alarms     []reports.Alarm   // checked before publishing
 	deliveries []notify.Delivery // the digests sent
-	// mleNotAfter is the response MLE key's expiry (mle.go); zero: none.
+	// mleNotAfter is the response MLE key's expiry (keyed); zero: none.
 	mleNotAfter time.Time
 }
 
-func (h *runHooks) progressFunc() func(pipeline.Progress) {
-	if h == nil {
-		return nil
-	}
-	return h.onProgress
-}
-
-func (h *runHooks) ingested(r *pipeline.Result) {
-	if h != nil {
-		h.res = r
-	}
-}
-
-// noticed keeps what --alarms and --notify loaded, for a run that fails
-// later (its digest says so).
-func (h *runHooks) noticed(n *finish.Notice) {
-	if h != nil {
-		h.notice = n
-	}
-}
-
-func (h *runHooks) checked(a []reports.Alarm) {
-	if h != nil {
-		h.alarms = a
-	}
-}
-
-func (h *runHooks) delivered(d []notify.Delivery) {
-	if h != nil {
-		h.deliveries = append(h.deliveries, d...)
-	}
-}
-
 func (h *runHooks) published(p *reports.Published) {
-	if h == nil {
-		return
-	}
 	h.pub = p
 	if h.onDone != nil {
 		h.onDone(p.Dir)
@@ -94,10 +55,10 @@ func runWithOutput(ctx context.Context, o runOptions, e env) error {
 	}
 	if err != nil && hooks.pub == nil && exitCodeOf(ctx, err) != exitInterrupted {
 		date := o.date
-		if d, derr := businessDate(o.date, started.UTC()); derr == nil {
+		if d, derr := pipeline.BusinessDate(o.date, started.UTC()); derr == nil {
 			date = d.Format(time.DateOnly)
 		}
-		hooks.delivered(hooks.notice.SendFailure(context.WithoutCancel(ctx), date, runSource(o), err, log))
+		hooks.deliveries = append(hooks.deliveries, hooks.notice.SendFailure(context.WithoutCancel(ctx), date, runSource(o), err, log)...)
 	}
 	emitMetrics(ctx, e, log, o.metricsFile, o.notice.metricsPush, newRunMetrics(ctx, o, hooks, err, started, time.Now()))
 	return err
@@ -107,7 +68,7 @@ func runDisplayed(ctx context.Context, o runOptions, e env, hooks *runHooks) err
 	if !reports.ValidSplitBy(o.splitBy) {
 		return fmt.Errorf("--split-by %q: want group, or nothing for the whole run's workbook only", o.splitBy)
 	}
-	show, err := wantProgress(o.progress, e.stderr)
+	show, err := progress.Want(o.progress, isTerminal(e.stderr))
 	if err != nil {
 		return err
 	}
@@ -133,46 +94,21 @@ func runDisplayed(ctx context.Context, o runOptions, e env, hooks *runHooks) err
 	return runRun(ctx, o, e, log)
 }
 
-// wantProgress reads --progress: auto shows the display when stderr is a
-// terminal (never in cron's mail or a log file).
-func wantProgress(mode string, stderr io.Writer) (bool, error) {
-	switch mode {
-	case "auto", "":
-		return isTerminal(stderr), nil
-	case "always":
-		return true, nil
-	case "never":
-		return false, nil
-	}
-	return false, fmt.Errorf("--progress %q: want auto, always or never", mode)
-}
-
-// printPublishedExtras adds to the run's summary what changed since the
-// previous run and the per-group workbooks.
-func printPublishedExtras(w io.Writer, pub *reports.Published) {
-	if pub == nil {
+// keyed records the response MLE key's expiry for the metrics and warns
+// when it is near or past: an expired key is used all the same (the
+// platform, not its date, decides whether it still encrypts for it), but
+// loudly.
+func (h *runHooks) keyed(k platform.ResponseMLEKey, now time.Time, log *slog.Logger) {
+	if k.IsZero() {
 		return
 	}
-	sum := func(state store.FindingState) (n int64) {
-		for _, v := range pub.Findings[string(state)] {
-			n += v
-		}
-		return n
+	e, line, warn := alarms.ResponseMLEKeyStatus(k, now)
+	if e.Known {
+		h.mleNotAfter = e.NotAfter
 	}
-	if pub.PreviousRun != "" {
-		fmt.Fprintf(w, "since %s: %d new, %d still open, %d resolved\n", pub.PreviousRun,
-			sum(store.FindingNew), sum(store.FindingOpen), sum(store.FindingResolved))
-	}
-	if len(pub.GroupWorkbooks) > 0 {
-		ids := make([]string, 0, len(pub.GroupWorkbooks))
-		for id := range pub.GroupWorkbooks {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		var paths []string
-		for _, id := range ids {
-			paths = append(paths, pathText(pub.GroupWorkbooks[id]))
-		}
-		fmt.Fprintf(w, "group workbooks: %s\n", strings.Join(paths, ", "))
+	if warn {
+		log.Warn(line, "kid", e.KeyID, "not_after", e.NotAfter.UTC().Format(time.RFC3339), "days_left", e.DaysLeft)
+	} else {
+		log.Info(line, "kid", e.KeyID)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/reconcile/reconcile/internal/finish"
 	"github.com/reconcile/reconcile/internal/metrics"
-	"github.com/reconcile/reconcile/internal/store"
+	"github.com/reconcile/reconcile/internal/pipeline"
 )
 
 // outcomeMetrics are the metrics of any command's outcome: its shard
@@ -28,28 +28,15 @@ func outcomeMetrics(ctx context.Context, err error, shard string, started, finis
 func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, started, finished time.Time) metrics.Report {
 	m := outcomeMetrics(ctx, err, o.shard, started, finished)
 	m.Source = runSource(o)
-	if d, err := businessDate(o.date, started.UTC()); err == nil {
+	if d, err := pipeline.BusinessDate(o.date, started.UTC()); err == nil {
 		m.Date = d
 	}
-	if r := h.res; r != nil {
-		m.Known = true
-		counts := memberCounts(r)
-		m.MembersOK, m.Failed, m.Skipped = counts[string(store.MemberOK)], counts[string(store.MemberFailed)], counts[alreadyDone]
-		m.Requests, m.Retries, m.Rows = r.Requests, r.Retries, r.Rows
-		m.Traffic = requestAccount(r)
-		m.Stages = map[string]time.Duration{}
-		for _, s := range r.Stages {
-			m.Stages[s.Name] += s.Duration
-		}
-	}
+	m.AddRun(h.res)
 	if p := h.pub; p != nil {
 		// By state only once published: the publish step counts them so.
 		m.Findings = p.Findings
 	}
-	m.Alarms, m.Deliveries = h.alarms, h.deliveries
-	if h != nil {
-		m.MLENotAfter = h.mleNotAfter
-	}
+	m.Alarms, m.Deliveries, m.MLENotAfter = h.alarms, h.deliveries, h.mleNotAfter
 	return m
 }
 
@@ -58,17 +45,12 @@ func newRunMetrics(ctx context.Context, o runOptions, h *runHooks, err error, st
 const mergeShard = "merged"
 
 // newMergeMetrics are the metrics of a merge: its outcome, and once it
-// published, the merged run's members, findings and alarms. It sends no
-// request and loads no record (requests, retries and rows are 0; the
-// shards' own metrics have theirs). date is zero if --date did not parse.
+// published, the merged run's (metrics.Report.AddMerge). date is zero if
+// --date did not parse.
 func newMergeMetrics(ctx context.Context, w *mergeWatch, date time.Time, err error, started, finished time.Time) metrics.Report {
 	m := outcomeMetrics(ctx, err, mergeShard, started, finished)
 	m.Date, m.Deliveries = date, w.deliveries
-	if r := w.res; r != nil {
-		m.Known = true
-		m.Source, m.Alarms, m.Findings = r.Run.Source, r.Run.Alarms, r.Published.Findings
-		m.MembersOK, m.Failed = r.Run.Members[string(store.MemberOK)], r.Run.Members[string(store.MemberFailed)]
-	}
+	m.AddMerge(w.res)
 	return m
 }
 

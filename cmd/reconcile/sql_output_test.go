@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reconcile/reconcile/groups"
+	"github.com/reconcile/reconcile/internal/sqlguard"
 )
 
 func TestSQLFormats(t *testing.T) {
@@ -163,7 +166,7 @@ func TestSQLReadsOnlyBoundedRegularFiles(t *testing.T) {
 	if err := os.WriteFile(big, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(big, maxQueryFile+1); err != nil {
+	if err := os.Truncate(big, sqlguard.MaxQueryFile+1); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := runCLI(t, nil, "sql", "--db", db, "--file", big); code != exitFailed || !strings.Contains(stderr, "more than the 16 MiB") {
@@ -184,7 +187,7 @@ func TestMerchantsFileOnlyARegularFile(t *testing.T) {
 		var err error
 		go func() {
 			defer close(done)
-			_, err = readMerchants("@" + path)
+			_, err = groups.ReadMerchants("@" + path)
 		}()
 		select {
 		case <-done:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/reports"
 )
 
@@ -40,4 +41,22 @@ func (r *Rules) KeyExpiry(kid string, notAfter, now time.Time) reports.Alarm {
 		a.Message = fmt.Sprintf("the response MLE key %s expires on %s, in %s (limit %d)", kid, date, plural(left, "day"), days)
 	}
 	return a
+}
+
+// ResponseMLEKeyStatus says how long the response MLE key has left, for
+// the run's warning and `reconcile doctor`: its expiry (Known false for a
+// PEM key without certificate), and one line for people. warn is set when
+// it expires within DefaultResponseMLEKeyDays or has expired.
+func ResponseMLEKeyStatus(k platform.ResponseMLEKey, now time.Time) (e platform.KeyExpiry, line string, warn bool) {
+	e = k.Expiry(now)
+	switch {
+	case k.IsZero():
+		return e, "no response MLE key configured (--response-mle-key)", false
+	case !e.Known:
+		return e, fmt.Sprintf("response MLE key %s: no certificate in the file, expiry unknown", e.KeyID), false
+	case !e.NotAfter.After(now):
+		return e, fmt.Sprintf("response MLE key %s EXPIRED on %s: the platform stops encrypting for it; generate a new \"REST – API Response MLE\" key in the merchant portal", e.KeyID, e.NotAfter.UTC().Format(time.DateOnly)), true
+	}
+	return e, fmt.Sprintf("response MLE key %s expires on %s, %d days left", e.KeyID, e.NotAfter.UTC().Format(time.DateOnly), e.DaysLeft),
+		e.DaysLeft <= DefaultResponseMLEKeyDays
 }

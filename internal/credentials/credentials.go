@@ -9,8 +9,10 @@ package credentials
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -159,4 +161,47 @@ func LoadResponseMLE(o Settings, getenv func(string) string, mode platform.AuthM
 		return platform.ResponseMLEKey{}, fmt.Errorf("--response-mle-key %s: %w", filepath.Base(o.ResponseMLEKey), err)
 	}
 	return k, nil
+}
+
+// ResponseMLEOption is platform.WithResponseMLE for a key given, else no
+// option.
+func ResponseMLEOption(k platform.ResponseMLEKey) platform.Option {
+	if k.IsZero() {
+		return nil
+	}
+	return platform.WithResponseMLE(k)
+}
+
+// credentialWords mark a run flag as a credential setting: one of the
+// hyphen-separated words of its name is among them (key-id, secret-file,
+// portfolio-id: the key's owner, the signing identity).
+// A rule on names rather than a list of flags, so that a credential setting
+// added later (a certificate, a password file) counts without anyone
+// remembering this check.
+var credentialWords = []string{"key", "secret", "portfolio", "p12", "cert", "certificate", "password", "token"}
+
+// credentialEnv are credentials read from the environment that no flag
+// names (a flag's own RECONCILE_<FLAG> counts through the flag).
+var credentialEnv = []string{"RECONCILE_SECRET", "RECONCILE_P12_PASSWORD", "RECONCILE_RESPONSE_MLE_PASSWORD"}
+
+// Given names the credential settings given on the command line, in the
+// environment or in the config file (fs once its layers are applied,
+// cliflags.ApplyLayers): a run with credentials but no base URL is
+// refused rather than reconciling the embedded sandbox.
+func Given(fs *flag.FlagSet, getenv func(string) string) []string {
+	var given []string
+	fs.Visit(func(f *flag.Flag) { // the flags set, by any layer (cliflags.ApplyLayers sets them)
+		for _, w := range strings.Split(f.Name, "-") {
+			if slices.Contains(credentialWords, w) {
+				given = append(given, "--"+f.Name)
+				return
+			}
+		}
+	})
+	for _, name := range credentialEnv {
+		if getenv(name) != "" {
+			given = append(given, name)
+		}
+	}
+	return given
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/reconcile/reconcile/internal/platform"
 	"github.com/reconcile/reconcile/internal/secretfile"
 	"github.com/reconcile/reconcile/internal/store"
+	"github.com/reconcile/reconcile/outputs"
 	"github.com/reconcile/reconcile/reports"
 )
 
@@ -121,8 +122,9 @@ type Options struct {
 	Out    string       // the output folder (reports.Publish)
 	Notice *Notice      // nil: no alarm checked, no digest sent
 	Log    *slog.Logger // nil: nothing logged
-	// Key is the run's response MLE key, if any: with --alarms, its expiry
-	// is an alarm of the run (alarms.Rules.KeyExpiry), checked at Now.
+	// Key is the run's response MLE key, if any: the manifest states its
+	// kid and expiry at Now, and with --alarms that expiry is an alarm of
+	// the run (alarms.Rules.KeyExpiry).
 	Key platform.ResponseMLEKey
 	Now time.Time
 	// Published, if set, is told of the publication before the digests are
@@ -154,6 +156,9 @@ func Publish(ctx context.Context, db *store.Store, run reports.Run, o Options) (
 		if e := o.Key.Expiry(o.Now); e.Known {
 			run.Alarms = append(run.Alarms, n.Rules.KeyExpiry(e.KeyID, e.NotAfter, o.Now))
 		}
+	}
+	if run.ResponseMLE == nil {
+		run.ResponseMLE = manifestKey(o.Key, o.Now)
 	}
 	res := &Result{Run: run}
 	if err := db.Reopen(ctx); err != nil {
@@ -189,4 +194,20 @@ func WriteMetrics(ctx context.Context, log *slog.Logger, file, push string, m me
 		}
 	}
 	return err
+}
+
+// manifestKey is the key's entry of the manifest: its kid and expiry,
+// nothing of the key itself.
+func manifestKey(k platform.ResponseMLEKey, now time.Time) *outputs.ManifestKey {
+	if k.IsZero() {
+		return nil
+	}
+	e := k.Expiry(now)
+	mk := &outputs.ManifestKey{KeyID: e.KeyID}
+	if e.Known {
+		mk.NotAfter = e.NotAfter.UTC().Format(time.RFC3339)
+		d := e.DaysLeft
+		mk.DaysLeft = &d
+	}
+	return mk
 }

@@ -17,7 +17,7 @@
 // arenas not made yet), sets at most ArenaMax arenas and a fixed 1 MiB
 // mmap threshold, unless the operator set glibc's own variables
 // (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_ or GLIBC_TUNABLES), which then
-// rule. cmd/reconcile's allocator.go has the measurements. Where the C
+// rule. internal/runtimetune has the measurements. Where the C
 // library is not glibc, this package does nothing (Linked is false).
 package glibc
 

@@ -3,7 +3,7 @@
 // Package jemalloc tunes, and reads the settings of, the jemalloc that
 // DuckDB allocates through: duckdb-go's static library for linux/amd64
 // links it under the symbol prefix duckdb_je_ (elsewhere this package does
-// nothing: see other.go). cmd/reconcile's allocator.go says why a run tunes
+// nothing: see other.go). internal/runtimetune says why a run tunes
 // it.
 package jemalloc
 

@@ -14,13 +14,13 @@ import (
 // package imports only packages of a lower rank, so no stage imports one
 // that runs after it, and nothing below the pipeline imports it.
 var layers = map[string]int{
-	"internal/jsonbody": 0, "internal/testcert": 0, "internal/testsign": 0, "internal/sdkdir": 0,
+	"internal/jsonbody": 0, "internal/schedule": 0, "internal/buildinfo": 0, "internal/testcert": 0, "internal/testsign": 0, "internal/sdkdir": 0,
 	"internal/jemalloc": 0, "internal/glibc": 0, "internal/secretfile": 0,
 	"queries": 0, "internal/platform": 0, "outputs": 0, "internal/cardmask": 0, "deploy": 0,
 	"internal/sandbox": 0,
-	"level3audit":      1, "internal/store": 1, "internal/safetext": 1, "internal/memstat": 1, "internal/cardmask/cardmasktest": 1, "internal/sandbox/sandboxtest": 1, "internal/credentials": 1,
-	"groups": 2, "subscriptions": 2, "internal/calls": 2, "internal/store/storetest": 2, "internal/sqlout": 2, "internal/sqlguard": 2, "internal/embedded": 2,
-	"ingest": 3, "internal/doctor": 3,
+	"level3audit":      1, "internal/store": 1, "internal/safetext": 1, "internal/memstat": 1, "internal/cliflags": 1, "internal/runtimetune": 1, "internal/cardmask/cardmasktest": 1, "internal/sandbox/sandboxtest": 1, "internal/credentials": 1,
+	"groups": 2, "subscriptions": 2, "internal/calls": 2, "internal/store/storetest": 2, "internal/sqlout": 2, "internal/embedded": 2,
+	"ingest": 3, "internal/doctor": 3, "internal/sqlguard": 3,
 	"internal/checks": 4, "reports": 4,
 	"internal/pipeline": 5, "internal/merge": 5, "internal/alarms": 5, "internal/notify": 5, "reports/reportstest": 5, "internal/shardset": 5,
 	"internal/metrics": 6, "internal/progress": 6, "internal/pipeline/pipelinetest": 6, "internal/notify/notifytest": 6,

@@ -19,7 +19,7 @@ type Stats struct {
 	RateLimited atomic.Int64 // attempts answered 429
 	// NothingNew counts answered (2xx) listing pages that added no record
 	// to the run: a page that was empty, or held only records an earlier
-	// page of the same listing had already given (accounting.go).
+	// page of the same listing had already given (pipeline.Result.RequestAccount).
 	NothingNew atomic.Int64
 	// Latencies, when set, measures every attempt counted here (and under
 	// it); nil measures none. A run sets it on its own Stats only: the

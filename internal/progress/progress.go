@@ -364,3 +364,17 @@ func recordPerItem(r slog.Record) bool {
 	})
 	return item
 }
+
+// Want reads --progress: auto shows the display when the command's
+// stderr is a terminal (never in cron's mail or a log file).
+func Want(mode string, terminal bool) (bool, error) {
+	switch mode {
+	case "auto", "":
+		return terminal, nil
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	}
+	return false, fmt.Errorf("--progress %q: want auto, always or never", mode)
+}

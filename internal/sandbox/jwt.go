@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 )
@@ -244,4 +245,27 @@ func decodeSegment(seg string, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// ReadCertificates reads the PEM certificates of files, a comma-separated
+// list of paths given to the sandbox command's flag (--jwt-certificates,
+// --response-mle-certificate), each keyed by its subject's serialNumber.
+// An error names the flag, and the file when it does not parse.
+func ReadCertificates(flag, files string) ([]Certificate, error) {
+	var certs []Certificate
+	for _, f := range strings.Split(files, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %w", flag, err)
+		}
+		cert, err := ParseCertificate(b, "")
+		if err != nil {
+			return nil, fmt.Errorf("--%s %s: %w", flag, f, err)
+		}
+		certs = append(certs, cert)
+	}
+	return certs, nil
 }

@@ -1,6 +1,8 @@
 // Package sqlguard opens a reconcile DuckDB file so that the SQL run over
 // it (`reconcile sql`) can read that file and nothing else, and can write
-// nothing anywhere: DB says how.
+// nothing anywhere: DB says how. It also runs that command's work over the
+// file: a query, --tables, a check's own file (PrepareCheck) and --var,
+// writing the rows through package sqlout.
 package sqlguard
 
 import (

@@ -1,4 +1,4 @@
-package main
+package cliflags
 
 import (
 	"errors"
@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// parseFlags parses a command's flags. -h prints the command's whole help;
+// Parse parses a command's flags. -h prints the command's whole help;
 // a mistake (an unknown flag, a bad value) is one error naming it, with
 // "did you mean --date?" when a flag of the command is close, and the
 // command's usage line: the whole help (60 lines for run) buried the one
 // line that said what was wrong.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+func Parse(fs *flag.FlagSet, args []string) error {
 	full, out := fs.Usage, fs.Output()
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -96,4 +96,25 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
+}
+
+// ParseInterspersed parses flags wherever they stand among the positional
+// arguments (the flag package stops at the first of these), and returns
+// the positional arguments in order. After "--" every argument is
+// positional.
+func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := Parse(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
 }

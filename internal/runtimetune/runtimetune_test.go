@@ -1,4 +1,4 @@
-package main
+package runtimetune
 
 import (
 	"bytes"
@@ -15,11 +15,11 @@ import (
 	"github.com/reconcile/reconcile/internal/store"
 )
 
-// TestAllocatorDecay: the commands that run the job run DuckDB's jemalloc
+// TestAllocatorDecay: a command that runs the job runs DuckDB's jemalloc
 // with reconcile's decay times, in the arenas it has made and those it
 // makes later; the other commands with DuckDB's; and an operator's
 // DUCKDB_JE_MALLOC_CONF wins. Each case is a process of its own (this test
-// binary again, as allocatorHelper), started as reconcile is: what is
+// binary again, as TestAllocatorHelper), started as reconcile is: what is
 // checked is what jemalloc runs with.
 func TestAllocatorDecay(t *testing.T) {
 	t.Parallel() // its own helper processes
@@ -30,10 +30,10 @@ func TestAllocatorDecay(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command(os.Args[0], "-test.run=^TestAllocatorHelper$")
 		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
-			return strings.HasPrefix(kv, allocatorEnv+"=")
+			return strings.HasPrefix(kv, AllocatorEnv+"=")
 		}), "RECONCILE_ALLOCATOR_HELPER="+command)
 		if env != "" {
-			cmd.Env = append(cmd.Env, allocatorEnv+"="+env)
+			cmd.Env = append(cmd.Env, AllocatorEnv+"="+env)
 		}
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -47,23 +47,21 @@ func TestAllocatorDecay(t *testing.T) {
 		t.Fatalf("helper for %s printed no decay times:\n%s", command, out)
 		return ""
 	}
-	ours := fmt.Sprintf("dirty %d muzzy %d", allocatorDirtyDecay.Milliseconds(), int64(allocatorMuzzyDecay))
+	ours := fmt.Sprintf("dirty %d muzzy %d", DirtyDecay.Milliseconds(), int64(MuzzyDecay))
 	want := ours + ", arena 0: " + ours + ", the arena a new thread takes: " + ours
-	for _, command := range []string{"run", "schedule", "merge"} {
-		if got := decay(command, ""); got != want {
-			t.Errorf("%s runs DuckDB's jemalloc with %s; want %s", command, got, want)
-		}
+	if got := decay(jobCommand, ""); got != want {
+		t.Errorf("a command that runs the job runs DuckDB's jemalloc with %s; want %s", got, want)
 	}
-	if got := decay("sql", ""); strings.Contains(got, ours) {
-		t.Errorf("sql runs DuckDB's jemalloc with %s; want DuckDB's own decay times", got)
+	if got := decay(otherCommand, ""); strings.Contains(got, ours) {
+		t.Errorf("a command that does not run the job runs DuckDB's jemalloc with %s; want DuckDB's own decay times", got)
 	}
-	if got := decay("run", "dirty_decay_ms:2000,muzzy_decay_ms:3000"); !strings.HasPrefix(got, "dirty 2000 muzzy 3000,") {
-		t.Errorf("run with %s=dirty_decay_ms:2000,muzzy_decay_ms:3000 runs jemalloc with %s; want the operator's", allocatorEnv, got)
+	if got := decay(jobCommand, "dirty_decay_ms:2000,muzzy_decay_ms:3000"); !strings.HasPrefix(got, "dirty 2000 muzzy 3000,") {
+		t.Errorf("the job with %s=dirty_decay_ms:2000,muzzy_decay_ms:3000 runs jemalloc with %s; want the operator's", AllocatorEnv, got)
 	}
 }
 
 // TestAllocatorHelper is TestAllocatorDecay's process: it does what main
-// does for the command in RECONCILE_ALLOCATOR_HELPER, has DuckDB allocate
+// does for the kind of command in RECONCILE_ALLOCATOR_HELPER, has DuckDB allocate
 // on threads of its own, and prints the decay times jemalloc runs with.
 func TestAllocatorHelper(t *testing.T) {
 	startAsMain(t, "RECONCILE_ALLOCATOR_HELPER", "TestAllocatorDecay")
@@ -97,30 +95,26 @@ func TestAllocatorHelper(t *testing.T) {
 		read(last+"dirty_decay_ms"), read(last+"muzzy_decay_ms"))
 }
 
-// TestTunesAllocator: which commands tune the allocator, and that an
-// operator's own options are kept.
+// TestTunesAllocator: the commands that run the job tune the allocator,
+// and an operator's own options are kept.
 func TestTunesAllocator(t *testing.T) {
 	for _, c := range []struct {
-		args  []string
+		job   bool
 		env   string
 		tunes bool
 	}{
-		{[]string{"run", "--date", "2026-11-20"}, "", true},
-		{[]string{"schedule"}, "", true},
-		{[]string{"merge"}, "", true},
-		{[]string{"run"}, "dirty_decay_ms:2000", false},
-		{[]string{"sandbox"}, "", false},
-		{[]string{"sql"}, "", false},
-		{nil, "", false},
+		{true, "", true},
+		{true, "dirty_decay_ms:2000", false},
+		{false, "", false},
 	} {
 		getenv := func(k string) string {
-			if k == allocatorEnv {
+			if k == AllocatorEnv {
 				return c.env
 			}
 			return ""
 		}
-		if got := tunesAllocator(c.args, getenv); got != c.tunes {
-			t.Errorf("%v with %s=%q: tunes %v; want %v", c.args, allocatorEnv, c.env, got, c.tunes)
+		if got := TunesAllocator(c.job, getenv); got != c.tunes {
+			t.Errorf("job %v with %s=%q: tunes %v; want %v", c.job, AllocatorEnv, c.env, got, c.tunes)
 		}
 	}
 }
@@ -155,16 +149,16 @@ func TestMallocArenas(t *testing.T) {
 		t.Fatalf("helper for %s printed no arena count:\n%s", command, out)
 		return 0
 	}
-	for _, command := range []string{"run", "schedule", "merge", "sql"} {
+	for _, command := range []string{jobCommand, otherCommand} {
 		if n := arenas(command); n > glibc.ArenaMax {
 			t.Errorf("%s, a dozen threads allocating: %d arenas; want at most %d", command, n, glibc.ArenaMax)
 		}
 	}
-	if n := arenas("run", "MALLOC_ARENA_MAX=3"); n != 3 {
-		t.Errorf("run with MALLOC_ARENA_MAX=3, a dozen threads allocating: %d arenas; want the operator's 3", n)
+	if n := arenas(jobCommand, "MALLOC_ARENA_MAX=3"); n != 3 {
+		t.Errorf("the job with MALLOC_ARENA_MAX=3, a dozen threads allocating: %d arenas; want the operator's 3", n)
 	}
-	if n := arenas("run", "GLIBC_TUNABLES=glibc.malloc.check=0"); n <= glibc.ArenaMax {
-		t.Errorf("run with GLIBC_TUNABLES set, a dozen threads allocating: %d arenas; want glibc's own limit (more than %d)", n, glibc.ArenaMax)
+	if n := arenas(jobCommand, "GLIBC_TUNABLES=glibc.malloc.check=0"); n <= glibc.ArenaMax {
+		t.Errorf("the job with GLIBC_TUNABLES set, a dozen threads allocating: %d arenas; want glibc's own limit (more than %d)", n, glibc.ArenaMax)
 	}
 }
 
@@ -183,18 +177,53 @@ func TestMallocHelper(t *testing.T) {
 	fmt.Printf("malloc arenas: %d\n", n)
 }
 
+// What a helper process acts as: a command that runs the job, or one
+// that does not.
+const (
+	jobCommand   = "job"
+	otherCommand = "other"
+)
+
 // startAsMain is the start of a helper process: it skips the helper unless
 // the variable helper names the command to act as (by, the test that runs
-// it, sets it), and then tunes the allocators as main does for that
-// command.
+// it, sets it: jobCommand or otherCommand), and then tunes the allocators
+// as cmd/reconcile's main does for such a command.
 func startAsMain(t *testing.T, helper, by string) {
 	command := os.Getenv(helper)
 	if command == "" {
 		t.Skip("run by " + by)
 	}
 	var stderr bytes.Buffer
-	tuneAllocator([]string{command}, os.Getenv, &stderr)
+	TuneAllocator(command == jobCommand, os.Getenv, &stderr)
 	if stderr.Len() > 0 {
-		t.Fatalf("tuneAllocator: %s", stderr.String())
+		t.Fatalf("TuneAllocator: %s", stderr.String())
+	}
+}
+
+// TestGoMemoryLimit: the commands that run the job get the default soft
+// limit on Go's memory, the others none, and GOMEMLIMIT (the runtime's own)
+// wins over it. cmd/reconcile's TestOneWriter sees a real process state
+// the limit.
+func TestGoMemoryLimit(t *testing.T) {
+	for _, c := range []struct {
+		job    bool
+		env    string
+		limit  int64
+		limits bool
+	}{
+		{true, "", DefaultGoMemoryLimit, true},
+		{true, "512MiB", 0, false},
+		{false, "", 0, false},
+	} {
+		getenv := func(k string) string {
+			if k == "GOMEMLIMIT" {
+				return c.env
+			}
+			return ""
+		}
+		limit, ok := GoMemoryLimit(c.job, getenv)
+		if limit != c.limit || ok != c.limits {
+			t.Errorf("job %v with GOMEMLIMIT=%q: %d, %v; want %d, %v", c.job, c.env, limit, ok, c.limit, c.limits)
+		}
 	}
 }

@@ -1,4 +1,10 @@
-package main
+// Package cliflags owns how reconcile's commands read their settings: the
+// flags of the command line, then the environment (RECONCILE_<FLAG>), then
+// a YAML config file, then the defaults (ApplyLayers); flag mistakes told
+// in one line with the flag most likely meant (Parse); and flags that may
+// stand among positional arguments (ParseInterspersed). It knows no
+// command: cmd/reconcile declares the flags.
+package cliflags
 
 import (
 	"flag"
@@ -11,14 +17,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// applyLayers gives each flag not set on the command line its value from
+// ApplyLayers gives each flag not set on the command line its value from
 // the environment (RECONCILE_<FLAG_IN_UPPER_SNAKE>), else from the config
 // file (keys are flag names), else its default: flag > env > file > default.
-func applyLayers(fs *flag.FlagSet, getenv func(string) string, configPath string) error {
+func ApplyLayers(fs *flag.FlagSet, getenv func(string) string, configPath string) error {
 	file := map[string]string{}
 	if configPath != "" {
 		var err error
-		if file, err = readConfig(configPath); err != nil {
+		if file, err = ReadConfig(configPath); err != nil {
 			return err
 		}
 		var unknown []string
@@ -42,8 +48,8 @@ func applyLayers(fs *flag.FlagSet, getenv func(string) string, configPath string
 		if err != nil || onCommandLine[f.Name] || f.Name == "config" {
 			return
 		}
-		if v := getenv(envName(f.Name)); v != "" {
-			err = setLayered(fs, f.Name, v, "environment "+envName(f.Name))
+		if v := getenv(EnvName(f.Name)); v != "" {
+			err = setLayered(fs, f.Name, v, "environment "+EnvName(f.Name))
 			return
 		}
 		if v, ok := file[f.Name]; ok {
@@ -63,20 +69,20 @@ func setLayered(flags *flag.FlagSet, name, v, source string) error {
 	switch {
 	case err == nil:
 		return nil
-	case isSecretSetting(name):
+	case IsSecretSetting(name):
 		return fmt.Errorf("%s: invalid value (not shown: it may be a secret)", source)
 	}
 	return fmt.Errorf("%s=%q: %w", source, v, err)
 }
 
 // secretSettings are the settings known to hold a secret or where one is;
-// isSecretSetting also takes any setting whose name says so, so a new one
+// IsSecretSetting also takes any setting whose name says so, so a new one
 // is covered without being listed.
 var secretSettings = map[string]bool{"secret-file": true}
 
 var secretWords = []string{"secret", "password", "passphrase", "token", "private-key", "key-file", "p12"}
 
-func isSecretSetting(name string) bool {
+func IsSecretSetting(name string) bool {
 	if secretSettings[name] {
 		return true
 	}
@@ -88,14 +94,14 @@ func isSecretSetting(name string) bool {
 	return false
 }
 
-// envName is RECONCILE_ and the flag name in upper snake case.
-func envName(flagName string) string {
+// EnvName is RECONCILE_ and the flag name in upper snake case.
+func EnvName(flagName string) string {
 	return "RECONCILE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// readConfig reads a YAML file of flag-name: value pairs. Lists become
+// ReadConfig reads a YAML file of flag-name: value pairs. Lists become
 // comma-separated values (e.g. groups: [1001, 1002]).
-func readConfig(path string) (map[string]string, error) {
+func ReadConfig(path string) (map[string]string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -127,4 +133,23 @@ func readConfig(path string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Layered is the value of the setting name for a command that reads it
+// outside a flag set (ack's db): from the environment, else from the
+// config file at configPath ("" for none); ok is false when neither sets
+// it, and the caller keeps its default.
+func Layered(name string, getenv func(string) string, configPath string) (v string, ok bool, err error) {
+	if v := getenv(EnvName(name)); v != "" {
+		return v, true, nil
+	}
+	if configPath == "" {
+		return "", false, nil
+	}
+	cfg, err := ReadConfig(configPath)
+	if err != nil {
+		return "", false, err
+	}
+	v, ok = cfg[name]
+	return v, ok, nil
 }
