@@ -53,7 +53,7 @@ var alarmsSQL = queries.Must("reports/summary.sql", "Alarms")
 // many were checked. A run checked against no alarm (no --alarms) has no
 // such table. Alarms are the run's, so a group's workbook, whose readers
 // see their group only, does not show them.
-func alarmsBlock(run Run, scope Scope) (outputs.Block, bool) {
+func alarmsBlock(run Publication, scope Scope) (outputs.Block, bool) {
 	if len(run.Alarms) == 0 || scope.GroupID != "" {
 		return outputs.Block{}, false
 	}

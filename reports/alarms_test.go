@@ -13,7 +13,7 @@ import (
 
 // summaryColumnA is column A of the Summary sheet of run's workbook for
 // scope, written from the fixture database.
-func summaryColumnA(t *testing.T, run Run, scope Scope) []string {
+func summaryColumnA(t *testing.T, run Publication, scope Scope) []string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "w.xlsx")
 	if _, err := outputs.WriteWorkbook(context.Background(), fixtureDB(t), path, Workbook(run, scope)); err != nil {

@@ -40,7 +40,7 @@ var (
 	matchExceptionsSQL       = queries.Must("reports/billing.sql", "MatchExceptions")
 )
 
-func billingSheets(run Run, scope Scope) []outputs.Sheet {
+func billingSheets(run Publication, scope Scope) []outputs.Sheet {
 	args := []any{run.RunID, scope.arg()}
 	date := run.BusinessDate.Format("2006-01-02")
 	text := func(h string, w float64) outputs.Column {

@@ -92,7 +92,7 @@ var (
 // audit sheets, the findings resolved since the previous run, the
 // acknowledgements, and a Legend. The kinds' sheets come in the catalog's
 // order; Publish orders them by money at stake (KindRank, WorkbookRanked).
-func Workbook(run Run, scope Scope) outputs.Workbook {
+func Workbook(run Publication, scope Scope) outputs.Workbook {
 	return WorkbookRanked(run, scope, nil)
 }
 
@@ -100,7 +100,7 @@ func Workbook(run Run, scope Scope) outputs.Workbook {
 // "Findings by kind" rows and the Legend's kinds in the order of rank
 // (KindRank: the most money at stake first); kinds rank leaves out follow
 // in the catalog's order.
-func WorkbookRanked(run Run, scope Scope, rank []string) outputs.Workbook {
+func WorkbookRanked(run Publication, scope Scope, rank []string) outputs.Workbook {
 	checks := rankChecks(queries.Checks(), rank)
 	names := kindSheetNames(checks)
 	wb := outputs.Workbook{Title: workbookTitle(run, scope), Paper: run.Paper,
@@ -122,7 +122,7 @@ func WorkbookRanked(run Run, scope Scope, rank []string) outputs.Workbook {
 // or, for a kind without one, the default columns (KindFindings). The
 // columns are the statement's own (outputs.Block.FromQuery): a kind gets
 // its columns by adding its file, and nothing here names them.
-func kindSheet(run Run, scope Scope, c queries.Check, name string) outputs.Sheet {
+func kindSheet(run Publication, scope Scope, c queries.Check, name string) outputs.Sheet {
 	kind := c.Kind
 	args := []any{run.RunID, scope.arg(), kind}
 	query, ok := queries.KindSheet(kind)
@@ -174,7 +174,7 @@ const chartColumn = "K"
 // workbookTitle is the workbook's title (its document properties and the
 // Summary's first row): the date, the group of a group's workbook, and for
 // the sandbox's data that it is simulated.
-func workbookTitle(run Run, scope Scope) string {
+func workbookTitle(run Publication, scope Scope) string {
 	title := "Reconciliation " + run.BusinessDate.Format("2006-01-02")
 	if scope.GroupID != "" {
 		title += ", group " + scope.GroupID
@@ -185,7 +185,7 @@ func workbookTitle(run Run, scope Scope) string {
 	return title
 }
 
-func summarySheet(run Run, scope Scope, checks []queries.Check, names map[string]string) outputs.Sheet {
+func summarySheet(run Publication, scope Scope, checks []queries.Check, names map[string]string) outputs.Sheet {
 	// The whole run shows how many groups it covered; a group's workbook
 	// shows the group.
 	groupColumn, recordQuery := outputs.Column{Header: "Groups", Type: outputs.Count}, runFactsSQL
@@ -333,7 +333,7 @@ func summarySheet(run Run, scope Scope, checks []queries.Check, names map[string
 	}}
 }
 
-func resolvedSheet(run Run, scope Scope) outputs.Sheet {
+func resolvedSheet(run Publication, scope Scope) outputs.Sheet {
 	return outputs.Sheet{Name: ResolvedSheet, Blocks: []outputs.Block{{
 		Query: resolvedFindingsSQL,
 		Args:  []any{run.RunID, scope.arg(), queries.Kinds()},
@@ -353,7 +353,7 @@ func resolvedSheet(run Run, scope Scope) outputs.Sheet {
 
 // acknowledgementsSheet lists the acknowledgements in force for the
 // workbook's members and the changes to them since the previous run.
-func acknowledgementsSheet(run Run, scope Scope) outputs.Sheet {
+func acknowledgementsSheet(run Publication, scope Scope) outputs.Sheet {
 	text := func(h string, w float64) outputs.Column {
 		return outputs.Column{Header: h, Type: outputs.Text, Width: w}
 	}
@@ -402,7 +402,7 @@ var legendNotes = [][2]string{
 	{"Only the members reconciled", "Findings and payments are counted for the merchant accounts this run reconciled; those that failed are listed on the Summary."},
 }
 
-func legendSheet(run Run, scope Scope, checks []queries.Check, names map[string]string) outputs.Sheet {
+func legendSheet(run Publication, scope Scope, checks []queries.Check, names map[string]string) outputs.Sheet {
 	var kinds, sheets, means, todo []string
 	for _, c := range checks {
 		m, d := kindTexts(c)

@@ -32,7 +32,7 @@ func jsonString(s string) string {
 
 // fixtureRun is the run the fixture database holds: 2026-11-20, compared
 // with 2026-11-19, partial (one member failed).
-var fixtureRun = Run{
+var fixtureRun = Publication{
 	RunID:        "2026-11-20",
 	BusinessDate: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC),
 	Window: store.Window{

@@ -44,7 +44,7 @@ var (
 	terminalsByGroupSQL    = queries.Must("reports/payments.sql", "TerminalsByGroup")
 )
 
-func paymentSheets(run Run, scope Scope) []outputs.Sheet {
+func paymentSheets(run Publication, scope Scope) []outputs.Sheet {
 	args := []any{run.RunID, scope.arg()}
 	date := run.BusinessDate.Format("2006-01-02")
 	text := func(h string, w float64) outputs.Column {

@@ -17,8 +17,8 @@ import (
 	"github.com/reconcile/reconcile/queries"
 )
 
-// Run is what the publish step needs to know of a run.
-type Run struct {
+// Publication is what the publish step needs to know of a run.
+type Publication struct {
 	RunID        string
 	BusinessDate time.Time
 	Window       store.Window
@@ -56,7 +56,7 @@ type Run struct {
 	Requests *outputs.ManifestRequests
 }
 
-// Sources of a run's data (Run.Source).
+// Sources of a run's data (Publication.Source).
 const (
 	SourcePlatform = "platform"
 	SourceSandbox  = "sandbox"
@@ -71,7 +71,7 @@ func SourceLabel(source string) string {
 	return source
 }
 
-// SplitByValues are the accepted values of Run.SplitBy (--split-by).
+// SplitByValues are the accepted values of Publication.SplitBy (--split-by).
 var SplitByValues = []string{"", "group"}
 
 // ValidSplitBy tells whether s is one of SplitByValues.
@@ -128,7 +128,7 @@ var FindingStates = []string{string(store.FindingNew), string(store.FindingOpen)
 //
 // The date=<date> level makes out/*/parquet/<table> one Hive-partitioned
 // dataset across days (a later shard=<i> level would go under it).
-func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*Published, error) {
+func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Publication) (*Published, error) {
 	if !ValidSplitBy(run.SplitBy) {
 		return nil, fmt.Errorf("publish: split by %q: want %q or nothing", run.SplitBy, "group")
 	}
@@ -272,7 +272,7 @@ func Publish(ctx context.Context, q outputs.Querier, outRoot string, run Run) (*
 
 // writeRankedWorkbook writes the workbook of run for scope at path, the
 // kinds in the order of the money they put at stake in that scope.
-func writeRankedWorkbook(ctx context.Context, q outputs.Querier, path string, run Run, scope Scope) error {
+func writeRankedWorkbook(ctx context.Context, q outputs.Querier, path string, run Publication, scope Scope) error {
 	rank, err := KindRank(ctx, q, run.RunID, scope)
 	if err != nil {
 		return err

@@ -32,7 +32,7 @@ var (
 var FundingColumns = []string{"Funding day", "Scope", "Group or member", "Group name", "Currency", "Purchases",
 	"Refunds", "Fees", "Chargebacks", "Expected", "Funded", "Difference", "Ties out"}
 
-func settlementSheets(run Run, scope Scope) []outputs.Sheet {
+func settlementSheets(run Publication, scope Scope) []outputs.Sheet {
 	args := []any{run.RunID, scope.arg()}
 	text := func(h string, w float64) outputs.Column {
 		return outputs.Column{Header: h, Type: outputs.Text, Width: w}
@@ -73,7 +73,7 @@ func settlementSheets(run Run, scope Scope) []outputs.Sheet {
 }
 
 // waterfallBlock is the Summary's waterfall per currency.
-func waterfallBlock(run Run, scope Scope) outputs.Block {
+func waterfallBlock(run Publication, scope Scope) outputs.Block {
 	return outputs.Block{
 		Title: "Waterfall per currency: billed -> authorized -> captured -> settled -> funded, with fees; each gap and the kinds that explain it",
 		Query: settlementWaterfallSQL,

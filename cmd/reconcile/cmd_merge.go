@@ -145,28 +145,28 @@ func mergeAndTell(ctx context.Context, o mergeOptions, e env, w *mergeWatch) err
 		MemoryLimit:  o.memoryLimit,
 		Version:      buildVersion(),
 		Logger:       log,
-		Finish: func(ctx context.Context, db *store.Store, run reports.Run) (reports.Run, *reports.Published, error) {
+		Finish: func(ctx context.Context, db *store.Store, run reports.Publication) (reports.Publication, *reports.Published, error) {
 			fin, err := finish.Publish(ctx, db, run, finish.Options{Out: o.out, Notice: n, Log: log})
 			w.deliveries = append(w.deliveries, fin.Deliveries...)
-			return fin.Run, fin.Published, err
+			return fin.Publication, fin.Published, err
 		},
 	})
 	if err != nil {
 		return err
 	}
 	w.res = res
-	log.Info("merge finished", "run_id", res.Run.RunID, "status", res.Run.Status, "shards", len(res.Run.Shards),
+	log.Info("merge finished", "run_id", res.Publication.RunID, "status", res.Publication.Status, "shards", len(res.Publication.Shards),
 		"missing", strings.Join(res.Missing(), ","), "output", res.Published.Dir)
 	printMergeSummary(e, res)
-	reports.WriteAlarms(e.stdout, res.Run.Alarms)
-	if res.Run.Status != string(store.RunOK) {
+	reports.WriteAlarms(e.stdout, res.Publication.Alarms)
+	if res.Publication.Status != string(store.RunOK) {
 		return partialError{res.Problems()}
 	}
 	return nil
 }
 
 func printMergeSummary(e env, res *merge.Result) {
-	run, pub := res.Run, res.Published
+	run, pub := res.Publication, res.Published
 	reconciled, members := run.Members[string(store.MemberOK)], run.Members[string(store.MemberOK)]+run.Members[string(store.MemberFailed)]
 	fmt.Fprintf(e.stdout, "merge %s (%s): %d of %d shards, %d of %d members reconciled; source: %s\n",
 		run.RunID, run.Status, len(run.Shards)-len(res.Missing()), len(run.Shards), reconciled, members, reports.SourceLabel(run.Source))

@@ -183,7 +183,7 @@ func parseRunFlags(name, synopsis, examples, exitCodes string, args []string, e 
 }
 
 // runSource is where a run with these options takes its data from
-// (reports.Run.Source): the embedded sandbox when no base URL is given.
+// (reports.Publication.Source): the embedded sandbox when no base URL is given.
 func runSource(o runOptions) string {
 	if o.baseURL == "" {
 		return reports.SourceSandbox
@@ -406,13 +406,13 @@ func runRun(ctx context.Context, o runOptions, e env, log *slog.Logger) error {
 	publication.Version, publication.Shard, publication.SplitBy, publication.Source = buildVersion(), shard.String(), o.splitBy, runSource(o)
 	publication.Settings = shardOptions(o, org, rates, retryLimits).Settings()
 	fin, err := finish.Publish(ctx, db, publication, finish.Options{Out: o.out, Notice: notice, Log: log, Key: mleKey, Now: now,
-		Published: func(run reports.Run, pub *reports.Published) {
+		Published: func(run reports.Publication, pub *reports.Published) {
 			o.hooks.published(pub)
 			res.LogFinished(ctx, log, db, pub.Dir, time.Since(published), watch.Peak())
 			printSummary(e, res, pub, o.db, runSource(o))
 			reports.WriteAlarms(e.stdout, run.Alarms)
 		}})
-	o.hooks.alarms = fin.Run.Alarms
+	o.hooks.alarms = fin.Publication.Alarms
 	o.hooks.deliveries = append(o.hooks.deliveries, fin.Deliveries...)
 	if err != nil {
 		return err

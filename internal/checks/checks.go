@@ -24,8 +24,8 @@ import (
 	"github.com/reconcile/reconcile/queries"
 )
 
-// Run is what the checks need to know of the run they check.
-type Run struct {
+// Params is what the checks need to know of the run they check.
+type Params struct {
 	ID           string
 	BusinessDate time.Time
 	Window       store.Window
@@ -75,7 +75,7 @@ var (
 // the retry-limit table are put where the SQL reads them, and after the
 // findings the interchange at risk is estimated from them. It returns the
 // run's findings per kind, new and open together.
-func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, error) {
+func Findings(ctx context.Context, s *store.Store, run Params) (map[string]int64, error) {
 	age := run.BNPLSessionAge
 	if age <= 0 {
 		age = 24 * time.Hour
@@ -125,7 +125,7 @@ func Findings(ctx context.Context, s *store.Store, run Run) (map[string]int64, e
 
 // storeInterchangeRates replaces interchange_rates with the run's table,
 // where the estimate reads it.
-func storeInterchangeRates(ctx context.Context, s *store.Store, run Run) error {
+func storeInterchangeRates(ctx context.Context, s *store.Store, run Params) error {
 	rates := run.InterchangeRates
 	if rates == nil {
 		rates = DefaultInterchangeRates()
@@ -151,7 +151,7 @@ func storeInterchangeRates(ctx context.Context, s *store.Store, run Run) error {
 
 // storeRetryLimits replaces retry_limits with the run's table, where
 // reattempts_over_network_limit reads it.
-func storeRetryLimits(ctx context.Context, s *store.Store, run Run) error {
+func storeRetryLimits(ctx context.Context, s *store.Store, run Params) error {
 	limits := run.RetryLimits
 	if limits == nil {
 		limits = DefaultRetryLimits()
@@ -176,6 +176,6 @@ func storeRetryLimits(ctx context.Context, s *store.Store, run Run) error {
 
 // Billing fills the run's recurring-billing tables; it runs after
 // Findings (see computeBilling).
-func Billing(ctx context.Context, s *store.Store, run Run) error {
+func Billing(ctx context.Context, s *store.Store, run Params) error {
 	return computeBilling(ctx, s, run.ID, run.BusinessDate, run.Window)
 }

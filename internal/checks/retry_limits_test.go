@@ -110,13 +110,13 @@ func TestStoreRetryLimits(t *testing.T) {
 		{Network: "*", Reattempts: 3, Window: 90 * time.Minute},
 		{Network: "VISA", Reattempts: 15, Window: 30 * 24 * time.Hour},
 	}}
-	if err := storeRetryLimits(ctx, s, Run{Started: started, RetryLimits: custom}); err != nil {
+	if err := storeRetryLimits(ctx, s, Params{Started: started, RetryLimits: custom}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := read(), "* 3 01:30:00 false limits.csv 2026-11-21 02:00\nVISA 15 30 days false limits.csv 2026-11-21 02:00"; got != want {
 		t.Errorf("retry_limits:\n%s\nwant\n%s", got, want)
 	}
-	if err := storeRetryLimits(ctx, s, Run{Started: started}); err != nil {
+	if err := storeRetryLimits(ctx, s, Params{Started: started}); err != nil {
 		t.Fatal(err)
 	}
 	want := "MASTERCARD 10 1 day false default 2026-11-21 02:00\nMASTERCARD 35 30 days false default 2026-11-21 02:00\n" +

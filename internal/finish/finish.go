@@ -84,7 +84,7 @@ func (n *Notice) CheckAlarms(ctx context.Context, q alarms.Querier, runID string
 
 // Send delivers the digests of a published run and logs each outcome: a
 // delivery that failed is a warning, never the run's failure.
-func (n *Notice) Send(ctx context.Context, q notify.Querier, run reports.Run, pub *reports.Published, log *slog.Logger) []notify.Delivery {
+func (n *Notice) Send(ctx context.Context, q notify.Querier, run reports.Publication, pub *reports.Published, log *slog.Logger) []notify.Delivery {
 	if n == nil || n.Notify == nil {
 		return nil
 	}
@@ -130,14 +130,14 @@ type Options struct {
 	// Published, if set, is told of the publication before the digests are
 	// sent: the command stops its progress display and prints its summary
 	// there, so that the operator reads it while the digests go out.
-	Published func(run reports.Run, pub *reports.Published)
+	Published func(run reports.Publication, pub *reports.Published)
 }
 
 // Result is what the end of a run did.
 type Result struct {
-	Run        reports.Run        // as published: Alarms holds every alarm checked
-	Published  *reports.Published // nil if publishing failed
-	Deliveries []notify.Delivery  // the digests sent, delivered or not
+	Publication reports.Publication // as published: Alarms holds every alarm checked
+	Published   *reports.Published  // nil if publishing failed
+	Deliveries  []notify.Delivery   // the digests sent, delivered or not
 }
 
 // Publish is the end of a run whose checks are done in db: it checks the
@@ -145,7 +145,7 @@ type Result struct {
 // and sends the digests, in that order (the package doc says why). The
 // Result is returned even with an error, with the alarms checked, for the
 // command's metrics. db stays open: the caller closes it.
-func Publish(ctx context.Context, db *store.Store, run reports.Run, o Options) (*Result, error) {
+func Publish(ctx context.Context, db *store.Store, run reports.Publication, o Options) (*Result, error) {
 	log := o.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -160,7 +160,7 @@ func Publish(ctx context.Context, db *store.Store, run reports.Run, o Options) (
 	if run.ResponseMLE == nil {
 		run.ResponseMLE = manifestKey(o.Key, o.Now)
 	}
-	res := &Result{Run: run}
+	res := &Result{Publication: run}
 	if err := db.Reopen(ctx); err != nil {
 		return res, err
 	}

@@ -63,7 +63,7 @@ type Options struct {
 	// AllowPartial publishes without the shards that are missing, marked
 	// partial; without it a missing shard refuses the merge.
 	AllowPartial bool
-	SplitBy      string // as reports.Run.SplitBy
+	SplitBy      string // as reports.Publication.SplitBy
 	MemoryLimit  string // DuckDB's buffer memory for the merge, e.g. "256MB"
 	Version      string // this program's, for the manifest
 	Logger       *slog.Logger
@@ -73,21 +73,21 @@ type Options struct {
 	// publishes and sends the digests, and returns the run as published
 	// (its Alarms set) and the publication. Unset, the merge reopens the
 	// database and publishes the run (reports.Publish) itself.
-	Finish func(ctx context.Context, db *store.Store, run reports.Run) (reports.Run, *reports.Published, error)
+	Finish func(ctx context.Context, db *store.Store, run reports.Publication) (reports.Publication, *reports.Published, error)
 }
 
 // Result is what a merge published: the run's facts as the publish step
 // was given them (status, members, window, source, the shards), and what
 // it wrote. A digest or a metrics file reads it as it reads a run's.
 type Result struct {
-	Run       reports.Run
-	Published *reports.Published
+	Publication reports.Publication
+	Published   *reports.Published
 }
 
 // Missing lists the shards the merge left out (AllowPartial), as i/n.
 func (r *Result) Missing() []string {
 	var out []string
-	for _, s := range r.Run.Shards {
+	for _, s := range r.Publication.Shards {
 		if s.Status == StatusMissing {
 			out = append(out, s.Shard)
 		}
@@ -222,7 +222,7 @@ func (m *merger) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Run: run, Published: pub}
+	res := &Result{Publication: run, Published: pub}
 	return res, nil
 }
 
@@ -230,8 +230,8 @@ func (m *merger) run(ctx context.Context) (*Result, error) {
 // merge wrote, into the working file and out of DuckDB's memory and
 // temporary storage before the publish step's queries run (as a run does;
 // store.Reopen says why), then the publication.
-func publish(out string) func(ctx context.Context, db *store.Store, run reports.Run) (reports.Run, *reports.Published, error) {
-	return func(ctx context.Context, db *store.Store, run reports.Run) (reports.Run, *reports.Published, error) {
+func publish(out string) func(ctx context.Context, db *store.Store, run reports.Publication) (reports.Publication, *reports.Published, error) {
+	return func(ctx context.Context, db *store.Store, run reports.Publication) (reports.Publication, *reports.Published, error) {
 		if err := db.Reopen(ctx); err != nil {
 			return run, nil, fmt.Errorf("merge: %w", err)
 		}
@@ -428,9 +428,9 @@ func (m *merger) recordMissing(ctx context.Context) error {
 // publishedRun is what the publish step is told of the merged run: its
 // facts from the merged runs row, its members by status (the missing
 // shards' among the failed), and the shards.
-func (m *merger) publishedRun(ctx context.Context) (reports.Run, error) {
+func (m *merger) publishedRun(ctx context.Context) (reports.Publication, error) {
 	first := m.use[0].manifest
-	run := reports.Run{
+	run := reports.Publication{
 		RunID:        m.runID,
 		BusinessDate: m.o.Date,
 		Version:      m.o.Version,

@@ -13,12 +13,12 @@ func (res *Result) Problems() string {
 	if missing := res.Missing(); len(missing) > 0 {
 		parts = append(parts, "shards missing: "+strings.Join(missing, ", "))
 	}
-	for _, s := range res.Run.Shards {
+	for _, s := range res.Publication.Shards {
 		if s.Status == string(store.RunPartial) {
 			parts = append(parts, "shard "+s.Shard+" partial")
 		}
 	}
-	if n := res.Run.Members[string(store.MemberFailed)]; n > 0 {
+	if n := res.Publication.Members[string(store.MemberFailed)]; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d members not reconciled", n))
 	}
 	return strings.Join(parts, "; ")

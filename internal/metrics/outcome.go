@@ -37,6 +37,6 @@ func (m *Report) AddMerge(r *merge.Result) {
 		return
 	}
 	m.Known = true
-	m.Source, m.Alarms, m.Findings = r.Run.Source, r.Run.Alarms, r.Published.Findings
-	m.MembersOK, m.Failed = r.Run.Members[string(store.MemberOK)], r.Run.Members[string(store.MemberFailed)]
+	m.Source, m.Alarms, m.Findings = r.Publication.Source, r.Publication.Alarms, r.Published.Findings
+	m.MembersOK, m.Failed = r.Publication.Members[string(store.MemberOK)], r.Publication.Members[string(store.MemberFailed)]
 }

@@ -84,7 +84,7 @@ var (
 // whole run's, for the recipients of cfg.Email and cfg.Webhook, and one
 // per group of cfg.Groups that the run listed, for that group's owners.
 // run is what was published (its Alarms included), pub where.
-func Collect(ctx context.Context, q Querier, cfg *Config, run reports.Run, pub *reports.Published) ([]Digest, error) {
+func Collect(ctx context.Context, q Querier, cfg *Config, run reports.Publication, pub *reports.Published) ([]Digest, error) {
 	var out []Digest
 	if cfg.Webhook != nil || cfg.Email != nil && len(cfg.Email.To) > 0 {
 		d, err := collect(ctx, q, run, pub, "", "")
@@ -143,7 +143,7 @@ func FailedRun(cfg *Config, date, source string, runErr error) []Digest {
 }
 
 // collect reads one digest; groupID "" is the whole run.
-func collect(ctx context.Context, q Querier, run reports.Run, pub *reports.Published, groupID, groupName string) (Digest, error) {
+func collect(ctx context.Context, q Querier, run reports.Publication, pub *reports.Published, groupID, groupName string) (Digest, error) {
 	d := Digest{BusinessDate: run.BusinessDate.Format("2006-01-02"), GroupID: safetext.Cut(groupID, 64),
 		GroupName: safetext.Cut(groupName, 80), Status: run.Status, Simulated: run.Source == reports.SourceSandbox,
 		PreviousRun: pub.PreviousRun, Workbook: where(pub.Workbook)}

@@ -13,7 +13,7 @@
 //
 //	deliveries := notify.Send(ctx, db, cfg, run, pub)
 //
-// where run is the reports.Run that was published (its Alarms set) and pub
+// where run is the reports.Publication that was published (its Alarms set) and pub
 // what reports.Publish returned. A run that failed before publishing sends
 // notify.FailedRun's digest instead, through Deliver.
 //
@@ -50,7 +50,7 @@ const (
 // Send collects the digests of a published run (Collect) and delivers
 // them (Deliver). When the database cannot be read, the one outcome says
 // so (channel "digest").
-func Send(ctx context.Context, q Querier, cfg *Config, run reports.Run, pub *reports.Published) []Delivery {
+func Send(ctx context.Context, q Querier, cfg *Config, run reports.Publication, pub *reports.Published) []Delivery {
 	digests, err := Collect(ctx, q, cfg, run, pub)
 	if err != nil {
 		return []Delivery{{Channel: ChannelDigest, Err: err}}

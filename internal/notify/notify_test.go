@@ -63,7 +63,7 @@ func fixture(t *testing.T) *store.Store {
 	return s
 }
 
-var fixtureRun = reports.Run{
+var fixtureRun = reports.Publication{
 	RunID: "2026-11-20", BusinessDate: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC), Status: "partial",
 	Source: reports.SourcePlatform,
 	Alarms: []reports.Alarm{

@@ -82,11 +82,11 @@ func RequestsLine(a *outputs.ManifestRequests) string {
 		a.PerMember, a.Per1000Records, a.NothingNewShare*100, a.RateLimitedShare*100, a.LatencyP95Ms, rate, strings.Join(fams, ", "))
 }
 
-// Publication is the run as the publish step states it (reports.Run),
+// Publication is the run as the publish step states it (reports.Publication),
 // from what the Result knows; the command adds its own settings (version,
 // shard, settings, split, source).
-func (res *Result) Publication() reports.Run {
-	return reports.Run{RunID: res.RunID, BusinessDate: res.BusinessDate, Window: res.Window, StartedAt: res.StartedAt,
+func (res *Result) Publication() reports.Publication {
+	return reports.Publication{RunID: res.RunID, BusinessDate: res.BusinessDate, Window: res.Window, StartedAt: res.StartedAt,
 		FinishedAt: res.FinishedAt, Status: string(res.Status), Members: res.MemberCounts(), Requests: res.RequestAccount()}
 }
 

@@ -596,7 +596,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if err := r.store.Reopen(ctx); err != nil {
 		return fail(err)
 	}
-	run := checks.Run{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
+	run := checks.Params{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
 		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge,
 		ChargebackShare: r.opts.ChargebackShare, SettlementDays: r.opts.SettlementDays}
 	res.Findings, err = r.check(ctx, run)
@@ -673,7 +673,7 @@ func (r *runner) startRun(ctx context.Context) error {
 
 // check inspects again the journal rows an older version imported (so the
 // checks see every call the same way), then runs the checks.
-func (r *runner) check(ctx context.Context, run checks.Run) (map[string]int64, error) {
+func (r *runner) check(ctx context.Context, run checks.Params) (map[string]int64, error) {
 	if n, err := ingest.ReinspectJournal(ctx, r.store); err != nil {
 		return nil, err
 	} else if n > 0 {

@@ -82,7 +82,7 @@ func TestSlicedChecksEqualOneSlice(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	check := checks.Run{ID: runID, BusinessDate: run.Result.BusinessDate, Window: run.Result.Window, Started: run.Result.StartedAt}
+	check := checks.Params{ID: runID, BusinessDate: run.Result.BusinessDate, Window: run.Result.Window, Started: run.Result.StartedAt}
 	if _, err := checks.Findings(ctx, s, check); err != nil {
 		t.Fatal(err)
 	}

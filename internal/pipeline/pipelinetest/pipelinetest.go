@@ -18,8 +18,8 @@ import (
 	"github.com/reconcile/reconcile/internal/store"
 )
 
-// Run is a finished run and where it ran.
-type Run struct {
+// Finished is a finished run and where it ran.
+type Finished struct {
 	Result *pipeline.Result
 	Store  *store.Store // open until the test ends
 	Dir    string       // the test's folder holding the database (and the journals)
@@ -35,14 +35,14 @@ const JournalsOfSandbox = "sandbox"
 // are the sandbox's) and, when limit > 0, a request budget of limit per
 // second (the run's token bucket, pipeline.Limiter). Every member must
 // reconcile.
-func Sandbox(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit) Run {
+func Sandbox(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit) Finished {
 	tb.Helper()
 	return SandboxServed(tb, cfg, opts, limit, nil)
 }
 
 // SandboxServed is Sandbox with the sandbox's handler wrapped by wrap (when
 // not nil), e.g. to record the responses of the run.
-func SandboxServed(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit, wrap func(http.Handler) http.Handler) Run {
+func SandboxServed(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, limit rate.Limit, wrap func(http.Handler) http.Handler) Finished {
 	tb.Helper()
 	clientOpts := []platform.Option{platform.WithConnections(opts.Concurrency * max(opts.PaymentLists, 1))}
 	if limit > 0 {
@@ -67,7 +67,7 @@ func SandboxServed(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, lim
 	}
 	tb.Cleanup(func() { s.Close() })
 	opts.Client, opts.OrganizationID, opts.BusinessDate = client, c.OrganizationID, c.BusinessDate
-	run := Run{Store: s, Dir: dir, opts: opts}
+	run := Finished{Store: s, Dir: dir, opts: opts}
 	run.Result = run.Again(tb, func(*pipeline.Options) {})
 	return run
 }
@@ -75,7 +75,7 @@ func SandboxServed(tb testing.TB, cfg sandbox.Config, opts pipeline.Options, lim
 // Again runs the reconciliation once more into the run's database, against
 // the same sandbox, with the run's options as change leaves them (e.g. Force
 // set). Every member must reconcile.
-func (r Run) Again(tb testing.TB, change func(*pipeline.Options)) *pipeline.Result {
+func (r Finished) Again(tb testing.TB, change func(*pipeline.Options)) *pipeline.Result {
 	tb.Helper()
 	opts := r.opts
 	change(&opts)
