@@ -32,18 +32,21 @@ type Directory struct {
 
 // Member is one MID with every group it belongs to. Its ID has two forms:
 // MerchantID as the platform sent it, which every request for the member
-// sends back, and StoredID as the database holds it (StoredIDOf). Make
-// one with NewMember, so that both are set.
+// sends back, and StoredID as the database holds it (StoredIDOf). StoredID
+// is a method, not a field, so that a Member made as a literal cannot hold
+// a stale or empty stored form.
 type Member struct {
 	MerchantID string
-	StoredID   string
 	GroupIDs   []string // sorted
 }
 
 // NewMember is the member of merchantID, in no group yet.
 func NewMember(merchantID string) Member {
-	return Member{MerchantID: merchantID, StoredID: StoredIDOf(merchantID)}
+	return Member{MerchantID: merchantID}
 }
+
+// StoredID is the member's ID as the database stores it.
+func (m Member) StoredID() string { return StoredIDOf(m.MerchantID) }
 
 // StoredIDOf is a merchant ID as the database stores it: card data masked
 // (cardmask.MaskText changes an ID only when it is itself a card number),

@@ -33,8 +33,8 @@ func TestMembersCarryTheirStoredID(t *testing.T) {
 			t.Fatalf("%s: %d members, want %d", name, len(d.Members), len(mids))
 		}
 		for _, m := range d.Members {
-			if m.StoredID != want[m.MerchantID] || m.StoredID != StoredIDOf(m.MerchantID) {
-				t.Errorf("%s: member %q stored as %q, want %q", name, m.MerchantID, m.StoredID, want[m.MerchantID])
+			if m.StoredID() != want[m.MerchantID] || m.StoredID() != StoredIDOf(m.MerchantID) {
+				t.Errorf("%s: member %q stored as %q, want %q", name, m.MerchantID, m.StoredID(), want[m.MerchantID])
 			}
 		}
 	}

@@ -113,7 +113,7 @@ func (r *puller) readStored(ctx context.Context, members []groups.Member) error 
 	}
 	order := make([]string, len(members))
 	for i, m := range members {
-		order[i] = m.StoredID
+		order[i] = m.StoredID()
 	}
 	r.stored = newStoredLists(r.store, order, stored)
 	return nil

@@ -56,8 +56,11 @@ func TestEveryMemberFailedExitsOne(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
 	f := newFixture(t, sandbox.Config{})
 	hc := &http.Client{Transport: panicking{base: http.DefaultTransport, pick: func(r *http.Request) string {
-		if r.URL.Path == "/rbs/v1/plans" {
-			return "injected panic listing plans"
+		// Every member lists its subscriptions first, even one without
+		// recurring billing (the platform then refuses): the plans are
+		// listed only when needed.
+		if r.URL.Path == "/rbs/v1/subscriptions" {
+			return "injected panic listing subscriptions"
 		}
 		return ""
 	}}}

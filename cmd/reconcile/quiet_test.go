@@ -53,11 +53,11 @@ func TestQuietTerminal(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, screen, stdout)
 	}
 	for _, want := range []string{
-		"members 6/6 [############] 0 in flight · 1 error", // the status line
-		`level=WARN msg="member failed"`,                   // a warning,
-		"merchant_id=" + bad + ` error="list plans: `,      // with its reason
-		"done · members 6/6, 1 error · ",                   // the final line
-		`msg="run finished"`,                               // the run's own records
+		"members 6/6 [############] 0 in flight · 1 error",    // the status line
+		`level=WARN msg="member failed"`,                      // a warning,
+		"merchant_id=" + bad + ` error="list subscriptions: `, // with its reason
+		"done · members 6/6, 1 error · ",                      // the final line
+		`msg="run finished"`,                                  // the run's own records
 	} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the terminal lacks %q:\n%s", want, screen)

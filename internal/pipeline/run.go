@@ -757,7 +757,7 @@ func (r *runner) membersToPull(ctx context.Context, members []groups.Member) ([]
 	}
 	var todo []groups.Member
 	for _, m := range members {
-		if !done[m.StoredID] { // run_members holds the ID as stored
+		if !done[m.StoredID()] { // run_members holds the ID as stored
 			todo = append(todo, m)
 		}
 	}
