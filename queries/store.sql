@@ -32,3 +32,9 @@ ORDER BY rm.merchant_id
 -- The bytes DuckDB's buffer manager holds now, over every tag (base tables,
 -- hash tables, the write-ahead log, ...): the run's per-stage memory report.
 SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()
+
+-- name: LargestTableRows
+-- The rows of the file's largest table, as DuckDB estimates them: how
+-- many row groups a scan of it can share between threads
+-- (Store.FitThreadsToData).
+SELECT coalesce(max(estimated_size), 0) FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal

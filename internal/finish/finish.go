@@ -164,6 +164,9 @@ func Publish(ctx context.Context, db *store.Store, run reports.Publication, o Op
 	if err := db.Reopen(ctx); err != nil {
 		return res, err
 	}
+	if err := db.FitThreadsToData(ctx); err != nil {
+		return res, err
+	}
 	pub, err := reports.Publish(ctx, db.Conn(), o.Out, run)
 	if err != nil {
 		return res, err

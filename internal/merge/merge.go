@@ -235,6 +235,9 @@ func publish(out string) func(ctx context.Context, db *store.Store, run reports.
 		if err := db.Reopen(ctx); err != nil {
 			return run, nil, fmt.Errorf("merge: %w", err)
 		}
+		if err := db.FitThreadsToData(ctx); err != nil {
+			return run, nil, fmt.Errorf("merge: %w", err)
+		}
 		pub, err := reports.Publish(ctx, db.Conn(), out, run)
 		return run, pub, err
 	}

@@ -596,6 +596,9 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if err := r.store.Reopen(ctx); err != nil {
 		return fail(err)
 	}
+	if err := r.store.FitThreadsToData(ctx); err != nil {
+		return fail(err)
+	}
 	run := checks.Params{ID: r.runID, BusinessDate: r.opts.BusinessDate, Window: r.window, Started: r.now,
 		InterchangeRates: r.opts.InterchangeRates, RetryLimits: r.opts.RetryLimits, BNPLSessionAge: r.opts.BNPLSessionAge,
 		ChargebackShare: r.opts.ChargebackShare, SettlementDays: r.opts.SettlementDays}
