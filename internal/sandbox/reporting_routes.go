@@ -89,8 +89,7 @@ func (s *Server) reportScope(x *exchange, allowGroup bool) ([]int, *answer) {
 		if !ok {
 			return nil, refusal(x.notFound("organization " + mid + " was not found"))
 		}
-		st, _ := s.MerchantSettings(mid)
-		if st.ReportingDisabled {
+		if s.reportingDisabled(i) {
 			return nil, refusal(x.forbidden("the key may not read the reports of " + mid))
 		}
 		idx = append(idx, i)
@@ -229,12 +228,17 @@ func (s *Server) purchaseRefundDetails(x *exchange, _ noBody) answer {
 		mid string
 		st  settlement
 	}
-	var rows []row
+	var page []row // the rows from offset on, limit at most
+	n := 0         // the rows before
 	w0, w1 := s.clockWindow()
 	now := s.Clock()
+	if groupName := q.Get("groupName"); groupName != "" || q.Get("organizationId") != "" {
+		s.reports.grow(len(idx)) // the pages of a group all read from the memo
+	}
 	for _, i := range idx {
-		s.withLiveMember(i, func(m *member) {
-			for _, st := range settlements(m, now, w0, w1) {
+		mid := memberID(i)
+		s.reportSettlements(i, now, w0, w1, start, func(list []settlement) {
+			for _, st := range list {
 				at := st.requestTime
 				if viewBy == "submissionDate" {
 					if st.pending {
@@ -248,11 +252,13 @@ func (s *Server) purchaseRefundDetails(x *exchange, _ noBody) answer {
 				if subtype != "ALL" && feesOf(st.cardType).subtype != subtype {
 					continue
 				}
-				rows = append(rows, row{m.id, st})
+				if n >= offset && len(page) < limit {
+					page = append(page, row{mid, st})
+				}
+				n++
 			}
 		})
 	}
-	page := window(rows, offset, limit)
 	out := purchaseRefundJSON{Offset: offset, Limit: limit, PageResults: len(page),
 		RequestDetails: []prRequestDetailJSON{}, Settlements: []prSettlementJSON{}, Authorizations: []prAuthorizationJSON{},
 		FeeAndFundingDetail: []prFeeFundingJSON{}, Others: []prOtherJSON{}, SettlementStatuses: []prSettlementStatJSON{}}
@@ -264,24 +270,18 @@ func (s *Server) purchaseRefundDetails(x *exchange, _ noBody) answer {
 		if st.refund {
 			typ = "Refunds"
 		}
-		code, ref := "", ""
-		if st.txn != nil {
-			code, ref = st.txn.code, st.txn.reconciliationID
-		}
+		code, ref := st.of.code, st.of.reference
 		out.RequestDetails = append(out.RequestDetails, prRequestDetailJSON{RequestID: st.requestID, CybersourceMerchantID: r.mid,
 			GroupName: groupName, TransactionReferenceNumber: ref, MerchantReferenceNumber: code})
 		auth := prAuthorizationJSON{RequestID: st.requestID, TransactionReferenceNumber: ref, Time: ts(st.requestTime),
 			Amount: moneyIn(st.amount, cur), CurrencyCode: cur, RCode: "1"}
-		if st.txn != nil {
-			auth.Amount = moneyIn(st.txn.amount, cur)
-			auth.AuthorizationRequestID = st.txn.rootID
-			auth.Code = st.txn.approvalCode
+		if st.of.ok {
+			auth.Amount = moneyIn(st.of.amount, cur)
+			auth.AuthorizationRequestID = st.of.rootID
+			auth.Code = st.of.approvalCode
 		}
 		out.Authorizations = append(out.Authorizations, auth)
-		suffix := ""
-		if st.txn != nil && st.txn.card != nil {
-			suffix = st.txn.card.suffix()
-		}
+		suffix := st.of.suffix
 		se := prSettlementJSON{RequestID: st.requestID, TransactionType: typ, Amount: moneyIn(st.amount, cur), CurrencyCode: cur,
 			PaymentMethod: "Credit Card", PaymentType: feesOf(st.cardType).subtype, AccountSuffix: suffix, CardType: st.cardType}
 		if !st.pending {
@@ -381,8 +381,8 @@ func (s *Server) netFundings(x *exchange, _ noBody) answer {
 	w0, w1 := s.clockWindow()
 	now := s.Clock()
 	for _, i := range idx {
-		s.withLiveMember(i, func(m *member) {
-			for _, f := range fundings(m, now, w0, w1, start, end) {
+		s.reportSettlements(i, now, w0, w1, minTime(start, w0), func(list []settlement) {
+			for _, f := range fundingsOf(list, i, now, w0, w1, start, end) {
 				t := totals[f.currency]
 				if t == nil {
 					t = &tot{}
@@ -517,8 +517,9 @@ func (s *Server) paymentBatchSummaries(x *exchange, _ noBody) answer {
 	w0, w1 := s.clockWindow()
 	now := s.Clock()
 	for _, i := range idx {
-		s.withLiveMember(i, func(m *member) {
-			for _, st := range settlements(m, now, w0, w1) {
+		mid := memberID(i)
+		s.reportSettlements(i, now, w0, w1, start, func(list []settlement) {
+			for _, st := range list {
 				if st.pending || st.batchTime.Before(start) || !st.batchTime.Before(end) {
 					continue
 				}
@@ -526,7 +527,7 @@ func (s *Server) paymentBatchSummaries(x *exchange, _ noBody) answer {
 				if rollUp != "day" {
 					day = start // week and month roll up over the whole span asked
 				}
-				k := key{m.id, st.currency, feesOf(st.cardType).subtype, day}
+				k := key{mid, st.currency, feesOf(st.cardType).subtype, day}
 				a := by[k]
 				if a == nil {
 					a = &agg{}
