@@ -3,6 +3,7 @@ package sandbox
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -124,6 +125,34 @@ func (s *Server) reportSettlements(idx int, now, w0, w1, since time.Time, fn fun
 		s.reports.put(key, idx, slices.Clone(all[i:]))
 	}
 	fn(all)
+}
+
+// eachReportSettlements runs fn on the settlements of each member of idx
+// in turn, in the order of idx (reportSettlements). The lists are made a
+// few members at a time on workers() goroutines: a report over a group
+// the memo does not hold yet waits on the generation of every member.
+func (s *Server) eachReportSettlements(idx []int, now, w0, w1, since time.Time, fn func(i int, list []settlement)) {
+	const chunk = 64
+	lists := make([][]settlement, min(chunk, len(idx)))
+	for at := 0; at < len(idx); at += chunk {
+		part := idx[at:min(len(idx), at+chunk)]
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(workers(), len(part)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := int(next.Add(1)) - 1; j < len(part); j = int(next.Add(1)) - 1 {
+					s.reportSettlements(part[j], now, w0, w1, since, func(list []settlement) { lists[j] = list })
+				}
+			}()
+		}
+		wg.Wait()
+		for j, i := range part {
+			fn(i, lists[j])
+			lists[j] = nil
+		}
+	}
 }
 
 // minTime is the earlier of a and b.

@@ -235,30 +235,28 @@ func (s *Server) purchaseRefundDetails(x *exchange, _ noBody) answer {
 	if groupName := q.Get("groupName"); groupName != "" || q.Get("organizationId") != "" {
 		s.reports.grow(len(idx)) // the pages of a group all read from the memo
 	}
-	for _, i := range idx {
+	s.eachReportSettlements(idx, now, w0, w1, start, func(i int, list []settlement) {
 		mid := memberID(i)
-		s.reportSettlements(i, now, w0, w1, start, func(list []settlement) {
-			for _, st := range list {
-				at := st.requestTime
-				if viewBy == "submissionDate" {
-					if st.pending {
-						continue // not submitted
-					}
-					at = st.batchTime
+		for _, st := range list {
+			at := st.requestTime
+			if viewBy == "submissionDate" {
+				if st.pending {
+					continue // not submitted
 				}
-				if at.Before(start) || !at.Before(end) {
-					continue
-				}
-				if subtype != "ALL" && feesOf(st.cardType).subtype != subtype {
-					continue
-				}
-				if n >= offset && len(page) < limit {
-					page = append(page, row{mid, st})
-				}
-				n++
+				at = st.batchTime
 			}
-		})
-	}
+			if at.Before(start) || !at.Before(end) {
+				continue
+			}
+			if subtype != "ALL" && feesOf(st.cardType).subtype != subtype {
+				continue
+			}
+			if n >= offset && len(page) < limit {
+				page = append(page, row{mid, st})
+			}
+			n++
+		}
+	})
 	out := purchaseRefundJSON{Offset: offset, Limit: limit, PageResults: len(page),
 		RequestDetails: []prRequestDetailJSON{}, Settlements: []prSettlementJSON{}, Authorizations: []prAuthorizationJSON{},
 		FeeAndFundingDetail: []prFeeFundingJSON{}, Others: []prOtherJSON{}, SettlementStatuses: []prSettlementStatJSON{}}
@@ -380,37 +378,35 @@ func (s *Server) netFundings(x *exchange, _ noBody) answer {
 	amounts := map[sk]int64{}
 	w0, w1 := s.clockWindow()
 	now := s.Clock()
-	for _, i := range idx {
-		s.reportSettlements(i, now, w0, w1, minTime(start, w0), func(list []settlement) {
-			for _, f := range fundingsOf(list, i, now, w0, w1, start, end) {
-				t := totals[f.currency]
-				if t == nil {
-					t = &tot{}
-					totals[f.currency] = t
-				}
-				t.purchases += f.purchases
-				t.refunds += f.refunds
-				t.fees += f.fees
-				t.chargebacks += f.chargebacks
-				t.funded += f.funded
-				for sub, amt := range f.bySubtype {
-					k := sk{"Purchases", sub, f.currency}
-					if sums[k] == nil {
-						sums[k] = &netFundingSummary{Type: "Purchases", PaymentSubType: sub, CurrencyCode: f.currency}
-					}
-					amounts[k] += amt
-				}
-				if f.refundCount > 0 {
-					k := sk{"Refunds", "ALL", f.currency}
-					if sums[k] == nil {
-						sums[k] = &netFundingSummary{Type: "Refunds", PaymentSubType: "ALL", CurrencyCode: f.currency}
-					}
-					amounts[k] += f.refunds
-					sums[k].ConveyedCount += f.refundCount
-				}
+	s.eachReportSettlements(idx, now, w0, w1, minTime(start, w0), func(i int, list []settlement) {
+		for _, f := range fundingsOf(list, i, now, w0, w1, start, end) {
+			t := totals[f.currency]
+			if t == nil {
+				t = &tot{}
+				totals[f.currency] = t
 			}
-		})
-	}
+			t.purchases += f.purchases
+			t.refunds += f.refunds
+			t.fees += f.fees
+			t.chargebacks += f.chargebacks
+			t.funded += f.funded
+			for sub, amt := range f.bySubtype {
+				k := sk{"Purchases", sub, f.currency}
+				if sums[k] == nil {
+					sums[k] = &netFundingSummary{Type: "Purchases", PaymentSubType: sub, CurrencyCode: f.currency}
+				}
+				amounts[k] += amt
+			}
+			if f.refundCount > 0 {
+				k := sk{"Refunds", "ALL", f.currency}
+				if sums[k] == nil {
+					sums[k] = &netFundingSummary{Type: "Refunds", PaymentSubType: "ALL", CurrencyCode: f.currency}
+				}
+				amounts[k] += f.refunds
+				sums[k].ConveyedCount += f.refundCount
+			}
+		}
+	})
 	out := netFundingsJSON{StartTime: ts(start), EndTime: ts(end), NetFundingSummaries: []netFundingSummary{},
 		TotalPurchases: []currencyValueJSON{}, TotalRefunds: []currencyValueJSON{}, TotalFees: []currencyValueJSON{},
 		TotalChargebacks: []currencyValueJSON{}, NetTotal: []currencyValueJSON{}}
@@ -516,34 +512,32 @@ func (s *Server) paymentBatchSummaries(x *exchange, _ noBody) answer {
 	var keys []key
 	w0, w1 := s.clockWindow()
 	now := s.Clock()
-	for _, i := range idx {
+	s.eachReportSettlements(idx, now, w0, w1, start, func(i int, list []settlement) {
 		mid := memberID(i)
-		s.reportSettlements(i, now, w0, w1, start, func(list []settlement) {
-			for _, st := range list {
-				if st.pending || st.batchTime.Before(start) || !st.batchTime.Before(end) {
-					continue
-				}
-				day := st.batchTime
-				if rollUp != "day" {
-					day = start // week and month roll up over the whole span asked
-				}
-				k := key{mid, st.currency, feesOf(st.cardType).subtype, day}
-				a := by[k]
-				if a == nil {
-					a = &agg{}
-					by[k] = a
-					keys = append(keys, k)
-				}
-				if st.refund {
-					a.credits += st.amount
-					a.creditCount++
-				} else {
-					a.sales += st.amount
-					a.salesCount++
-				}
+		for _, st := range list {
+			if st.pending || st.batchTime.Before(start) || !st.batchTime.Before(end) {
+				continue
 			}
-		})
-	}
+			day := st.batchTime
+			if rollUp != "day" {
+				day = start // week and month roll up over the whole span asked
+			}
+			k := key{mid, st.currency, feesOf(st.cardType).subtype, day}
+			a := by[k]
+			if a == nil {
+				a = &agg{}
+				by[k] = a
+				keys = append(keys, k)
+			}
+			if st.refund {
+				a.credits += st.amount
+				a.creditCount++
+			} else {
+				a.sales += st.amount
+				a.salesCount++
+			}
+		}
+	})
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		switch {
