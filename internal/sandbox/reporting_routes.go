@@ -232,7 +232,7 @@ func (s *Server) purchaseRefundDetails(x *exchange, _ noBody) answer {
 	n := 0         // the rows before
 	w0, w1 := s.clockWindow()
 	now := s.Clock()
-	if groupName := q.Get("groupName"); groupName != "" || q.Get("organizationId") != "" {
+	if q.Get("groupName") != "" {
 		s.reports.grow(len(idx)) // the pages of a group all read from the memo
 	}
 	s.eachReportSettlements(idx, now, w0, w1, start, func(i int, list []settlement) {
