@@ -13,9 +13,9 @@ import (
 // settlement stage reads a group's purchase and refund details in pages of
 // 2,000, then its net fundings a day at a time, then the organization's
 // batch summaries: with the group's members generated again for every
-// answer, 500 members cost 44 answers × 500 generations, the pages growing
-// with the members and each page with them too (1m52s at 500 members
-// against 1.1s at 50). The memo keeps each member's settlements of the
+// answer, the number of pages grows with the members and so does each
+// page's cost: the stage grew a hundredfold for ten times the members.
+// The memo keeps each member's settlements of the
 // reporting span, as settlements lists them, so that a member is generated
 // once for the stage however many pages and days are read.
 //

@@ -337,7 +337,7 @@ func fundings(m *member, now, w0, w1, from, to time.Time) []funding {
 }
 
 // fundingsOf is fundings from member index's settlements all (as
-// settlements lists them: those requested at least fundingLag before
+// settlements lists them: those requested more than memoLag before
 // from and before w0 may be left out, as they are funded before both).
 func fundingsOf(all []settlement, index int, now, w0, w1, from, to time.Time) []funding {
 	type key struct {
