@@ -148,6 +148,22 @@ func (s *Server) MerchantSettings(mid string) (MerchantSettings, error) {
 	return m.settings, nil
 }
 
+// reportingDisabled reports whether the key may not read member idx's
+// reports (MerchantSettings.ReportingDisabled) without generating the
+// member: a member is generated with it false, and only
+// SetMerchantSettings, which pins the member first, changes it. A report
+// over a group of members not in the cache then costs no generation of
+// each just to read this.
+func (s *Server) reportingDisabled(idx int) bool {
+	m := s.cache.pinnedMember(idx)
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.settings.ReportingDisabled
+}
+
 // SetMerchantSettings changes a member's settings (the member is pinned).
 func (s *Server) SetMerchantSettings(mid string, st MerchantSettings) error {
 	idx, ok := s.memberIndex(mid)

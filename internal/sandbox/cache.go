@@ -82,6 +82,28 @@ func (c *memberCache) pin(idx int) *member {
 	return m
 }
 
+// pinned reports whether member idx is pinned: a write changed it, or
+// is about to (a write pins the member before it changes it).
+func (c *memberCache) pinned(idx int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[idx]
+	return ok && e.pinned
+}
+
+// pinnedMember returns member idx if it is pinned, else nil, without
+// generating it.
+func (c *memberCache) pinnedMember(idx int) *member {
+	c.mu.Lock()
+	e, ok := c.entries[idx]
+	c.mu.Unlock()
+	if !ok || !e.pinned {
+		return nil
+	}
+	<-e.ready
+	return e.m
+}
+
 func (c *memberCache) evictLocked() {
 	for el := c.lru.Back(); el != nil && c.lru.Len() > c.capacity; {
 		prev := el.Prev()

@@ -274,9 +274,7 @@ func (s *Server) disputeMembers(x *exchange, whole bool, fn func(m *member)) *an
 		return nil
 	}
 	for i := 0; i < s.cfg.Scale.Members; i++ {
-		var refused bool
-		s.withLiveMember(i, func(m *member) { refused = m.settings.ReportingDisabled })
-		if refused {
+		if s.reportingDisabled(i) {
 			return refusal(x.forbidden("the key may not read the reports of " + memberID(i)))
 		}
 	}

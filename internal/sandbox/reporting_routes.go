@@ -89,8 +89,7 @@ func (s *Server) reportScope(x *exchange, allowGroup bool) ([]int, *answer) {
 		if !ok {
 			return nil, refusal(x.notFound("organization " + mid + " was not found"))
 		}
-		st, _ := s.MerchantSettings(mid)
-		if st.ReportingDisabled {
+		if s.reportingDisabled(i) {
 			return nil, refusal(x.forbidden("the key may not read the reports of " + mid))
 		}
 		idx = append(idx, i)
@@ -229,30 +228,35 @@ func (s *Server) purchaseRefundDetails(x *exchange, _ noBody) answer {
 		mid string
 		st  settlement
 	}
-	var rows []row
+	var page []row // the rows from offset on, limit at most
+	n := 0         // the rows before
 	w0, w1 := s.clockWindow()
 	now := s.Clock()
-	for _, i := range idx {
-		s.withLiveMember(i, func(m *member) {
-			for _, st := range settlements(m, now, w0, w1) {
-				at := st.requestTime
-				if viewBy == "submissionDate" {
-					if st.pending {
-						continue // not submitted
-					}
-					at = st.batchTime
-				}
-				if at.Before(start) || !at.Before(end) {
-					continue
-				}
-				if subtype != "ALL" && feesOf(st.cardType).subtype != subtype {
-					continue
-				}
-				rows = append(rows, row{m.id, st})
-			}
-		})
+	if q.Get("groupName") != "" {
+		s.reports.grow(len(idx)) // the pages of a group all read from the memo
 	}
-	page := window(rows, offset, limit)
+	s.eachReportSettlements(idx, now, w0, w1, start, func(i int, list []settlement) {
+		mid := memberID(i)
+		for _, st := range list {
+			at := st.requestTime
+			if viewBy == "submissionDate" {
+				if st.pending {
+					continue // not submitted
+				}
+				at = st.batchTime
+			}
+			if at.Before(start) || !at.Before(end) {
+				continue
+			}
+			if subtype != "ALL" && feesOf(st.cardType).subtype != subtype {
+				continue
+			}
+			if n >= offset && len(page) < limit {
+				page = append(page, row{mid, st})
+			}
+			n++
+		}
+	})
 	out := purchaseRefundJSON{Offset: offset, Limit: limit, PageResults: len(page),
 		RequestDetails: []prRequestDetailJSON{}, Settlements: []prSettlementJSON{}, Authorizations: []prAuthorizationJSON{},
 		FeeAndFundingDetail: []prFeeFundingJSON{}, Others: []prOtherJSON{}, SettlementStatuses: []prSettlementStatJSON{}}
@@ -264,24 +268,18 @@ func (s *Server) purchaseRefundDetails(x *exchange, _ noBody) answer {
 		if st.refund {
 			typ = "Refunds"
 		}
-		code, ref := "", ""
-		if st.txn != nil {
-			code, ref = st.txn.code, st.txn.reconciliationID
-		}
+		code, ref := st.of.code, st.of.reference
 		out.RequestDetails = append(out.RequestDetails, prRequestDetailJSON{RequestID: st.requestID, CybersourceMerchantID: r.mid,
 			GroupName: groupName, TransactionReferenceNumber: ref, MerchantReferenceNumber: code})
 		auth := prAuthorizationJSON{RequestID: st.requestID, TransactionReferenceNumber: ref, Time: ts(st.requestTime),
 			Amount: moneyIn(st.amount, cur), CurrencyCode: cur, RCode: "1"}
-		if st.txn != nil {
-			auth.Amount = moneyIn(st.txn.amount, cur)
-			auth.AuthorizationRequestID = st.txn.rootID
-			auth.Code = st.txn.approvalCode
+		if st.of.ok {
+			auth.Amount = moneyIn(st.of.amount, cur)
+			auth.AuthorizationRequestID = st.of.rootID
+			auth.Code = st.of.approvalCode
 		}
 		out.Authorizations = append(out.Authorizations, auth)
-		suffix := ""
-		if st.txn != nil && st.txn.card != nil {
-			suffix = st.txn.card.suffix()
-		}
+		suffix := st.of.suffix
 		se := prSettlementJSON{RequestID: st.requestID, TransactionType: typ, Amount: moneyIn(st.amount, cur), CurrencyCode: cur,
 			PaymentMethod: "Credit Card", PaymentType: feesOf(st.cardType).subtype, AccountSuffix: suffix, CardType: st.cardType}
 		if !st.pending {
@@ -380,37 +378,35 @@ func (s *Server) netFundings(x *exchange, _ noBody) answer {
 	amounts := map[sk]int64{}
 	w0, w1 := s.clockWindow()
 	now := s.Clock()
-	for _, i := range idx {
-		s.withLiveMember(i, func(m *member) {
-			for _, f := range fundings(m, now, w0, w1, start, end) {
-				t := totals[f.currency]
-				if t == nil {
-					t = &tot{}
-					totals[f.currency] = t
-				}
-				t.purchases += f.purchases
-				t.refunds += f.refunds
-				t.fees += f.fees
-				t.chargebacks += f.chargebacks
-				t.funded += f.funded
-				for sub, amt := range f.bySubtype {
-					k := sk{"Purchases", sub, f.currency}
-					if sums[k] == nil {
-						sums[k] = &netFundingSummary{Type: "Purchases", PaymentSubType: sub, CurrencyCode: f.currency}
-					}
-					amounts[k] += amt
-				}
-				if f.refundCount > 0 {
-					k := sk{"Refunds", "ALL", f.currency}
-					if sums[k] == nil {
-						sums[k] = &netFundingSummary{Type: "Refunds", PaymentSubType: "ALL", CurrencyCode: f.currency}
-					}
-					amounts[k] += f.refunds
-					sums[k].ConveyedCount += f.refundCount
-				}
+	s.eachReportSettlements(idx, now, w0, w1, minTime(start, w0), func(i int, list []settlement) {
+		for _, f := range fundingsOf(list, i, now, w0, w1, start, end) {
+			t := totals[f.currency]
+			if t == nil {
+				t = &tot{}
+				totals[f.currency] = t
 			}
-		})
-	}
+			t.purchases += f.purchases
+			t.refunds += f.refunds
+			t.fees += f.fees
+			t.chargebacks += f.chargebacks
+			t.funded += f.funded
+			for sub, amt := range f.bySubtype {
+				k := sk{"Purchases", sub, f.currency}
+				if sums[k] == nil {
+					sums[k] = &netFundingSummary{Type: "Purchases", PaymentSubType: sub, CurrencyCode: f.currency}
+				}
+				amounts[k] += amt
+			}
+			if f.refundCount > 0 {
+				k := sk{"Refunds", "ALL", f.currency}
+				if sums[k] == nil {
+					sums[k] = &netFundingSummary{Type: "Refunds", PaymentSubType: "ALL", CurrencyCode: f.currency}
+				}
+				amounts[k] += f.refunds
+				sums[k].ConveyedCount += f.refundCount
+			}
+		}
+	})
 	out := netFundingsJSON{StartTime: ts(start), EndTime: ts(end), NetFundingSummaries: []netFundingSummary{},
 		TotalPurchases: []currencyValueJSON{}, TotalRefunds: []currencyValueJSON{}, TotalFees: []currencyValueJSON{},
 		TotalChargebacks: []currencyValueJSON{}, NetTotal: []currencyValueJSON{}}
@@ -516,33 +512,32 @@ func (s *Server) paymentBatchSummaries(x *exchange, _ noBody) answer {
 	var keys []key
 	w0, w1 := s.clockWindow()
 	now := s.Clock()
-	for _, i := range idx {
-		s.withLiveMember(i, func(m *member) {
-			for _, st := range settlements(m, now, w0, w1) {
-				if st.pending || st.batchTime.Before(start) || !st.batchTime.Before(end) {
-					continue
-				}
-				day := st.batchTime
-				if rollUp != "day" {
-					day = start // week and month roll up over the whole span asked
-				}
-				k := key{m.id, st.currency, feesOf(st.cardType).subtype, day}
-				a := by[k]
-				if a == nil {
-					a = &agg{}
-					by[k] = a
-					keys = append(keys, k)
-				}
-				if st.refund {
-					a.credits += st.amount
-					a.creditCount++
-				} else {
-					a.sales += st.amount
-					a.salesCount++
-				}
+	s.eachReportSettlements(idx, now, w0, w1, start, func(i int, list []settlement) {
+		mid := memberID(i)
+		for _, st := range list {
+			if st.pending || st.batchTime.Before(start) || !st.batchTime.Before(end) {
+				continue
 			}
-		})
-	}
+			day := st.batchTime
+			if rollUp != "day" {
+				day = start // week and month roll up over the whole span asked
+			}
+			k := key{mid, st.currency, feesOf(st.cardType).subtype, day}
+			a := by[k]
+			if a == nil {
+				a = &agg{}
+				by[k] = a
+				keys = append(keys, k)
+			}
+			if st.refund {
+				a.credits += st.amount
+				a.creditCount++
+			} else {
+				a.sales += st.amount
+				a.salesCount++
+			}
+		}
+	})
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		switch {

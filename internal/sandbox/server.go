@@ -20,6 +20,8 @@ type Server struct {
 	cache *memberCache
 	mux   *http.ServeMux
 
+	reports reportingMemo // members' settlements for the reporting endpoints (reporting_memo.go)
+
 	clockMu sync.Mutex
 	clock   time.Time // the data clock (clock.go)
 

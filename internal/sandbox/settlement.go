@@ -60,8 +60,12 @@ const (
 // settlement is one request id's settlement as the purchase and refund
 // details show it.
 type settlement struct {
-	requestID   string
-	txn         *transaction // nil for a settlement with no transaction behind it
+	requestID string
+	txn       *transaction // nil for a settlement with no transaction behind it, and in the reporting memo
+	// of is what the purchase and refund details show of txn, copied so
+	// that the reporting memo (reporting_memo.go) holds none of the
+	// member's transactions.
+	of          settledTxn
 	requestTime time.Time
 	refund      bool
 	pending     bool  // not settled: no batch, fees or funding
@@ -77,6 +81,14 @@ type settlement struct {
 	fundingAmount                         int64
 	fundingCurrency                       string
 	fundingDay                            time.Time
+}
+
+// settledTxn is what the purchase and refund details show of the
+// transaction behind a settlement (ok false when there is none).
+type settledTxn struct {
+	ok                                            bool
+	amount                                        int64 // authorized, in minor units
+	code, reference, rootID, approvalCode, suffix string
 }
 
 // weekend reports whether day d is a Saturday or Sunday.
@@ -233,8 +245,11 @@ func settlements(m *member, now, w0, w1 time.Time) []settlement {
 		}
 		s := settlement{requestID: t.id, txn: t, requestTime: t.time, refund: refund, amount: t.amount + p.overBy[t.id],
 			currency: t.currency, cardType: "001", pending: p.held[t.id]}
+		s.of = settledTxn{ok: true, amount: t.amount, code: t.code, reference: t.reconciliationID, rootID: t.rootID,
+			approvalCode: t.approvalCode}
 		if t.card != nil {
 			s.cardType = t.card.cardType()
+			s.of.suffix = t.card.suffix()
 		}
 		if purchase && level3Settled(t) {
 			s.level = "LEVEL3"
@@ -318,6 +333,13 @@ type funding struct {
 // fundings is member m's funding per day and currency for the days in
 // [from, to) whose funding day has come by now, sorted by day, currency.
 func fundings(m *member, now, w0, w1, from, to time.Time) []funding {
+	return fundingsOf(settlements(m, now, w0, w1), m.index, now, w0, w1, from, to)
+}
+
+// fundingsOf is fundings from member index's settlements all (as
+// settlements lists them: those requested more than memoLag before
+// from and before w0 may be left out, as they are funded before both).
+func fundingsOf(all []settlement, index int, now, w0, w1, from, to time.Time) []funding {
 	type key struct {
 		day time.Time
 		cur string
@@ -332,7 +354,6 @@ func fundings(m *member, now, w0, w1, from, to time.Time) []funding {
 		by[k] = f
 		return f
 	}
-	all := settlements(m, now, w0, w1)
 	// The planted day: the first funding day inside the window that has
 	// come, whatever range was asked for.
 	var planted time.Time
@@ -346,7 +367,7 @@ func fundings(m *member, now, w0, w1, from, to time.Time) []funding {
 		}
 	}
 	var shortDay, chargebackDay time.Time
-	switch m.index % 4 {
+	switch index % 4 {
 	case 1:
 		shortDay = planted
 	case 3:
