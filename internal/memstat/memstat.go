@@ -1,7 +1,6 @@
 // Package memstat reads what the process holds in memory, as Go sees it
-// (runtime/metrics), as the kernel does (/proc/self/smaps_rollup and
-// /proc/self/status) and as the C allocators do (DuckDB's jemalloc, the C
-// library's malloc): the run's memory at the end of each stage
+// (runtime/metrics), as the kernel does (/proc/self/status) and as the C
+// allocators do (DuckDB's jemalloc, the C library's malloc): the run's memory at the end of each stage
 // (pipeline.Stage.Memory) and at its highest (Watch, pipeline.Stage.Peak),
 // logged with "run finished" and printed by the benchmark. Set beside
 // DuckDB's own count (store.DuckDBMemory), it says whose memory a run's RSS
@@ -30,8 +29,8 @@ type Process struct {
 	GoHeap     uint64 // Go heap objects, live or not yet swept (/memory/classes/heap/objects:bytes)
 	GoTotal    uint64 // all memory the Go runtime has mapped (/memory/classes/total:bytes)
 	GoReleased uint64 // of GoTotal, what Go has given back to the kernel (/memory/classes/heap/released:bytes)
-	RSS        uint64 // resident now (smaps_rollup Rss)
-	Anon       uint64 // resident anonymous memory, i.e. heaps: Go's and C's (smaps_rollup Anonymous)
+	RSS        uint64 // resident now (status VmRSS)
+	Anon       uint64 // resident anonymous memory, i.e. heaps: Go's and C's (status RssAnon)
 	PeakRSS    uint64 // the most ever resident since the process started (status VmHWM)
 	// What the C allocators have handed out: DuckDB's jemalloc (its buffer
 	// pool and what it allocates beside it: jemalloc.Allocated) and the C
@@ -68,9 +67,12 @@ func Read() Process {
 			*dst = samples[i].Value.Uint64()
 		}
 	}
-	kB := kilobytes("/proc/self/smaps_rollup", "Rss", "Anonymous")
-	p.RSS, p.Anon = kB["Rss"]<<10, kB["Anonymous"]<<10
-	p.PeakRSS = kilobytes("/proc/self/status", "VmHWM")["VmHWM"] << 10
+	// status, not smaps_rollup: its counters are kept by the kernel as
+	// pages come and go, where smaps_rollup walks every mapping's page
+	// tables (DuckDB reserves large ones): reading it at each new peak
+	// cost a small run 4 % of its CPU.
+	kB := kilobytes("/proc/self/status", "VmRSS", "RssAnon", "VmHWM")
+	p.RSS, p.Anon, p.PeakRSS = kB["VmRSS"]<<10, kB["RssAnon"]<<10, kB["VmHWM"]<<10
 	p.Jemalloc, _ = jemalloc.Allocated()
 	p.Malloc = glibc.InUse()
 	return p
