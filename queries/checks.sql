@@ -70,31 +70,56 @@ DELETE FROM finding_kinds
 -- Kind $1, in position $2, means $3; what to do: $4.
 INSERT INTO finding_kinds (kind, position, description, action) VALUES ($1, $2, $3, $4)
 
--- name: InsertFindings
--- Adds what one check (kind $3) finds among the members $4..$5 of run $1
--- (business date $2) to the run's findings, each with the run it was
--- first seen in and whether the member's previous findings had it (open)
--- or not (new). The check's query (queries/findings/<kind>.sql) takes the
--- place of the comment line inside FROM ( ). The history (first_seen,
--- previous_findings) is read for the slice's members only.
-INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
-                      amount, currency, detail, first_seen_run, state)
-SELECT $1, $2, $3, f.merchant_id, f.entity_id, g.group_id, f.amount, f.currency, f.detail,
-       coalesce(seen.first_seen_run, $1),
-       CASE WHEN p.entity_id IS NULL THEN 'new' ELSE 'open' END
+-- name: CreateFound
+-- What the checks find among one slice of members, before it becomes
+-- findings (InsertFound, then InsertFindings): a check's rows are only
+-- appended here, and the history, groups and states are joined once for
+-- the slice rather than once per check (37 such joins made 40 % of the
+-- checks' time on a small run).
+CREATE OR REPLACE TEMP TABLE found (
+    kind        VARCHAR NOT NULL,
+    merchant_id VARCHAR,
+    entity_id   VARCHAR,
+    amount      DECIMAL(18,3),
+    currency    VARCHAR,
+    detail      JSON
+)
+
+-- name: InsertFound
+-- Appends what one check (kind $1) finds to found. The check's query
+-- (queries/findings/<kind>.sql) takes the place of the comment line inside
+-- FROM ( ).
+INSERT INTO found (kind, merchant_id, entity_id, amount, currency, detail)
+SELECT $1, f.merchant_id, f.entity_id, f.amount, f.currency, f.detail
 FROM (
     -- the check's query
 ) f
+
+-- name: InsertFindings
+-- Adds what the checks found among the members $3..$4 of run $1 (business
+-- date $2) to the run's findings, each with the run it was first seen in
+-- and whether the member's previous findings had it (open) or not (new); a
+-- check that reports one entity twice gives one finding. The history
+-- (first_seen, previous_findings) is read for the slice's members only.
+INSERT INTO findings (run_id, business_date, kind, merchant_id, entity_id, group_id,
+                      amount, currency, detail, first_seen_run, state)
+SELECT $1, $2, f.kind, f.merchant_id, f.entity_id, g.group_id, f.amount, f.currency, f.detail,
+       coalesce(seen.first_seen_run, $1),
+       CASE WHEN p.entity_id IS NULL THEN 'new' ELSE 'open' END
+FROM found f
 JOIN run_members rm ON rm.run_id = $1 AND rm.merchant_id = f.merchant_id AND rm.status = 'ok'
 LEFT JOIN (SELECT merchant_id, min(group_id) AS group_id FROM group_members GROUP BY merchant_id) g
        ON g.merchant_id = f.merchant_id
-LEFT JOIN (SELECT merchant_id, entity_id, first_seen_run
-           FROM first_seen WHERE kind = $3 AND merchant_id BETWEEN $4 AND $5) seen
-       ON seen.merchant_id = f.merchant_id AND seen.entity_id = f.entity_id
-LEFT JOIN (SELECT DISTINCT merchant_id, entity_id FROM previous_findings
-           WHERE kind = $3 AND merchant_id BETWEEN $4 AND $5) p
-       ON p.merchant_id = f.merchant_id AND p.entity_id = f.entity_id
-QUALIFY row_number() OVER (PARTITION BY f.merchant_id, f.entity_id ORDER BY f.entity_id) = 1
+LEFT JOIN (SELECT kind, merchant_id, entity_id, first_seen_run
+           FROM first_seen WHERE merchant_id BETWEEN $3 AND $4) seen
+       ON seen.kind = f.kind AND seen.merchant_id = f.merchant_id AND seen.entity_id = f.entity_id
+LEFT JOIN (SELECT DISTINCT kind, merchant_id, entity_id FROM previous_findings
+           WHERE merchant_id BETWEEN $3 AND $4) p
+       ON p.kind = f.kind AND p.merchant_id = f.merchant_id AND p.entity_id = f.entity_id
+QUALIFY row_number() OVER (PARTITION BY f.kind, f.merchant_id, f.entity_id ORDER BY f.entity_id) = 1
+
+-- name: DropFound
+DROP TABLE IF EXISTS temp.main.found
 
 -- name: InsertResolvedFindings
 -- Keeps under run $1 (business date $2), as resolved, the previous

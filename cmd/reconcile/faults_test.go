@@ -24,6 +24,7 @@ func runWithFaults(t *testing.T, faults sandbox.Faults) (code int, db, stdout, s
 }
 
 func TestTransientFaultsAreRetried(t *testing.T) {
+	t.Parallel() // each case its own sandbox, files and database
 	cases := map[string]sandbox.Faults{
 		"429 storm with Retry-After": {RateLimitRate: 0.1, RetryAfter: time.Second},
 		"5xx":                        {ErrorRate: 0.1},

@@ -84,12 +84,7 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 		counts[c.Kind] = 0
 	}
 	err = s.ForEachSlice(ctx, runID, func(tx *store.Tx, sl store.Slice) error {
-		for _, c := range checks {
-			if err := insertFindings(ctx, tx, runID, businessDate, c, sl); err != nil {
-				return err
-			}
-		}
-		return nil
+		return insertFindings(ctx, tx, runID, businessDate, checks, sl)
 	})
 	if err != nil {
 		return nil, err
@@ -113,14 +108,26 @@ func computeFindings(ctx context.Context, s *store.Store, runID string, business
 	return counts, err
 }
 
-// insertFindings adds what one check finds among a slice's members to the
+// insertFindings adds what the checks find among a slice's members to the
 // run's findings, each with the run it was first seen in and whether the
-// member's previous findings had it. The history is read for the slice's
-// members only ($4..$5), so that its cost too stays the size of a slice.
-func insertFindings(ctx context.Context, tx *store.Tx, runID string, businessDate time.Time, c queries.Check, sl store.Slice) error {
-	q := insertFindingsHead + c.SQL + insertFindingsTail
-	if _, err := tx.Exec(ctx, q, runID, businessDate, c.Kind, sl.Lo, sl.Hi); err != nil {
-		return fmt.Errorf("check %s (members %s..%s): %w", c.Kind, sl.Lo, sl.Hi, err)
+// member's previous findings had it. Each check's rows go to the temp
+// table found (InsertFound); the history, read for the slice's members
+// only ($3..$4, so that its cost too stays the size of a slice), is joined
+// once for them all (InsertFindings).
+func insertFindings(ctx context.Context, tx *store.Tx, runID string, businessDate time.Time, checks []queries.Check, sl store.Slice) error {
+	if _, err := tx.Exec(ctx, createFound); err != nil {
+		return fmt.Errorf("checks (members %s..%s): %w", sl.Lo, sl.Hi, err)
+	}
+	for _, c := range checks {
+		if _, err := tx.Exec(ctx, insertFoundHead+c.SQL+insertFoundTail, c.Kind); err != nil {
+			return fmt.Errorf("check %s (members %s..%s): %w", c.Kind, sl.Lo, sl.Hi, err)
+		}
+	}
+	if _, err := tx.Exec(ctx, insertFindingsOfFound, runID, businessDate, sl.Lo, sl.Hi); err != nil {
+		return fmt.Errorf("findings of members %s..%s: %w", sl.Lo, sl.Hi, err)
+	}
+	if _, err := tx.Exec(ctx, dropFound); err != nil {
+		return fmt.Errorf("checks (members %s..%s): %w", sl.Lo, sl.Hi, err)
 	}
 	return nil
 }
@@ -159,18 +166,22 @@ var (
 	insertFindingKind      = queries.Must("checks.sql", "InsertFindingKind")
 	insertResolvedFindings = queries.Must("checks.sql", "InsertResolvedFindings")
 
-	// insertFindingsHead and insertFindingsTail are InsertFindings before
-	// and after the line where a check's query goes.
-	insertFindingsHead, insertFindingsTail = aroundCheck(queries.Must("checks.sql", "InsertFindings"))
+	createFound           = queries.Must("checks.sql", "CreateFound")
+	insertFindingsOfFound = queries.Must("checks.sql", "InsertFindings")
+	dropFound             = queries.Must("checks.sql", "DropFound")
+
+	// insertFoundHead and insertFoundTail are InsertFound before and after
+	// the line where a check's query goes.
+	insertFoundHead, insertFoundTail = aroundCheck(queries.Must("checks.sql", "InsertFound"))
 )
 
-// checkPlace is the line of InsertFindings that a check's query replaces.
+// checkPlace is the line of InsertFound that a check's query replaces.
 const checkPlace = "    -- the check's query"
 
 func aroundCheck(stmt string) (head, tail string) {
 	head, tail, ok := strings.Cut(stmt, checkPlace)
 	if !ok {
-		panic(fmt.Sprintf("queries/checks.sql: InsertFindings has no line %q for the check", checkPlace))
+		panic(fmt.Sprintf("queries/checks.sql: InsertFound has no line %q for the check", checkPlace))
 	}
 	return head, tail
 }
