@@ -62,6 +62,11 @@ func (t *tally) shortfall(what string) error {
 // have the shape of the resource.
 var ErrInvalidData = errors.New("invalid response data")
 
+// ErrTooLarge is wrapped, beside ErrInvalidData, when a response body
+// exceeded the size limit of what was asked: a caller that can ask for
+// less (a shorter span) may try again.
+var ErrTooLarge = errors.New("response body over its limit")
+
 // RedirectError is a 3xx answer of the platform. The client never follows
 // one (NewClient): the platform's API does not redirect, and a signed
 // request must not go wherever a response says.
