@@ -438,8 +438,8 @@ func (m *Merchant) send(ctx context.Context, method, target string, body []byte,
 			}
 			switch {
 			case errors.Is(rerr, errBodyTooLarge):
-				return nil, fmt.Errorf("%s: %w: %w: response body exceeds %d MiB, the limit for %s",
-					what, ErrInvalidData, ErrTooLarge, limit.bytes>>20, limit.of)
+				return nil, fmt.Errorf("%s: %w: %w", what, ErrInvalidData,
+					tooLargeError(fmt.Sprintf("response body exceeds %d MiB, the limit for %s", limit.bytes>>20, limit.of)))
 			case rerr != nil:
 				if cerr := ctx.Err(); cerr != nil {
 					return nil, fmt.Errorf("%s: %w", what, cerr)

@@ -67,6 +67,12 @@ var ErrInvalidData = errors.New("invalid response data")
 // less (a shorter span) may try again.
 var ErrTooLarge = errors.New("response body over its limit")
 
+// tooLargeError says which limit a body passed; it is ErrTooLarge.
+type tooLargeError string
+
+func (e tooLargeError) Error() string        { return string(e) }
+func (e tooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
 // RedirectError is a 3xx answer of the platform. The client never follows
 // one (NewClient): the platform's API does not redirect, and a signed
 // request must not go wherever a response says.
