@@ -1,8 +1,9 @@
 // Package memstat reads what the process holds in memory, as Go sees it
 // (runtime/metrics), as the kernel does (/proc/self/status) and as the C
-// allocators do (DuckDB's jemalloc, the C library's malloc): the run's memory at the end of each stage
-// (pipeline.Stage.Memory) and at its highest (Watch, pipeline.Stage.Peak),
-// logged with "run finished" and printed by the benchmark. Set beside
+// allocators do (DuckDB's jemalloc, the C library's malloc): the run's
+// memory at the end of each stage (pipeline.Stage.Memory) and at its
+// highest (Watch, pipeline.Stage.Peak), logged with "run finished" and
+// printed by the benchmark. Set beside
 // DuckDB's own count (store.DuckDBMemory), it says whose memory a run's RSS
 // is: Go's heap, DuckDB's buffers, what DuckDB allocates beside them, or
 // what the allocators keep after use. Outside Linux the kernel's numbers
@@ -70,7 +71,7 @@ func Read() Process {
 	// status, not smaps_rollup: its counters are kept by the kernel as
 	// pages come and go, where smaps_rollup walks every mapping's page
 	// tables (DuckDB reserves large ones): reading it at each new peak
-	// cost a small run 4 % of its CPU.
+	// cost a small run 2.5 % of its CPU.
 	kB := kilobytes("/proc/self/status", "VmRSS", "RssAnon", "VmHWM")
 	p.RSS, p.Anon, p.PeakRSS = kB["VmRSS"]<<10, kB["RssAnon"]<<10, kB["VmHWM"]<<10
 	p.Jemalloc, _ = jemalloc.Allocated()

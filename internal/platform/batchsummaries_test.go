@@ -74,4 +74,13 @@ func TestBatchSummariesSpanSplitWhenTooLarge(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) || !errors.Is(err, ErrInvalidData) || len(spans) != 1 {
 		t.Errorf("one day over the limit: %v after %v; want ErrTooLarge and ErrInvalidData, one request", err, spans)
 	}
+
+	// A platform whose every answer is over the limit (a broken or hostile
+	// one) gets a bounded number of requests: the halving stops at single
+	// days, so at most 2n-1 for n days, and the run gets the error.
+	spans = nil
+	_, err = m.PaymentBatchSummaries(ctx, "org1", from, to)
+	if !errors.Is(err, ErrTooLarge) || len(spans) > 2*10-1 {
+		t.Errorf("every answer over the limit: %v after %d requests %v; want ErrTooLarge within 19", err, len(spans), spans)
+	}
 }
