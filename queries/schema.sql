@@ -16,6 +16,12 @@
 
 SET TimeZone = 'UTC';
 
+-- The digest of the schema last applied to this file (store.Open): a file
+-- already at this version's schema is not given it again on every open.
+CREATE TABLE IF NOT EXISTS schema_digest (
+    digest VARCHAR NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS groups (
     group_id        VARCHAR PRIMARY KEY,
     organization_id VARCHAR NOT NULL,

@@ -38,3 +38,22 @@ SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()
 -- many row groups a scan of it can share between threads
 -- (Store.FitThreadsToData).
 SELECT coalesce(max(estimated_size), 0) FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal
+
+-- name: HasSchemaDigest
+-- Whether the file has a schema_digest table (an older version's file, or
+-- a new one, has none): asked first, since a query of a table that does not
+-- exist costs DuckDB a search of its catalog for names like it.
+SELECT count(*) FROM duckdb_tables()
+WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'schema_digest'
+
+-- name: SchemaDigest
+-- The digest of the schema last applied to the file (store.Open).
+SELECT digest FROM schema_digest
+
+-- name: ClearSchemaDigest
+-- Before the digest of the schema just applied is recorded.
+DELETE FROM schema_digest
+
+-- name: RecordSchemaDigest
+-- The digest ($1) of the schema just applied, in the same transaction.
+INSERT INTO schema_digest VALUES ($1)

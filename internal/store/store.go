@@ -19,7 +19,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -75,14 +77,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 
-	// In one transaction: a process killed while creating a new file's
-	// tables leaves none of them, never a part that checkOwnDatabase would
-	// take for another program's.
-	err := s.Transact(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, queries.Schema())
-		return err
-	})
-	if err != nil {
+	if err := s.applySchema(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("apply schema to %s: %w", path, err)
 	}
@@ -91,6 +86,45 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// schemaDigest is the hex SHA-256 of queries.Schema(): what a file at
+// this version's schema records in its schema_digest table.
+var schemaDigest = func() string {
+	sum := sha256.Sum256([]byte(queries.Schema()))
+	return hex.EncodeToString(sum[:])
+}()
+
+// applySchema applies queries.Schema() and records its digest, unless the
+// file records that digest already. Applying it is idempotent but not
+// free: its 600-odd COMMENT ON statements and the migrations' backfill
+// scans were ~0.2 s of every open, a tenth of a small run's time, paid
+// again by each command and test that opens a file at this schema. A
+// digest that cannot be read (a new file, an older version's file) means
+// the schema is applied.
+func (s *Store) applySchema(ctx context.Context) error {
+	var tables int
+	if err := s.conn.QueryRowContext(ctx, hasSchemaDigest).Scan(&tables); err == nil && tables == 1 {
+		var have string
+		if err := s.conn.QueryRowContext(ctx, readSchemaDigest).Scan(&have); err == nil && have == schemaDigest {
+			return nil
+		}
+	}
+	// In one transaction: a process killed while creating a new file's
+	// tables leaves none of them, never a part that checkOwnDatabase would
+	// take for another program's.
+	return s.Transact(ctx, func(tx *Tx) error {
+		if _, err := tx.Exec(ctx, queries.Schema()); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, clearSchemaDigest); err != nil {
+			return fmt.Errorf("clear the schema's digest: %w", err)
+		}
+		if _, err := tx.Exec(ctx, recordSchemaDigest, schemaDigest); err != nil {
+			return fmt.Errorf("record the schema's digest: %w", err)
+		}
+		return nil
+	})
 }
 
 // connect opens a DuckDB instance of the store's file, its writer
@@ -119,7 +153,10 @@ func (s *Store) connect(ctx context.Context) error {
 	// yet checkpointed is DuckDB buffer memory like any other, under the
 	// memory limit (the run starts a fresh instance before its checks:
 	// Reopen); a crash replays the log on the next open.
-	settings := []string{"SET checkpoint_threshold = '256MB'"}
+	// Times are read and written in UTC whatever the machine's zone; the
+	// schema sets it too, but an open that skips the schema (applySchema)
+	// and a reopened instance must not depend on that.
+	settings := []string{"SET TimeZone = 'UTC'", "SET checkpoint_threshold = '256MB'"}
 	// DuckDB's allocator (jemalloc) keeps memory the buffer manager has
 	// freed, for reuse, and gives it back only after a task has allocated
 	// 128 MiB: at 1,000 members the process held ~160 MiB neither DuckDB
@@ -195,8 +232,12 @@ func (s *Store) Reopen(ctx context.Context) error {
 
 // Statements of queries/store.sql.
 var (
-	tablesAndViews = queries.Must("store.sql", "TablesAndViews")
-	duckdbMemory   = queries.Must("store.sql", "DuckDBMemory")
+	tablesAndViews     = queries.Must("store.sql", "TablesAndViews")
+	hasSchemaDigest    = queries.Must("store.sql", "HasSchemaDigest")
+	readSchemaDigest   = queries.Must("store.sql", "SchemaDigest")
+	clearSchemaDigest  = queries.Must("store.sql", "ClearSchemaDigest")
+	recordSchemaDigest = queries.Must("store.sql", "RecordSchemaDigest")
+	duckdbMemory       = queries.Must("store.sql", "DuckDBMemory")
 )
 
 // runLogTables are tables every reconcile database has held since its first
