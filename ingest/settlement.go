@@ -52,6 +52,10 @@ type SettlementResult struct {
 	NotReadable                    []string // members whose reports the key may not read
 	Problems                       []error  // requests that failed: the run is partial
 	Requests                       int64
+	// HeldRows is the most rows the stage held in Go at once: a page of
+	// the Reporting API's, whatever the number of groups and members,
+	// as it hands each page to DuckDB (settlementRows).
+	HeldRows int
 }
 
 var (
@@ -73,11 +77,88 @@ var (
 // markReportingNotEnabled is queries/ingest.sql's MarkReportingNotEnabled.
 var markReportingNotEnabled = queries.Must("ingest.sql", "MarkReportingNotEnabled")
 
-// settlementRows are the stage's batches.
+// settlementRows are the stage's rows. The purchase and refund details
+// and the records kept aside are handed to DuckDB a page at a time (flush)
+// into a staged load of the scope being read (store.Staged), which is kept
+// when the scope was read whole and discarded when a request of it failed:
+// the stage holds a page of details in Go, not every scope's (at 5,000
+// members the details held as Go values took 4 GB). The fundings and the
+// batch summaries are loaded in pages of the same size into the stage's
+// transaction.
 type settlementRows struct {
-	settlements, fundings, batches, aside *store.Batch
+	tx                                    *store.Tx
+	settlements, fundings, batches, aside *store.Batch // rows not yet handed to DuckDB
+	stagedSettlements, stagedAside        *store.Staged
+	scopeSettlements                      int // details of the scope being read, in the stage
 	opts                                  *SettlementOptions
 	res                                   *SettlementResult
+}
+
+// settlementPageRows is how many rows a batch holds before it is handed to
+// DuckDB: a page of the Reporting API.
+const settlementPageRows = platform.MaxReportLimit
+
+// held notes the rows the stage holds in Go now (SettlementResult.HeldRows).
+func (r *settlementRows) held() {
+	n := r.settlements.Len() + r.fundings.Len() + r.batches.Len() + r.aside.Len()
+	r.res.HeldRows = max(r.res.HeldRows, n)
+}
+
+// flush hands the details and the records kept aside to the scope's staged
+// load, and loads the fundings and batch summaries, once the batches hold a
+// page between them (or whatever they hold, with all).
+func (r *settlementRows) flush(ctx context.Context, all bool) error {
+	r.held()
+	if !all && r.settlements.Len()+r.fundings.Len()+r.batches.Len()+r.aside.Len() < settlementPageRows {
+		return nil
+	}
+	if r.settlements.Len() > 0 {
+		if err := r.stagedSettlements.Add(ctx, r.settlements); err != nil {
+			return err
+		}
+		r.settlements = settlementsTable.NewBatch()
+	}
+	if r.aside.Len() > 0 {
+		if err := r.stagedAside.Add(ctx, r.aside); err != nil {
+			return err
+		}
+		r.aside = keptAsideTable.NewBatch()
+	}
+	for _, l := range []struct {
+		t *store.Table
+		b **store.Batch
+	}{{fundingsTable, &r.fundings}, {settlementBatchesTable, &r.batches}} {
+		if (*l.b).Len() > 0 {
+			if err := r.tx.Load(ctx, l.t, nil, *l.b); err != nil {
+				return fmt.Errorf("load %s: %w", l.t.Name, err)
+			}
+			*l.b = l.t.NewBatch()
+		}
+	}
+	return nil
+}
+
+// keep loads every row read so far: the scope read is whole.
+func (r *settlementRows) keep(ctx context.Context) error {
+	if err := r.flush(ctx, true); err != nil {
+		return err
+	}
+	if err := r.stagedSettlements.Keep(ctx); err != nil {
+		return err
+	}
+	r.res.Settlements += r.scopeSettlements
+	r.scopeSettlements = 0
+	return r.stagedAside.Keep(ctx)
+}
+
+// discard drops the details of the scope being read, and the records of
+// them kept aside, whether still in Go or staged (everything else was
+// loaded by keep before the scope's first request).
+func (r *settlementRows) discard(ctx context.Context) error {
+	r.held()
+	r.settlements, r.aside = settlementsTable.NewBatch(), keptAsideTable.NewBatch()
+	r.scopeSettlements = 0
+	return errors.Join(r.stagedSettlements.Discard(ctx), r.stagedAside.Discard(ctx))
 }
 
 // signedAmount checks an amount that may be negative (a refund's funding,
@@ -138,7 +219,7 @@ func (r *settlementRows) addSettlement(s platform.Settlement) error {
 		Amount(v[6], ok[6]).Text(s.FeeCurrency).Amount(fv[0], fok[0]).Text(s.FundingCurrency).
 		Text(maskedID(s.AuthorizationRequestID)).Text(cardmask.MaskText(s.MerchantReference)).JSONText(cardmask.MaskRecord(s.Raw)).
 		Str(r.opts.RunID).Time(r.opts.Now, true).End()
-	r.res.Settlements++
+	r.scopeSettlements++
 	return nil
 }
 
@@ -181,21 +262,46 @@ func SettlementLoaded(ctx context.Context, s *store.Store, runID string) (map[st
 }
 
 // PullSettlement runs the settlement stage and loads what it read in one
-// transaction. A request that fails is a problem of the run (it goes on
-// with the rest); reports the key may not read are recorded.
+// transaction, held open across the stage (nothing else writes meanwhile:
+// the stages run one after the other) and written a page at a time
+// (settlementRows). A request that fails is a problem of the run (it goes
+// on with the rest); a scope's purchase and refund details are loaded whole
+// or not at all: when a later page fails, the scope's earlier pages are
+// dropped, so that its members have no details of the run and a resumed
+// run reads them again (SettlementLoaded). Reports the key may not read are
+// recorded.
 func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions) (*SettlementResult, error) {
 	res := &SettlementResult{}
 	if len(opts.Members) == 0 {
 		return res, nil
 	}
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		return pullSettlement(ctx, tx, &opts, res)
+	})
+	if err != nil {
+		return res, fmt.Errorf("settlement stage: %w", err)
+	}
+	return res, nil
+}
+
+// pullSettlement reads the reports and loads them in tx.
+func pullSettlement(ctx context.Context, tx *store.Tx, opts *SettlementOptions, res *SettlementResult) (err error) {
 	stats := &platform.Stats{}
 	ctx = platform.WithStats(ctx, stats)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &settlementRows{settlements: settlementsTable.NewBatch(), fundings: fundingsTable.NewBatch(),
-		batches: settlementBatchesTable.NewBatch(), aside: keptAsideTable.NewBatch(), opts: &opts, res: res}
+	r := &settlementRows{tx: tx, settlements: settlementsTable.NewBatch(), fundings: fundingsTable.NewBatch(),
+		batches: settlementBatchesTable.NewBatch(), aside: keptAsideTable.NewBatch(), opts: opts, res: res}
+	if r.stagedSettlements, err = tx.Stage(ctx, settlementsTable); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, r.stagedSettlements.Close(ctx)) }()
+	if r.stagedAside, err = tx.Stage(ctx, keptAsideTable); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, r.stagedAside.Close(ctx)) }()
 	ours := map[string]bool{}
 	for _, m := range opts.Members {
 		ours[m.MerchantID] = true
@@ -207,13 +313,21 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 		res.Problems = append(res.Problems, err)
 		log.Error("settlement report failed", "error", err)
 	}
+	var loadErr error // a load that failed: the stage fails
 
-	// details reads one scope's purchase and refund details; false when
-	// the key may not read them.
+	// details reads one scope's purchase and refund details and stages
+	// them a page at a time; false when the key may not read them. The
+	// scope's rows are kept once every page is read, and dropped when a
+	// request fails.
 	details := func(scope platform.ReportScope) bool {
-		var rows []platform.Settlement
+		if loadErr = r.keep(ctx); loadErr != nil {
+			return true
+		}
 		for st, err := range org.PurchaseRefundDetails(ctx, scope, from, opts.Window.End) {
 			if err != nil {
+				if loadErr = r.discard(ctx); loadErr != nil {
+					return true
+				}
 				if e, ok := platform.ReportsNotReadable(err); ok {
 					if scope.OrganizationID != "" {
 						notReadable[scope.OrganizationID] = newNotEnabled(ProductReporting, e).Message
@@ -223,9 +337,6 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 				problem(err)
 				return true
 			}
-			rows = append(rows, st)
-		}
-		for _, st := range rows {
 			if st.MerchantID == "" && scope.OrganizationID != "" {
 				st.MerchantID = scope.OrganizationID
 			}
@@ -235,12 +346,16 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 			if err := r.addSettlement(st); err != nil {
 				problem(err)
 			}
+			if loadErr = r.flush(ctx, false); loadErr != nil {
+				return true
+			}
 		}
+		loadErr = r.keep(ctx)
 		return true
 	}
 	// fundings reads one scope's net fundings of each day of the window.
 	fundings := func(scope platform.ReportScope, scopeType, scopeID, filedUnder string) {
-		for day := opts.Window.Start; day.Before(opts.Window.End); day = day.AddDate(0, 0, 1) {
+		for day := opts.Window.Start; day.Before(opts.Window.End) && loadErr == nil; day = day.AddDate(0, 0, 1) {
 			list, raw, err := org.NetFundings(ctx, scope, day, day.AddDate(0, 0, 1))
 			if err != nil {
 				if e, ok := platform.ReportsNotReadable(err); ok && scope.OrganizationID != "" {
@@ -253,6 +368,7 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 			for _, f := range list {
 				r.addFunding(scopeType, scopeID, scope.GroupName, filedUnder, day, f, raw)
 			}
+			loadErr = r.flush(ctx, false)
 		}
 	}
 	member := func(mid string) {
@@ -285,17 +401,25 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 			// The group as a whole is refused: its members one by one.
 			log.Warn("reports of a group refused: reading its members one by one", "group", g.ID)
 			for _, mid := range mine {
-				member(mid)
+				if member(mid); loadErr != nil {
+					return loadErr
+				}
 			}
 			continue
 		}
 		if ours[first] {
 			fundings(scope, "group", g.ID, first)
 		}
+		if loadErr != nil {
+			return loadErr
+		}
 	}
 	for _, m := range opts.Members {
 		if !grouped[m.MerchantID] && len(m.GroupIDs) == 0 {
 			member(m.MerchantID)
+		}
+		if loadErr != nil {
+			return loadErr
 		}
 	}
 	// Batch totals: one request for the organization, every member.
@@ -320,6 +444,9 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 			r.batches.Add(maskedID(b.MerchantID), day, b.Currency, b.PaymentSubType, int32(b.SalesCount), orNull(v[0], ok[0]),
 				int32(b.CreditCount), orNull(v[1], ok[1]), rawJSON(cardmask.MaskRecord(b.Raw)), opts.RunID, opts.Now)
 			res.Batches++
+			if err := r.flush(ctx, false); err != nil {
+				return err
+			}
 		}
 	default:
 		if _, ok := platform.ReportsNotReadable(err); !ok {
@@ -331,24 +458,13 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 		res.NotReadable = append(res.NotReadable, mid)
 	}
 	slices.Sort(res.NotReadable)
-	err = s.Transact(ctx, func(tx *store.Tx) error {
-		for _, l := range []struct {
-			t *store.Table
-			b *store.Batch
-		}{{settlementsTable, r.settlements}, {fundingsTable, r.fundings}, {settlementBatchesTable, r.batches}, {keptAsideTable, r.aside}} {
-			if err := tx.Load(ctx, l.t, nil, l.b); err != nil {
-				return fmt.Errorf("load %s: %w", l.t.Name, err)
-			}
-		}
-		for _, mid := range res.NotReadable {
-			if _, err := tx.Exec(ctx, markReportingNotEnabled, opts.RunID, maskedID(mid), ProductReporting, notReadable[mid]); err != nil {
-				return fmt.Errorf("record reports not readable for %s: %w", mid, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return res, fmt.Errorf("settlement stage: %w", err)
+	if err := r.keep(ctx); err != nil {
+		return err
 	}
-	return res, nil
+	for _, mid := range res.NotReadable {
+		if _, err := tx.Exec(ctx, markReportingNotEnabled, opts.RunID, maskedID(mid), ProductReporting, notReadable[mid]); err != nil {
+			return fmt.Errorf("record reports not readable for %s: %w", mid, err)
+		}
+	}
+	return nil
 }
