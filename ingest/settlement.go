@@ -81,8 +81,9 @@ var markReportingNotEnabled = queries.Must("ingest.sql", "MarkReportingNotEnable
 // and the records kept aside are handed to DuckDB a page at a time (flush)
 // into a staged load of the scope being read (store.Staged), which is kept
 // when the scope was read whole and discarded when a request of it failed:
-// the stage holds a page of details in Go, not every scope's (at 5,000
-// members the details held as Go values took 4 GB). The fundings and the
+// the stage holds a page of details in Go, not every scope's (held as Go
+// values until the stage's end, they made a run of 5,000 members peak at
+// 4 GB). The fundings and the
 // batch summaries are loaded in pages of the same size into the stage's
 // transaction.
 type settlementRows struct {
@@ -94,8 +95,8 @@ type settlementRows struct {
 	res                                   *SettlementResult
 }
 
-// settlementPageRows is how many rows a batch holds before it is handed to
-// DuckDB: a page of the Reporting API.
+// settlementPageRows is how many rows the stage's batches hold between
+// them before they are handed to DuckDB: a page of the Reporting API's.
 const settlementPageRows = platform.MaxReportLimit
 
 // held notes the rows the stage holds in Go now (SettlementResult.HeldRows).
