@@ -77,20 +77,20 @@ var (
 // markReportingNotEnabled is queries/ingest.sql's MarkReportingNotEnabled.
 var markReportingNotEnabled = queries.Must("ingest.sql", "MarkReportingNotEnabled")
 
-// settlementRows are the stage's rows. The purchase and refund details
-// and the records kept aside are handed to DuckDB a page at a time (flush)
-// into a staged load of the scope being read (store.Staged), which is kept
-// when the scope was read whole and discarded when a request of it failed:
-// the stage holds a page of details in Go, not every scope's (held as Go
-// values until the stage's end, they made a run of 5,000 members peak at
-// 4 GB). The fundings and the
-// batch summaries are loaded in pages of the same size into the stage's
-// transaction.
+// settlementRows are the stage's rows. Each scope (a group, or a member
+// read on its own) is loaded in a transaction of its own, a page at a
+// time (flush), and rolled back when a request of its purchase and refund
+// details fails: the stage holds a page of rows in Go, and DuckDB writes
+// what it is handed to the file as it goes, where the stage used to keep
+// every scope's details as Go values until one load at its end (a run of
+// 5,000 members peaked at 4 GB in it). One transaction held open across the
+// stage would not do: DuckDB keeps every row a transaction inserts into a
+// temporary table, deleted or not, until its end, so a staging table for
+// the scope's pages grew with the whole stage.
 type settlementRows struct {
 	tx                                    *store.Tx
 	settlements, fundings, batches, aside *store.Batch // rows not yet handed to DuckDB
-	stagedSettlements, stagedAside        *store.Staged
-	scopeSettlements                      int // details of the scope being read, in the stage
+	scopeSettlements, scopeFundings       int          // rows of the transaction, counted in res once it commits
 	opts                                  *SettlementOptions
 	res                                   *SettlementResult
 }
@@ -105,61 +105,57 @@ func (r *settlementRows) held() {
 	r.res.HeldRows = max(r.res.HeldRows, n)
 }
 
-// flush hands the details and the records kept aside to the scope's staged
-// load, and loads the fundings and batch summaries, once the batches hold a
-// page between them (or whatever they hold, with all).
+// flush loads the rows into the transaction once the batches hold a page
+// between them (or whatever they hold, with all).
 func (r *settlementRows) flush(ctx context.Context, all bool) error {
 	r.held()
 	if !all && r.settlements.Len()+r.fundings.Len()+r.batches.Len()+r.aside.Len() < settlementPageRows {
 		return nil
 	}
-	if r.settlements.Len() > 0 {
-		if err := r.stagedSettlements.Add(ctx, r.settlements); err != nil {
-			return err
-		}
-		r.settlements = settlementsTable.NewBatch()
-	}
-	if r.aside.Len() > 0 {
-		if err := r.stagedAside.Add(ctx, r.aside); err != nil {
-			return err
-		}
-		r.aside = keptAsideTable.NewBatch()
-	}
 	for _, l := range []struct {
 		t *store.Table
 		b **store.Batch
-	}{{fundingsTable, &r.fundings}, {settlementBatchesTable, &r.batches}} {
+	}{{settlementsTable, &r.settlements}, {fundingsTable, &r.fundings}, {settlementBatchesTable, &r.batches}, {keptAsideTable, &r.aside}} {
 		if (*l.b).Len() > 0 {
 			if err := r.tx.Load(ctx, l.t, nil, *l.b); err != nil {
 				return fmt.Errorf("load %s: %w", l.t.Name, err)
 			}
-			*l.b = l.t.NewBatch()
 		}
+		*l.b = l.t.NewBatch()
 	}
 	return nil
 }
 
-// keep loads every row read so far: the scope read is whole.
-func (r *settlementRows) keep(ctx context.Context) error {
-	if err := r.flush(ctx, true); err != nil {
-		return err
-	}
-	if err := r.stagedSettlements.Keep(ctx); err != nil {
-		return err
-	}
-	r.res.Settlements += r.scopeSettlements
-	r.scopeSettlements = 0
-	return r.stagedAside.Keep(ctx)
-}
+// errScopeDropped rolls back a scope's transaction: a request of its
+// purchase and refund details failed, or the key may not read them.
+var errScopeDropped = errors.New("scope dropped")
 
-// discard drops the details of the scope being read, and the records of
-// them kept aside, whether still in Go or staged (everything else was
-// loaded by keep before the scope's first request).
-func (r *settlementRows) discard(ctx context.Context) error {
+// inTransaction runs fn in a transaction of its own, its rows loaded a
+// page at a time; the rows fn made are counted in res once committed, and
+// dropped if fn returns errScopeDropped, which is not an error.
+func (r *settlementRows) inTransaction(ctx context.Context, s *store.Store, fn func() error) error {
+	r.settlements, r.fundings, r.batches, r.aside = settlementsTable.NewBatch(), fundingsTable.NewBatch(),
+		settlementBatchesTable.NewBatch(), keptAsideTable.NewBatch()
+	r.scopeSettlements, r.scopeFundings = 0, 0
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		r.tx = tx
+		defer func() { r.tx = nil }()
+		if err := fn(); err != nil {
+			return err
+		}
+		return r.flush(ctx, true)
+	})
 	r.held()
-	r.settlements, r.aside = settlementsTable.NewBatch(), keptAsideTable.NewBatch()
-	r.scopeSettlements = 0
-	return errors.Join(r.stagedSettlements.Discard(ctx), r.stagedAside.Discard(ctx))
+	r.settlements, r.fundings, r.batches, r.aside = settlementsTable.NewBatch(), fundingsTable.NewBatch(),
+		settlementBatchesTable.NewBatch(), keptAsideTable.NewBatch()
+	if err == nil {
+		r.res.Settlements += r.scopeSettlements
+		r.res.Fundings += r.scopeFundings
+	}
+	if errors.Is(err, errScopeDropped) {
+		return nil
+	}
+	return err
 }
 
 // signedAmount checks an amount that may be negative (a refund's funding,
@@ -238,13 +234,14 @@ func (r *settlementRows) addFunding(scopeType, scopeID, groupName, filedUnder st
 	r.fundings.Add(scopeType, maskedID(scopeID), group, maskedID(filedUnder), day, f.Currency,
 		orNull(v[0], ok[0]), orNull(v[1], ok[1]), orNull(v[2], ok[2]), orNull(v[3], ok[3]), orNull(v[4], ok[4]),
 		rawJSON(cardmask.MaskRecord(raw)), r.opts.RunID, r.opts.Now)
-	r.res.Fundings++
+	r.scopeFundings++
 }
 
 // SettlementLoaded lists the members whose settlement and funding reports
-// run runID has loaded: a resumed run reads only the others' (the stage
-// loads all it read in one transaction, so a member listed here had its
-// reports loaded whole).
+// run runID has loaded: a resumed run reads only the others'. A member
+// listed here had its reports loaded whole: the batch summaries are loaded
+// first, then each scope's details with its fundings in one transaction
+// (PullSettlement).
 func SettlementLoaded(ctx context.Context, s *store.Store, runID string) (map[string]bool, error) {
 	rows, err := s.Conn().QueryContext(ctx, `SELECT DISTINCT merchant_id FROM settlements WHERE run_id = $1`, runID)
 	if err != nil {
@@ -262,47 +259,35 @@ func SettlementLoaded(ctx context.Context, s *store.Store, runID string) (map[st
 	return out, rows.Err()
 }
 
-// PullSettlement runs the settlement stage and loads what it read in one
-// transaction, held open across the stage (nothing else writes meanwhile:
-// the stages run one after the other) and written a page at a time
-// (settlementRows). A request that fails is a problem of the run (it goes
-// on with the rest); a scope's purchase and refund details are loaded whole
-// or not at all: when a later page fails, the scope's earlier pages are
-// dropped, so that its members have no details of the run and a resumed
-// run reads them again (SettlementLoaded). Reports the key may not read are
-// recorded.
+// PullSettlement runs the settlement stage: the payment batch summaries of
+// the organization in a transaction, then each scope (a group, or a member
+// read on its own) in a transaction of its own, its purchase and refund
+// details and its net fundings, loaded a page at a time (settlementRows).
+// A scope's details load whole or not at all: when a later page fails, the
+// scope's earlier pages are rolled back, its members have no details of the
+// run and a resumed run reads them again (SettlementLoaded); its fundings
+// are still read. A request that fails is a problem of the run (it goes on
+// with the rest); reports the key may not read are recorded.
 func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions) (*SettlementResult, error) {
 	res := &SettlementResult{}
 	if len(opts.Members) == 0 {
 		return res, nil
 	}
-	err := s.Transact(ctx, func(tx *store.Tx) error {
-		return pullSettlement(ctx, tx, &opts, res)
-	})
-	if err != nil {
+	if err := pullSettlement(ctx, s, &opts, res); err != nil {
 		return res, fmt.Errorf("settlement stage: %w", err)
 	}
 	return res, nil
 }
 
-// pullSettlement reads the reports and loads them in tx.
-func pullSettlement(ctx context.Context, tx *store.Tx, opts *SettlementOptions, res *SettlementResult) (err error) {
+func pullSettlement(ctx context.Context, s *store.Store, opts *SettlementOptions, res *SettlementResult) error {
 	stats := &platform.Stats{}
 	ctx = platform.WithStats(ctx, stats)
+	defer func() { res.Requests = stats.Requests.Load() }()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &settlementRows{tx: tx, settlements: settlementsTable.NewBatch(), fundings: fundingsTable.NewBatch(),
-		batches: settlementBatchesTable.NewBatch(), aside: keptAsideTable.NewBatch(), opts: opts, res: res}
-	if r.stagedSettlements, err = tx.Stage(ctx, settlementsTable); err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, r.stagedSettlements.Close(ctx)) }()
-	if r.stagedAside, err = tx.Stage(ctx, keptAsideTable); err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, r.stagedAside.Close(ctx)) }()
+	r := &settlementRows{opts: opts, res: res}
 	ours := map[string]bool{}
 	for _, m := range opts.Members {
 		ours[m.MerchantID] = true
@@ -314,119 +299,17 @@ func pullSettlement(ctx context.Context, tx *store.Tx, opts *SettlementOptions, 
 		res.Problems = append(res.Problems, err)
 		log.Error("settlement report failed", "error", err)
 	}
-	var loadErr error // a load that failed: the stage fails
 
-	// details reads one scope's purchase and refund details and stages
-	// them a page at a time; false when the key may not read them. The
-	// scope's rows are kept once every page is read, and dropped when a
-	// request fails.
-	details := func(scope platform.ReportScope) bool {
-		if loadErr = r.keep(ctx); loadErr != nil {
-			return true
-		}
-		for st, err := range org.PurchaseRefundDetails(ctx, scope, from, opts.Window.End) {
-			if err != nil {
-				if loadErr = r.discard(ctx); loadErr != nil {
-					return true
-				}
-				if e, ok := platform.ReportsNotReadable(err); ok {
-					if scope.OrganizationID != "" {
-						notReadable[scope.OrganizationID] = newNotEnabled(ProductReporting, e).Message
-					}
-					return false
-				}
-				problem(err)
-				return true
-			}
-			if st.MerchantID == "" && scope.OrganizationID != "" {
-				st.MerchantID = scope.OrganizationID
-			}
-			if !ours[st.MerchantID] {
-				continue
-			}
-			if err := r.addSettlement(st); err != nil {
+	// Batch totals: one request for the organization, every member; loaded
+	// first, so that a member whose details are loaded has them too.
+	err := r.inTransaction(ctx, s, func() error {
+		sums, err := org.PaymentBatchSummaries(ctx, opts.OrganizationID, from, opts.Window.End)
+		if err != nil {
+			if _, ok := platform.ReportsNotReadable(err); !ok {
 				problem(err)
 			}
-			if loadErr = r.flush(ctx, false); loadErr != nil {
-				return true
-			}
+			return nil
 		}
-		loadErr = r.keep(ctx)
-		return true
-	}
-	// fundings reads one scope's net fundings of each day of the window.
-	fundings := func(scope platform.ReportScope, scopeType, scopeID, filedUnder string) {
-		for day := opts.Window.Start; day.Before(opts.Window.End) && loadErr == nil; day = day.AddDate(0, 0, 1) {
-			list, raw, err := org.NetFundings(ctx, scope, day, day.AddDate(0, 0, 1))
-			if err != nil {
-				if e, ok := platform.ReportsNotReadable(err); ok && scope.OrganizationID != "" {
-					notReadable[scope.OrganizationID] = newNotEnabled(ProductReporting, e).Message
-					return
-				}
-				problem(err)
-				continue
-			}
-			for _, f := range list {
-				r.addFunding(scopeType, scopeID, scope.GroupName, filedUnder, day, f, raw)
-			}
-			loadErr = r.flush(ctx, false)
-		}
-	}
-	member := func(mid string) {
-		scope := platform.ReportScope{OrganizationID: mid}
-		if details(scope) {
-			fundings(scope, "member", mid, mid)
-		}
-	}
-
-	grouped := map[string]bool{}
-	for _, g := range opts.Directory.Groups {
-		if len(g.Members) == 0 {
-			continue
-		}
-		first := slices.Min(g.Members)
-		var mine []string
-		for _, mid := range g.Members {
-			if ours[mid] {
-				mine = append(mine, mid)
-			}
-		}
-		if len(mine) == 0 {
-			continue
-		}
-		for _, mid := range mine {
-			grouped[mid] = true
-		}
-		scope := platform.ReportScope{GroupName: g.Name}
-		if !details(scope) {
-			// The group as a whole is refused: its members one by one.
-			log.Warn("reports of a group refused: reading its members one by one", "group", g.ID)
-			for _, mid := range mine {
-				if member(mid); loadErr != nil {
-					return loadErr
-				}
-			}
-			continue
-		}
-		if ours[first] {
-			fundings(scope, "group", g.ID, first)
-		}
-		if loadErr != nil {
-			return loadErr
-		}
-	}
-	for _, m := range opts.Members {
-		if !grouped[m.MerchantID] && len(m.GroupIDs) == 0 {
-			member(m.MerchantID)
-		}
-		if loadErr != nil {
-			return loadErr
-		}
-	}
-	// Batch totals: one request for the organization, every member.
-	sums, err := org.PaymentBatchSummaries(ctx, opts.OrganizationID, from, opts.Window.End)
-	switch {
-	case err == nil:
 		for _, b := range sums {
 			if !ours[b.MerchantID] {
 				continue
@@ -449,23 +332,143 @@ func pullSettlement(ctx context.Context, tx *store.Tx, opts *SettlementOptions, 
 				return err
 			}
 		}
-	default:
-		if _, ok := platform.ReportsNotReadable(err); !ok {
-			problem(err)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+
+	// details reads one scope's purchase and refund details into the
+	// transaction a page at a time: errScopeDropped when a request failed
+	// (a problem of the run) or the key may not read them (refused).
+	details := func(scope platform.ReportScope) (refused bool, err error) {
+		for st, err := range org.PurchaseRefundDetails(ctx, scope, from, opts.Window.End) {
+			if err != nil {
+				if e, ok := platform.ReportsNotReadable(err); ok {
+					if scope.OrganizationID != "" {
+						notReadable[scope.OrganizationID] = newNotEnabled(ProductReporting, e).Message
+					}
+					return true, errScopeDropped
+				}
+				problem(err)
+				return false, errScopeDropped
+			}
+			if st.MerchantID == "" && scope.OrganizationID != "" {
+				st.MerchantID = scope.OrganizationID
+			}
+			if !ours[st.MerchantID] {
+				continue
+			}
+			if err := r.addSettlement(st); err != nil {
+				problem(err)
+			}
+			if err := r.flush(ctx, false); err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	}
+	// fundings reads one scope's net fundings of each day of the window.
+	fundings := func(scope platform.ReportScope, scopeType, scopeID, filedUnder string) error {
+		for day := opts.Window.Start; day.Before(opts.Window.End); day = day.AddDate(0, 0, 1) {
+			list, raw, err := org.NetFundings(ctx, scope, day, day.AddDate(0, 0, 1))
+			if err != nil {
+				if e, ok := platform.ReportsNotReadable(err); ok && scope.OrganizationID != "" {
+					notReadable[scope.OrganizationID] = newNotEnabled(ProductReporting, e).Message
+					return nil
+				}
+				problem(err)
+				continue
+			}
+			for _, f := range list {
+				r.addFunding(scopeType, scopeID, scope.GroupName, filedUnder, day, f, raw)
+			}
+			if err := r.flush(ctx, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// scopeReports loads a scope's details and, unless the key may not
+	// read them, its fundings (withFundings) in one transaction; when its
+	// details fail, its fundings in one of their own. It says whether the
+	// key was refused the details.
+	scopeReports := func(scope platform.ReportScope, withFundings func() error) (bool, error) {
+		var refused, dropped bool
+		err := r.inTransaction(ctx, s, func() error {
+			var err error
+			if refused, err = details(scope); err != nil {
+				dropped = errors.Is(err, errScopeDropped)
+				return err
+			}
+			return withFundings()
+		})
+		if err != nil || refused || !dropped {
+			return refused, err
+		}
+		return false, r.inTransaction(ctx, s, withFundings)
+	}
+	member := func(mid string) error {
+		scope := platform.ReportScope{OrganizationID: mid}
+		_, err := scopeReports(scope, func() error { return fundings(scope, "member", mid, mid) })
+		return err
+	}
+
+	grouped := map[string]bool{}
+	for _, g := range opts.Directory.Groups {
+		if len(g.Members) == 0 {
+			continue
+		}
+		first := slices.Min(g.Members)
+		var mine []string
+		for _, mid := range g.Members {
+			if ours[mid] {
+				mine = append(mine, mid)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		for _, mid := range mine {
+			grouped[mid] = true
+		}
+		scope := platform.ReportScope{GroupName: g.Name}
+		refused, err := scopeReports(scope, func() error {
+			if !ours[first] {
+				return nil
+			}
+			return fundings(scope, "group", g.ID, first)
+		})
+		if err != nil {
+			return err
+		}
+		if refused {
+			// The group as a whole is refused: its members one by one.
+			log.Warn("reports of a group refused: reading its members one by one", "group", g.ID)
+			for _, mid := range mine {
+				if err := member(mid); err != nil {
+					return err
+				}
+			}
 		}
 	}
-	res.Requests = stats.Requests.Load()
+	for _, m := range opts.Members {
+		if !grouped[m.MerchantID] && len(m.GroupIDs) == 0 {
+			if err := member(m.MerchantID); err != nil {
+				return err
+			}
+		}
+	}
 	for mid := range notReadable {
 		res.NotReadable = append(res.NotReadable, mid)
 	}
 	slices.Sort(res.NotReadable)
-	if err := r.keep(ctx); err != nil {
-		return err
-	}
-	for _, mid := range res.NotReadable {
-		if _, err := tx.Exec(ctx, markReportingNotEnabled, opts.RunID, maskedID(mid), ProductReporting, notReadable[mid]); err != nil {
-			return fmt.Errorf("record reports not readable for %s: %w", mid, err)
+	return s.Transact(ctx, func(tx *store.Tx) error {
+		for _, mid := range res.NotReadable {
+			if _, err := tx.Exec(ctx, markReportingNotEnabled, opts.RunID, maskedID(mid), ProductReporting, notReadable[mid]); err != nil {
+				return fmt.Errorf("record reports not readable for %s: %w", mid, err)
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -202,3 +203,106 @@ func TestSettlementLaterPageFailsAndMemoryHoldsAPage(t *testing.T) {
 
 // storeWindow is the sandbox's window, as a run reads it.
 func storeWindow(c sandbox.Config) store.Window { return store.WindowFor(c.BusinessDate, c.Lookback) }
+
+// TestSettlementInterruptedLoadsScopesWhole: a stage stopped while it
+// reads its second group keeps what it loaded before, each member whole:
+// the members SettlementLoaded lists are the first group's, each with its
+// batch summaries, the group's fundings loaded; the stage resumed for the
+// other members then leaves the tables as one uninterrupted stage does.
+func TestSettlementInterruptedLoadsScopesWhole(t *testing.T) {
+	var stop atomic.Value // the group whose details request stops the stage
+	stop.Store("")
+	var cancel atomic.Value
+	env := sandboxtest.Start(t, sandbox.Config{Seed: 9, Scale: sandbox.Scale{Members: 12, Subscriptions: 10, Groups: 2}},
+		sandboxtest.WithHandler(func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if g := stop.Load().(string); g != "" && r.URL.Path == "/reporting/v3/purchase-refund-details" && r.URL.Query().Get("groupName") == g {
+					cancel.Load().(context.CancelFunc)()
+				}
+				next.ServeHTTP(w, r)
+			})
+		}))
+	c := env.Server.Config()
+	dir, err := groups.Discover(context.Background(), env.Client.Merchant(c.OrganizationID), c.OrganizationID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dir.Groups) != 2 {
+		t.Fatalf("%d groups; want 2", len(dir.Groups))
+	}
+	opts := ingest.SettlementOptions{Client: env.Client, OrganizationID: c.OrganizationID, RunID: "run",
+		Window: storeWindow(c), Now: time.Unix(1e9, 0), Directory: dir, Members: dir.Members}
+	tables := func(s *store.Store) []string {
+		t.Helper()
+		var out []string
+		for _, q := range []string{`SELECT count(*) || ' ' || coalesce(sum(amount), 0) FROM settlements`,
+			`SELECT count(*) || ' ' || coalesce(sum(funded), 0) FROM fundings`,
+			`SELECT count(*) || ' ' || coalesce(sum(sales_amount), 0) FROM settlement_batches`,
+			`SELECT count(*) FROM kept_aside`} {
+			var v string
+			if err := s.ReadPool().QueryRow(q).Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	clean := storetest.Open(t)
+	if _, err := ingest.PullSettlement(context.Background(), clean, opts); err != nil {
+		t.Fatal(err)
+	}
+
+	s := storetest.Open(t)
+	ctx, stopIt := context.WithCancel(context.Background())
+	defer stopIt()
+	cancel.Store(context.CancelFunc(stopIt))
+	stop.Store(dir.Groups[1].Name)
+	if _, err := ingest.PullSettlement(ctx, s, opts); err == nil {
+		t.Fatal("the stage stopped midway returned no error")
+	}
+	stop.Store("")
+	loaded, err := ingest.SettlementLoaded(context.Background(), s, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]bool{}
+	for _, mid := range dir.Groups[0].Members {
+		first[mid] = true
+	}
+	for _, m := range dir.Members {
+		if loaded[m.MerchantID] != first[m.MerchantID] {
+			t.Errorf("%s: loaded %v, in the first group %v; want the first group's members loaded, only them", m.MerchantID, loaded[m.MerchantID], first[m.MerchantID])
+		}
+		if !loaded[m.MerchantID] {
+			continue
+		}
+		var batches int
+		if err := s.ReadPool().QueryRow(`SELECT count(*) FROM settlement_batches WHERE merchant_id = $1`, m.MerchantID).Scan(&batches); err != nil {
+			t.Fatal(err)
+		}
+		if batches == 0 {
+			t.Errorf("%s has its details loaded and no batch summaries", m.MerchantID)
+		}
+	}
+	var fundings int
+	if err := s.ReadPool().QueryRow(`SELECT count(*) FROM fundings WHERE scope_id = $1`, dir.Groups[0].ID).Scan(&fundings); err != nil {
+		t.Fatal(err)
+	}
+	if len(loaded) == 0 || fundings == 0 {
+		t.Errorf("%d members loaded, %d fundings of the first group; want its members and fundings", len(loaded), fundings)
+	}
+
+	var rest []groups.Member
+	for _, m := range dir.Members {
+		if !loaded[m.MerchantID] {
+			rest = append(rest, m)
+		}
+	}
+	opts.Members = rest
+	if _, err := ingest.PullSettlement(context.Background(), s, opts); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tables(s), tables(clean); !slices.Equal(got, want) {
+		t.Errorf("settlements, fundings, batch summaries, kept aside after the resumed stage: %q; uninterrupted: %q", got, want)
+	}
+}
