@@ -52,6 +52,10 @@ type SettlementResult struct {
 	NotReadable                    []string // members whose reports the key may not read
 	Problems                       []error  // requests that failed: the run is partial
 	Requests                       int64
+	// HeldRows is the most rows the stage held in Go at once: a page of
+	// the Reporting API's, whatever the number of groups and members,
+	// as it hands each page to DuckDB (settlementRows).
+	HeldRows int
 }
 
 var (
@@ -73,11 +77,85 @@ var (
 // markReportingNotEnabled is queries/ingest.sql's MarkReportingNotEnabled.
 var markReportingNotEnabled = queries.Must("ingest.sql", "MarkReportingNotEnabled")
 
-// settlementRows are the stage's batches.
+// settlementRows are the stage's rows. Each scope (a group, or a member
+// read on its own) is loaded in a transaction of its own, a page at a
+// time (flush), and rolled back when a request of its purchase and refund
+// details fails: the stage holds a page of rows in Go, and DuckDB writes
+// what it is handed to the file as it goes, where the stage used to keep
+// every scope's details as Go values until one load at its end (a run of
+// 5,000 members peaked at 4 GB in it). One transaction held open across the
+// stage would not do: DuckDB keeps every row a transaction inserts into a
+// temporary table, deleted or not, until its end, so a staging table for
+// the scope's pages grew with the whole stage.
 type settlementRows struct {
-	settlements, fundings, batches, aside *store.Batch
+	tx                                    *store.Tx
+	settlements, fundings, batches, aside *store.Batch // rows not yet handed to DuckDB
+	scopeSettlements, scopeFundings       int          // rows of the transaction, counted in res once it commits
 	opts                                  *SettlementOptions
 	res                                   *SettlementResult
+}
+
+// settlementPageRows is how many rows the stage's batches hold between
+// them before they are handed to DuckDB: a page of the Reporting API's.
+const settlementPageRows = platform.MaxReportLimit
+
+// held notes the rows the stage holds in Go now (SettlementResult.HeldRows).
+func (r *settlementRows) held() {
+	n := r.settlements.Len() + r.fundings.Len() + r.batches.Len() + r.aside.Len()
+	r.res.HeldRows = max(r.res.HeldRows, n)
+}
+
+// flush loads the rows into the transaction once the batches hold a page
+// between them (or whatever they hold, with all).
+func (r *settlementRows) flush(ctx context.Context, all bool) error {
+	r.held()
+	if !all && r.settlements.Len()+r.fundings.Len()+r.batches.Len()+r.aside.Len() < settlementPageRows {
+		return nil
+	}
+	for _, l := range []struct {
+		t *store.Table
+		b **store.Batch
+	}{{settlementsTable, &r.settlements}, {fundingsTable, &r.fundings}, {settlementBatchesTable, &r.batches}, {keptAsideTable, &r.aside}} {
+		if (*l.b).Len() > 0 {
+			if err := r.tx.Load(ctx, l.t, nil, *l.b); err != nil {
+				return fmt.Errorf("load %s: %w", l.t.Name, err)
+			}
+		}
+		*l.b = l.t.NewBatch()
+	}
+	return nil
+}
+
+// errScopeDropped rolls back a scope's transaction: a request of its
+// purchase and refund details failed, or the key may not read them.
+var errScopeDropped = errors.New("scope dropped")
+
+// inTransaction runs fn in a transaction of its own, its rows loaded a
+// page at a time; the rows fn made are counted in res once committed, and
+// dropped if fn returns errScopeDropped, which is not an error.
+func (r *settlementRows) inTransaction(ctx context.Context, s *store.Store, fn func() error) error {
+	r.settlements, r.fundings, r.batches, r.aside = settlementsTable.NewBatch(), fundingsTable.NewBatch(),
+		settlementBatchesTable.NewBatch(), keptAsideTable.NewBatch()
+	r.scopeSettlements, r.scopeFundings = 0, 0
+	err := s.Transact(ctx, func(tx *store.Tx) error {
+		r.tx = tx
+		defer func() { r.tx = nil }()
+		if err := fn(); err != nil {
+			return err
+		}
+		return r.flush(ctx, true)
+	})
+	r.held()
+	r.settlements, r.fundings, r.batches, r.aside = settlementsTable.NewBatch(), fundingsTable.NewBatch(),
+		settlementBatchesTable.NewBatch(), keptAsideTable.NewBatch()
+	if err == nil {
+		r.res.Settlements += r.scopeSettlements
+		r.res.Fundings += r.scopeFundings
+	}
+	if errors.Is(err, errScopeDropped) {
+		return nil
+	}
+	return err
 }
 
 // signedAmount checks an amount that may be negative (a refund's funding,
@@ -138,7 +216,7 @@ func (r *settlementRows) addSettlement(s platform.Settlement) error {
 		Amount(v[6], ok[6]).Text(s.FeeCurrency).Amount(fv[0], fok[0]).Text(s.FundingCurrency).
 		Text(maskedID(s.AuthorizationRequestID)).Text(cardmask.MaskText(s.MerchantReference)).JSONText(cardmask.MaskRecord(s.Raw)).
 		Str(r.opts.RunID).Time(r.opts.Now, true).End()
-	r.res.Settlements++
+	r.scopeSettlements++
 	return nil
 }
 
@@ -156,13 +234,14 @@ func (r *settlementRows) addFunding(scopeType, scopeID, groupName, filedUnder st
 	r.fundings.Add(scopeType, maskedID(scopeID), group, maskedID(filedUnder), day, f.Currency,
 		orNull(v[0], ok[0]), orNull(v[1], ok[1]), orNull(v[2], ok[2]), orNull(v[3], ok[3]), orNull(v[4], ok[4]),
 		rawJSON(cardmask.MaskRecord(raw)), r.opts.RunID, r.opts.Now)
-	r.res.Fundings++
+	r.scopeFundings++
 }
 
 // SettlementLoaded lists the members whose settlement and funding reports
-// run runID has loaded: a resumed run reads only the others' (the stage
-// loads all it read in one transaction, so a member listed here had its
-// reports loaded whole).
+// run runID has loaded: a resumed run reads only the others'. A member
+// listed here had its reports loaded whole: the batch summaries are loaded
+// first, then each scope's details with its fundings in one transaction
+// (PullSettlement).
 func SettlementLoaded(ctx context.Context, s *store.Store, runID string) (map[string]bool, error) {
 	rows, err := s.Conn().QueryContext(ctx, `SELECT DISTINCT merchant_id FROM settlements WHERE run_id = $1`, runID)
 	if err != nil {
@@ -180,22 +259,35 @@ func SettlementLoaded(ctx context.Context, s *store.Store, runID string) (map[st
 	return out, rows.Err()
 }
 
-// PullSettlement runs the settlement stage and loads what it read in one
-// transaction. A request that fails is a problem of the run (it goes on
+// PullSettlement runs the settlement stage: the payment batch summaries of
+// the organization in a transaction, then each scope (a group, or a member
+// read on its own) in a transaction of its own, its purchase and refund
+// details and its net fundings, loaded a page at a time (settlementRows).
+// A scope's details load whole or not at all: when a later page fails, the
+// scope's earlier pages are rolled back, its members have no details of the
+// run and a resumed run reads them again (SettlementLoaded); its fundings
+// are still read. A request that fails is a problem of the run (it goes on
 // with the rest); reports the key may not read are recorded.
 func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions) (*SettlementResult, error) {
 	res := &SettlementResult{}
 	if len(opts.Members) == 0 {
 		return res, nil
 	}
+	if err := pullSettlement(ctx, s, &opts, res); err != nil {
+		return res, fmt.Errorf("settlement stage: %w", err)
+	}
+	return res, nil
+}
+
+func pullSettlement(ctx context.Context, s *store.Store, opts *SettlementOptions, res *SettlementResult) error {
 	stats := &platform.Stats{}
 	ctx = platform.WithStats(ctx, stats)
+	defer func() { res.Requests = stats.Requests.Load() }()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &settlementRows{settlements: settlementsTable.NewBatch(), fundings: fundingsTable.NewBatch(),
-		batches: settlementBatchesTable.NewBatch(), aside: keptAsideTable.NewBatch(), opts: &opts, res: res}
+	r := &settlementRows{opts: opts, res: res}
 	ours := map[string]bool{}
 	for _, m := range opts.Members {
 		ours[m.MerchantID] = true
@@ -208,24 +300,59 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 		log.Error("settlement report failed", "error", err)
 	}
 
-	// details reads one scope's purchase and refund details; false when
-	// the key may not read them.
-	details := func(scope platform.ReportScope) bool {
-		var rows []platform.Settlement
+	// Batch totals: one request for the organization, every member; loaded
+	// first, so that a member whose details are loaded has them too.
+	err := r.inTransaction(ctx, s, func() error {
+		sums, err := org.PaymentBatchSummaries(ctx, opts.OrganizationID, from, opts.Window.End)
+		if err != nil {
+			if _, ok := platform.ReportsNotReadable(err); !ok {
+				problem(err)
+			}
+			return nil
+		}
+		for _, b := range sums {
+			if !ours[b.MerchantID] {
+				continue
+			}
+			var c converter
+			day, dayOK := c.timestamp("startTime", b.StartTime)
+			if c.err != nil || !dayOK {
+				problem(fmt.Errorf("payment batch summary of %s: %w", b.MerchantID, errors.Join(c.err, errors.New("no startTime"))))
+				continue
+			}
+			v, ok, fine := r.amounts("batch summary", b.MerchantID, b.StartTime+"/"+b.Currency+"/"+b.PaymentSubType, b.Currency, b.Raw,
+				"salesAmount", b.SalesAmount, "creditAmount", b.CreditAmount)
+			if !fine {
+				continue
+			}
+			r.batches.Add(maskedID(b.MerchantID), day, b.Currency, b.PaymentSubType, int32(b.SalesCount), orNull(v[0], ok[0]),
+				int32(b.CreditCount), orNull(v[1], ok[1]), rawJSON(cardmask.MaskRecord(b.Raw)), opts.RunID, opts.Now)
+			res.Batches++
+			if err := r.flush(ctx, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+
+	// details reads one scope's purchase and refund details into the
+	// transaction a page at a time: errScopeDropped when a request failed
+	// (a problem of the run) or the key may not read them (refused).
+	details := func(scope platform.ReportScope) (refused bool, err error) {
 		for st, err := range org.PurchaseRefundDetails(ctx, scope, from, opts.Window.End) {
 			if err != nil {
 				if e, ok := platform.ReportsNotReadable(err); ok {
 					if scope.OrganizationID != "" {
 						notReadable[scope.OrganizationID] = newNotEnabled(ProductReporting, e).Message
 					}
-					return false
+					return true, errScopeDropped
 				}
 				problem(err)
-				return true
+				return false, errScopeDropped
 			}
-			rows = append(rows, st)
-		}
-		for _, st := range rows {
 			if st.MerchantID == "" && scope.OrganizationID != "" {
 				st.MerchantID = scope.OrganizationID
 			}
@@ -235,17 +362,20 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 			if err := r.addSettlement(st); err != nil {
 				problem(err)
 			}
+			if err := r.flush(ctx, false); err != nil {
+				return false, err
+			}
 		}
-		return true
+		return false, nil
 	}
 	// fundings reads one scope's net fundings of each day of the window.
-	fundings := func(scope platform.ReportScope, scopeType, scopeID, filedUnder string) {
+	fundings := func(scope platform.ReportScope, scopeType, scopeID, filedUnder string) error {
 		for day := opts.Window.Start; day.Before(opts.Window.End); day = day.AddDate(0, 0, 1) {
 			list, raw, err := org.NetFundings(ctx, scope, day, day.AddDate(0, 0, 1))
 			if err != nil {
 				if e, ok := platform.ReportsNotReadable(err); ok && scope.OrganizationID != "" {
 					notReadable[scope.OrganizationID] = newNotEnabled(ProductReporting, e).Message
-					return
+					return nil
 				}
 				problem(err)
 				continue
@@ -253,13 +383,35 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 			for _, f := range list {
 				r.addFunding(scopeType, scopeID, scope.GroupName, filedUnder, day, f, raw)
 			}
+			if err := r.flush(ctx, false); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	member := func(mid string) {
-		scope := platform.ReportScope{OrganizationID: mid}
-		if details(scope) {
-			fundings(scope, "member", mid, mid)
+	// scopeReports loads a scope's details and, unless the key may not
+	// read them, its fundings (withFundings) in one transaction; when its
+	// details fail, its fundings in one of their own. It says whether the
+	// key was refused the details.
+	scopeReports := func(scope platform.ReportScope, withFundings func() error) (bool, error) {
+		var refused, dropped bool
+		err := r.inTransaction(ctx, s, func() error {
+			var err error
+			if refused, err = details(scope); err != nil {
+				dropped = errors.Is(err, errScopeDropped)
+				return err
+			}
+			return withFundings()
+		})
+		if err != nil || refused || !dropped {
+			return refused, err
 		}
+		return false, r.inTransaction(ctx, s, withFundings)
+	}
+	member := func(mid string) error {
+		scope := platform.ReportScope{OrganizationID: mid}
+		_, err := scopeReports(scope, func() error { return fundings(scope, "member", mid, mid) })
+		return err
 	}
 
 	grouped := map[string]bool{}
@@ -281,65 +433,37 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 			grouped[mid] = true
 		}
 		scope := platform.ReportScope{GroupName: g.Name}
-		if !details(scope) {
+		refused, err := scopeReports(scope, func() error {
+			if !ours[first] {
+				return nil
+			}
+			return fundings(scope, "group", g.ID, first)
+		})
+		if err != nil {
+			return err
+		}
+		if refused {
 			// The group as a whole is refused: its members one by one.
 			log.Warn("reports of a group refused: reading its members one by one", "group", g.ID)
 			for _, mid := range mine {
-				member(mid)
+				if err := member(mid); err != nil {
+					return err
+				}
 			}
-			continue
-		}
-		if ours[first] {
-			fundings(scope, "group", g.ID, first)
 		}
 	}
 	for _, m := range opts.Members {
 		if !grouped[m.MerchantID] && len(m.GroupIDs) == 0 {
-			member(m.MerchantID)
+			if err := member(m.MerchantID); err != nil {
+				return err
+			}
 		}
 	}
-	// Batch totals: one request for the organization, every member.
-	sums, err := org.PaymentBatchSummaries(ctx, opts.OrganizationID, from, opts.Window.End)
-	switch {
-	case err == nil:
-		for _, b := range sums {
-			if !ours[b.MerchantID] {
-				continue
-			}
-			var c converter
-			day, dayOK := c.timestamp("startTime", b.StartTime)
-			if c.err != nil || !dayOK {
-				problem(fmt.Errorf("payment batch summary of %s: %w", b.MerchantID, errors.Join(c.err, errors.New("no startTime"))))
-				continue
-			}
-			v, ok, fine := r.amounts("batch summary", b.MerchantID, b.StartTime+"/"+b.Currency+"/"+b.PaymentSubType, b.Currency, b.Raw,
-				"salesAmount", b.SalesAmount, "creditAmount", b.CreditAmount)
-			if !fine {
-				continue
-			}
-			r.batches.Add(maskedID(b.MerchantID), day, b.Currency, b.PaymentSubType, int32(b.SalesCount), orNull(v[0], ok[0]),
-				int32(b.CreditCount), orNull(v[1], ok[1]), rawJSON(cardmask.MaskRecord(b.Raw)), opts.RunID, opts.Now)
-			res.Batches++
-		}
-	default:
-		if _, ok := platform.ReportsNotReadable(err); !ok {
-			problem(err)
-		}
-	}
-	res.Requests = stats.Requests.Load()
 	for mid := range notReadable {
 		res.NotReadable = append(res.NotReadable, mid)
 	}
 	slices.Sort(res.NotReadable)
-	err = s.Transact(ctx, func(tx *store.Tx) error {
-		for _, l := range []struct {
-			t *store.Table
-			b *store.Batch
-		}{{settlementsTable, r.settlements}, {fundingsTable, r.fundings}, {settlementBatchesTable, r.batches}, {keptAsideTable, r.aside}} {
-			if err := tx.Load(ctx, l.t, nil, l.b); err != nil {
-				return fmt.Errorf("load %s: %w", l.t.Name, err)
-			}
-		}
+	return s.Transact(ctx, func(tx *store.Tx) error {
 		for _, mid := range res.NotReadable {
 			if _, err := tx.Exec(ctx, markReportingNotEnabled, opts.RunID, maskedID(mid), ProductReporting, notReadable[mid]); err != nil {
 				return fmt.Errorf("record reports not readable for %s: %w", mid, err)
@@ -347,8 +471,4 @@ func PullSettlement(ctx context.Context, s *store.Store, opts SettlementOptions)
 		}
 		return nil
 	})
-	if err != nil {
-		return res, fmt.Errorf("settlement stage: %w", err)
-	}
-	return res, nil
 }
