@@ -99,30 +99,55 @@ type settlementRows struct {
 // them before they are handed to DuckDB: a page of the Reporting API's.
 const settlementPageRows = platform.MaxReportLimit
 
+// settlementLoad is one of the stage's tables with its batch of rows not
+// yet handed to DuckDB.
+type settlementLoad struct {
+	t *store.Table
+	b **store.Batch
+}
+
+// loads are the stage's tables and their batches, in the order loaded.
+func (r *settlementRows) loads() []settlementLoad {
+	return []settlementLoad{{settlementsTable, &r.settlements}, {fundingsTable, &r.fundings},
+		{settlementBatchesTable, &r.batches}, {keptAsideTable, &r.aside}}
+}
+
+// pending is how many rows the batches hold between them.
+func (r *settlementRows) pending() int {
+	n := 0
+	for _, l := range r.loads() {
+		n += (*l.b).Len()
+	}
+	return n
+}
+
+// reset gives each table an empty batch.
+func (r *settlementRows) reset() {
+	for _, l := range r.loads() {
+		*l.b = l.t.NewBatch()
+	}
+}
+
 // held notes the rows the stage holds in Go now (SettlementResult.HeldRows).
 func (r *settlementRows) held() {
-	n := r.settlements.Len() + r.fundings.Len() + r.batches.Len() + r.aside.Len()
-	r.res.HeldRows = max(r.res.HeldRows, n)
+	r.res.HeldRows = max(r.res.HeldRows, r.pending())
 }
 
 // flush loads the rows into the transaction once the batches hold a page
 // between them (or whatever they hold, with all).
 func (r *settlementRows) flush(ctx context.Context, all bool) error {
 	r.held()
-	if !all && r.settlements.Len()+r.fundings.Len()+r.batches.Len()+r.aside.Len() < settlementPageRows {
+	if !all && r.pending() < settlementPageRows {
 		return nil
 	}
-	for _, l := range []struct {
-		t *store.Table
-		b **store.Batch
-	}{{settlementsTable, &r.settlements}, {fundingsTable, &r.fundings}, {settlementBatchesTable, &r.batches}, {keptAsideTable, &r.aside}} {
+	for _, l := range r.loads() {
 		if (*l.b).Len() > 0 {
 			if err := r.tx.Load(ctx, l.t, nil, *l.b); err != nil {
 				return fmt.Errorf("load %s: %w", l.t.Name, err)
 			}
 		}
-		*l.b = l.t.NewBatch()
 	}
+	r.reset()
 	return nil
 }
 
@@ -134,8 +159,7 @@ var errScopeDropped = errors.New("scope dropped")
 // page at a time; the rows fn made are counted in res once committed, and
 // dropped if fn returns errScopeDropped, which is not an error.
 func (r *settlementRows) inTransaction(ctx context.Context, s *store.Store, fn func() error) error {
-	r.settlements, r.fundings, r.batches, r.aside = settlementsTable.NewBatch(), fundingsTable.NewBatch(),
-		settlementBatchesTable.NewBatch(), keptAsideTable.NewBatch()
+	r.reset()
 	r.scopeSettlements, r.scopeFundings = 0, 0
 	err := s.Transact(ctx, func(tx *store.Tx) error {
 		r.tx = tx
@@ -146,8 +170,7 @@ func (r *settlementRows) inTransaction(ctx context.Context, s *store.Store, fn f
 		return r.flush(ctx, true)
 	})
 	r.held()
-	r.settlements, r.fundings, r.batches, r.aside = settlementsTable.NewBatch(), fundingsTable.NewBatch(),
-		settlementBatchesTable.NewBatch(), keptAsideTable.NewBatch()
+	r.reset()
 	if err == nil {
 		r.res.Settlements += r.scopeSettlements
 		r.res.Fundings += r.scopeFundings
