@@ -710,3 +710,4 @@ COMMENT ON COLUMN settlement_batches.run_id IS 'Run that last loaded the row.';
 COMMENT ON COLUMN settlement_batches.loaded_at IS 'When the row was loaded (UTC).';
 COMMENT ON TABLE schema_digest IS 'The SHA-256 of the schema (tables, migrations, views and these comments) last applied to this file: an open skips applying the same schema again.';
 COMMENT ON COLUMN schema_digest.digest IS 'Hex SHA-256 of the schema text reconcile applied.';
+COMMENT ON COLUMN schema_digest.objects IS 'How many tables and views the file held once the schema was applied: an open that finds fewer (one dropped by hand) applies the schema again.';

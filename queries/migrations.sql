@@ -111,3 +111,7 @@ ALTER TABLE subscription_metrics ALTER COLUMN deferred_amount TYPE DECIMAL(18,3)
 ALTER TABLE billing_match ALTER COLUMN amount TYPE DECIMAL(18,3);
 ALTER TABLE billing_match ALTER COLUMN found_amount TYPE DECIMAL(18,3);
 ALTER TABLE acknowledgements ALTER COLUMN amount TYPE DECIMAL(18,3);
+
+-- The tables and views a file held when its schema was applied, beside the
+-- schema's digest (store.Open).
+ALTER TABLE schema_digest ADD COLUMN IF NOT EXISTS objects INTEGER;

@@ -17,9 +17,11 @@
 SET TimeZone = 'UTC';
 
 -- The digest of the schema last applied to this file (store.Open): a file
--- already at this version's schema is not given it again on every open.
+-- already at this version's schema, its tables and views all there, is not
+-- given it again on every open.
 CREATE TABLE IF NOT EXISTS schema_digest (
-    digest VARCHAR NOT NULL
+    digest  VARCHAR NOT NULL,
+    objects INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS groups (

@@ -39,21 +39,28 @@ SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()
 -- (Store.FitThreadsToData).
 SELECT coalesce(max(estimated_size), 0) FROM duckdb_tables() WHERE database_name = current_database() AND NOT internal
 
--- name: HasSchemaDigest
+-- name: SchemaObjects
 -- Whether the file has a schema_digest table (an older version's file, or
--- a new one, has none): asked first, since a query of a table that does not
--- exist costs DuckDB a search of its catalog for names like it.
-SELECT count(*) FROM duckdb_tables()
-WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'schema_digest'
+-- a new one, has none: asked here first, since a query of a table that does
+-- not exist costs DuckDB a search of its catalog for names like it), and
+-- how many tables and views it holds.
+SELECT count(*) FILTER (WHERE name = 'schema_digest'), count(*)
+FROM (SELECT table_name AS name FROM duckdb_tables()
+      WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
+      UNION ALL
+      SELECT view_name FROM duckdb_views()
+      WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal)
 
 -- name: SchemaDigest
--- The digest of the schema last applied to the file (store.Open).
-SELECT digest FROM schema_digest
+-- The digest of the schema last applied to the file and the tables and
+-- views it held then (store.Open).
+SELECT digest, coalesce(objects, -1) FROM schema_digest
 
 -- name: ClearSchemaDigest
 -- Before the digest of the schema just applied is recorded.
 DELETE FROM schema_digest
 
 -- name: RecordSchemaDigest
--- The digest ($1) of the schema just applied, in the same transaction.
-INSERT INTO schema_digest VALUES ($1)
+-- The digest ($1) of the schema just applied and the tables and views the
+-- file holds with it ($2), in the same transaction.
+INSERT INTO schema_digest (digest, objects) VALUES ($1, $2)

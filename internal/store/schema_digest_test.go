@@ -68,3 +68,31 @@ func TestOpenSkipsTheSchemaItRecorded(t *testing.T) {
 		t.Errorf("schema_digest after the schema was applied again: %q, want %q", got, digest)
 	}
 }
+
+// TestOpenMakesAgainATableDroppedByHand: a file at this schema whose
+// table or view was dropped by hand (a careless analyst with a writable
+// DuckDB CLI) is given the schema again on the next open, as every open
+// did before opens skipped it, instead of failing in the middle of a run.
+func TestOpenMakesAgainATableDroppedByHand(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "r.duckdb")
+	for _, drop := range []string{`DROP TABLE plans`, `DROP VIEW current_findings`} {
+		s, err := store.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Conn().ExecContext(ctx, drop); err != nil {
+			t.Fatalf("%s: %v", drop, err)
+		}
+		s.Close()
+		s, err = store.Open(ctx, path)
+		if err != nil {
+			t.Fatalf("open after %s: %v", drop, err)
+		}
+		var n int
+		if err := s.Conn().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM plans) + (SELECT count(*) FROM current_findings)`).Scan(&n); err != nil {
+			t.Errorf("after %s and an open: %v", drop, err)
+		}
+		s.Close()
+	}
+}

@@ -96,18 +96,20 @@ var schemaDigest = func() string {
 }()
 
 // applySchema applies queries.Schema() and records its digest, unless the
-// file records that digest already. Applying it is idempotent but not
-// free: its 600-odd COMMENT ON statements, the migrations' backfill scans
-// and the catalog the next checkpoint writes again made opening and
-// closing an existing file take 480-735 ms here, 64-94 ms without them
-// (ten opens each), paid by every nightly run, re-run, acknowledgement and
-// merge. A digest that cannot be read (a new file, an older version's
-// file) means the schema is applied.
+// file records that digest already and still holds as many tables and
+// views as it did then (one dropped by hand is made again). Applying it is
+// idempotent but not free: its 600-odd COMMENT ON statements, the
+// migrations' backfill scans and the catalog the next checkpoint writes
+// again made opening and closing an existing file take 480-735 ms here,
+// 64-94 ms without them (ten opens each), paid by every nightly run,
+// re-run, acknowledgement and merge. A digest that cannot be read (a new
+// file, an older version's file) means the schema is applied.
 func (s *Store) applySchema(ctx context.Context) error {
-	var tables int
-	if err := s.conn.QueryRowContext(ctx, hasSchemaDigest).Scan(&tables); err == nil && tables == 1 {
+	var digestTables, objects int
+	if err := s.conn.QueryRowContext(ctx, schemaObjects).Scan(&digestTables, &objects); err == nil && digestTables == 1 {
 		var have string
-		if err := s.conn.QueryRowContext(ctx, readSchemaDigest).Scan(&have); err == nil && have == schemaDigest {
+		var had int
+		if err := s.conn.QueryRowContext(ctx, readSchemaDigest).Scan(&have, &had); err == nil && have == schemaDigest && had == objects {
 			return nil
 		}
 	}
@@ -118,10 +120,13 @@ func (s *Store) applySchema(ctx context.Context) error {
 		if _, err := tx.Exec(ctx, queries.Schema()); err != nil {
 			return err
 		}
+		if err := tx.QueryRow(ctx, schemaObjects).Scan(&digestTables, &objects); err != nil {
+			return fmt.Errorf("count the schema's tables and views: %w", err)
+		}
 		if _, err := tx.Exec(ctx, clearSchemaDigest); err != nil {
 			return fmt.Errorf("clear the schema's digest: %w", err)
 		}
-		if _, err := tx.Exec(ctx, recordSchemaDigest, schemaDigest); err != nil {
+		if _, err := tx.Exec(ctx, recordSchemaDigest, schemaDigest, objects); err != nil {
 			return fmt.Errorf("record the schema's digest: %w", err)
 		}
 		return nil
@@ -234,7 +239,7 @@ func (s *Store) Reopen(ctx context.Context) error {
 // Statements of queries/store.sql.
 var (
 	tablesAndViews     = queries.Must("store.sql", "TablesAndViews")
-	hasSchemaDigest    = queries.Must("store.sql", "HasSchemaDigest")
+	schemaObjects      = queries.Must("store.sql", "SchemaObjects")
 	readSchemaDigest   = queries.Must("store.sql", "SchemaDigest")
 	clearSchemaDigest  = queries.Must("store.sql", "ClearSchemaDigest")
 	recordSchemaDigest = queries.Must("store.sql", "RecordSchemaDigest")
