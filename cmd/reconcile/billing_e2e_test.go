@@ -75,19 +75,14 @@ func compareSets(t *testing.T, what string, got, want map[string]bool) {
 // match and the ageing with what the sandbox planted, entity by entity,
 // and the metrics with the documented formula over the subscriptions.
 func TestBillingMatchesGroundTruthMedium(t *testing.T) {
-	t.Parallel() // its own sandbox, files and database
+	t.Parallel() // its own copy of the shared medium run's files and database
 	if testing.Short() {
 		t.Skip("medium scale: a run of 5,000 subscriptions")
 	}
-	scale, err := sandbox.ParseScale("medium")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, sandbox.Config{Scale: scale})
-	work := t.TempDir()
-	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--concurrency", "8")...)
-	if code != exitOK {
+	r := sharedMediumRun(t) // reads its own copy of the shared medium run
+	f := r.f
+	db, out := r.copy(t)
+	if code, stdout, stderr := r.code, r.stdout, r.stderr; code != exitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	conn := openReadOnly(t, db)

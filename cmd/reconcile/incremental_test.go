@@ -1,32 +1,25 @@
 package main
 
-import (
-	"path/filepath"
-	"testing"
-
-	"github.com/reconcile/reconcile/internal/sandbox"
-)
+import "testing"
 
 // TestIncrementalRequests: at scale medium (100 subscriptions a member), a
 // second run of the same day over unchanged data, forced to pull every
 // member again, makes at most 10% of the first run's requests, because no
 // payment list that cannot have changed is pulled again.
 func TestIncrementalRequests(t *testing.T) {
-	t.Parallel() // its own sandbox, files and database
+	t.Parallel() // its own copy of the shared medium run's files and database
 	if testing.Short() {
 		t.Skip("scale medium: skipped with -short")
 	}
-	scale, _ := sandbox.ParseScale("medium")
-	f := newFixture(t, sandbox.Config{Scale: scale})
-	work := t.TempDir()
-	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	args := f.runArgs(db, out, "--rate", "100000", "--concurrency", "8")
-	if code, so, se := runCLI(t, sandboxEnv, args...); code != exitOK {
+	r := sharedMediumRun(t) // the first run
+	f := r.f
+	db, out := r.copy(t)
+	if code, so, se := r.code, r.stdout, r.stderr; code != exitOK {
 		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
 	}
 	first := runRequests(t, db)
 	before := tableCounts(t, db)
-	if code, so, se := runCLI(t, sandboxEnv, append(args, "--force")...); code != exitOK {
+	if code, so, se := runCLI(t, sandboxEnv, r.args(db, out, "--force")...); code != exitOK {
 		t.Fatalf("second run exited %d\n%s\n%s", code, so, se)
 	}
 	second := runRequests(t, db)

@@ -59,27 +59,15 @@ per_group AS (
 // longer --bnpl-session-age judges no session stale and looser
 // --retry-limits no reattempt over them.
 func TestPaymentsAuditAtMediumScale(t *testing.T) {
-	t.Parallel() // its own sandbox, files and database
+	t.Parallel() // its own copy of the shared medium run's files and database
 	if testing.Short() {
 		t.Skip("medium scale: about 20 s")
 	}
-	scale, err := sandbox.ParseScale("medium")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newFixture(t, sandbox.Config{Scale: scale})
-	work := t.TempDir()
-	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	rates := filepath.Join(work, "rates.csv")
-	if err := os.WriteFile(rates, []byte("network,level2,level3\nVISA,0.004,0.01\nMASTERCARD,0.005,0.02\n*,0,0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	limits := filepath.Join(work, "limits.csv")
-	if err := os.WriteFile(limits, []byte("network,reattempts,window,cit_mit_apart\nVISA,20,30d,true\nMASTERCARD,10,24h,false\nMASTERCARD,35,720h,false\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--concurrency", "8", "--interchange-rates", rates, "--retry-limits", limits)...)
-	if code != exitOK {
+	r := sharedMediumRun(t) // its own copy of the shared medium run, made with the files below
+	f, rates, limits := r.f, r.rates, r.limits
+	db, out := r.copy(t)
+	work := filepath.Dir(db)
+	if code, stdout, stderr := r.code, r.stdout, r.stderr; code != exitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	mine := map[string]bool{}
@@ -178,7 +166,7 @@ func TestPaymentsAuditAtMediumScale(t *testing.T) {
 	if err := os.WriteFile(loose, []byte("VISA:\n  - {reattempts: 100, window: 30d}\nMASTERCARD:\n  - {reattempts: 100, window: 1d}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr = runCLI(t, sandboxEnv, f.runArgs(db, out, "--bnpl-session-age", "168h", "--retry-limits", loose)...)
+	code, stdout, stderr := runCLI(t, sandboxEnv, r.args(db, out, "--bnpl-session-age", "168h", "--retry-limits", loose)...)
 	if code != exitOK {
 		t.Fatalf("re-run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -8,24 +8,29 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
-// sharedRun is one run of the default small sandbox (newFixture with
-// sandbox.Config{} and runArgs with nothing added), made once per test
-// binary for the tests that start from exactly that run: each would
-// otherwise pay a whole run of its own for the same result. A test never
-// reads or writes the run's own files: copy gives it its database and
-// output folder as the run left them, in its own temporary folder, so
-// nothing a test does (a re-run, an acknowledgement, a view opened in
-// another configuration) is seen by another. The sandbox serves that one
-// run; tests may run again against it (runArgs), as after their own run.
+// sharedRun is one run made once per test binary for the tests that
+// start from exactly that run: each would otherwise pay a whole run of its
+// own for the same result. The small run (sharedSmallRun) is of the
+// default small sandbox (newFixture with sandbox.Config{} and runArgs with
+// nothing added); the medium run (sharedMediumRun) is of scale medium. A
+// test never reads or writes the run's own files: copy gives it its
+// database and output folder as the run left them, in its own temporary
+// folder, so nothing a test does (a re-run, an acknowledgement, a view
+// opened in another configuration) is seen by another. The sandbox serves
+// that one run; tests may run again against it (runArgs, or args with the
+// run's own flags), as after their own run.
 type sharedRun struct {
 	f              *fixture // client and env are nil: the run needs neither
 	db, out        string   // the run's own files: copy them, never use them
+	flags          []string // given after runArgs' own (args)
+	rates, limits  string   // the medium run's files (mediumRates, mediumLimits)
 	code           int
 	stdout, stderr string
 }
@@ -59,6 +64,61 @@ func makeSmallRun() (*sharedRun, error) {
 	r := &sharedRun{f: f, db: filepath.Join(f.dir, "r.duckdb"), out: filepath.Join(f.dir, "out")}
 	r.code, r.stdout, r.stderr = runShared(f.runArgs(r.db, r.out))
 	return r, nil
+}
+
+// The shared medium run: one run of scale medium (testDate, seed 7, journals
+// on disk) with mediumRunFlags, made once per test binary for the tests
+// that read such a run: TestBillingMatchesGroundTruthMedium,
+// TestPaymentsAuditAtMediumScale and TestIncrementalRequests. Each would
+// otherwise pay ~10 CPU-s for its own. As with the small run, a test works
+// on its copy (copy) and may run again against the run's sandbox, with
+// the run's own flags (args).
+var (
+	mediumRunOnce sync.Once
+	mediumRun     *sharedRun
+	mediumRunErr  error
+	mediumRunDone func()
+)
+
+// Files the medium run is given: an interchange rate table of the test's
+// own rates, and the networks' reattempt limits as documented
+// (TestPaymentsAuditAtMediumScale checks what each did).
+const (
+	mediumRates  = "network,level2,level3\nVISA,0.004,0.01\nMASTERCARD,0.005,0.02\n*,0,0\n"
+	mediumLimits = "network,reattempts,window,cit_mit_apart\nVISA,20,30d,true\nMASTERCARD,10,24h,false\nMASTERCARD,35,720h,false\n"
+)
+
+// sharedMediumRun is the medium run, made by the first test that asks.
+func sharedMediumRun(t *testing.T) *sharedRun {
+	t.Helper()
+	mediumRunOnce.Do(func() { mediumRun, mediumRunErr = makeMediumRun() })
+	if mediumRunErr != nil {
+		t.Fatalf("the shared medium run: %v", mediumRunErr)
+	}
+	return mediumRun
+}
+
+func makeMediumRun() (*sharedRun, error) {
+	f, err := sharedFixture("medium", "reconcile-shared-medium", &mediumRunDone)
+	if err != nil {
+		return nil, err
+	}
+	r := &sharedRun{f: f, db: filepath.Join(f.dir, "r.duckdb"), out: filepath.Join(f.dir, "out"),
+		rates: filepath.Join(f.dir, "rates.csv"), limits: filepath.Join(f.dir, "limits.csv")}
+	if err := os.WriteFile(r.rates, []byte(mediumRates), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(r.limits, []byte(mediumLimits), 0o644); err != nil {
+		return nil, err
+	}
+	r.flags = []string{"--rate", "100000", "--concurrency", "8", "--interchange-rates", r.rates, "--retry-limits", r.limits}
+	r.code, r.stdout, r.stderr = runShared(r.args(r.db, r.out))
+	return r, nil
+}
+
+// args are the run's arguments for db and out, then more.
+func (r *sharedRun) args(db, out string, more ...string) []string {
+	return r.f.runArgs(db, out, append(slices.Clone(r.flags), more...)...)
 }
 
 // sharedFixture is newFixture's sandbox of scale (testDate, seed 7) on
@@ -162,7 +222,7 @@ func (s *sharedShards) copyTo(t *testing.T, work string) string {
 
 // closeSharedRuns ends the shared runs that were made.
 func closeSharedRuns() {
-	for _, done := range []func(){smallRunDone, shardsDone} {
+	for _, done := range []func(){smallRunDone, mediumRunDone, shardsDone} {
 		if done != nil {
 			done()
 		}
