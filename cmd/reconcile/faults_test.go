@@ -26,7 +26,10 @@ func runWithFaults(t *testing.T, faults sandbox.Faults) (code int, db, stdout, s
 func TestTransientFaultsAreRetried(t *testing.T) {
 	t.Parallel() // each case its own sandbox, files and database
 	cases := map[string]sandbox.Faults{
-		"429 storm with Retry-After": {RateLimitRate: 0.1, RetryAfter: time.Second},
+		// Each 429 holds every request for its Retry-After (a second): at
+		// 0.06 of ~150 requests, ~9 holds, and a run with none about one
+		// time in 10,000 (0.94^150).
+		"429 storm with Retry-After": {RateLimitRate: 0.06, RetryAfter: time.Second},
 		"5xx":                        {ErrorRate: 0.1},
 		"truncated bodies":           {TruncateRate: 0.1},
 		"slow answers":               {Latency: 40 * time.Millisecond, Jitter: 20 * time.Millisecond},
