@@ -67,8 +67,8 @@ func makeSmallRun() (*sharedRun, error) {
 }
 
 // The shared medium run: one run of scale medium (testDate, seed 7, journals
-// on disk) with mediumRunFlags, made once per test binary for the tests
-// that read such a run: TestBillingMatchesGroundTruthMedium,
+// on disk) with the flags makeMediumRun gives it (sharedRun.flags), made
+// once per test binary for the tests that read such a run: TestBillingMatchesGroundTruthMedium,
 // TestPaymentsAuditAtMediumScale and TestIncrementalRequests. Each would
 // otherwise pay ~10 CPU-s for its own. As with the small run, a test works
 // on its copy (copy) and may run again against the run's sandbox, with
