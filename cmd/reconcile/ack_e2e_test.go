@@ -96,12 +96,7 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 	// The first day is the same run in both: the test's own is a copy.
 	plain, plainOut := filepath.Join(work, "plain.duckdb"), filepath.Join(work, "plain-out")
 	runDate(t, f, plain, plainOut, "2026-11-20")
-	if err := copyFile(plain, db); err != nil {
-		t.Fatal(err)
-	}
-	if err := copyTree(plainOut, out); err != nil {
-		t.Fatal(err)
-	}
+	copyRunFiles(t, plain, plainOut, db, out)
 	runDate(t, f, plain, plainOut, "2026-11-21")
 
 	// Two findings that stay from day to day: subscriptions' standing states.

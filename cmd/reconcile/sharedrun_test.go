@@ -235,18 +235,25 @@ func (r *sharedRun) copy(t *testing.T) (db, out string) {
 	t.Helper()
 	work := t.TempDir()
 	db, out = filepath.Join(work, filepath.Base(r.db)), filepath.Join(work, filepath.Base(r.out))
-	if err := copyFile(r.db, db); err != nil {
+	copyRunFiles(t, r.db, r.out, db, out)
+	return db, out
+}
+
+// copyRunFiles copies a run's database (with its write-ahead log, if a
+// run left one) and output folder to db and out, as the run left them.
+func copyRunFiles(t *testing.T, fromDB, fromOut, db, out string) {
+	t.Helper()
+	if err := copyFile(fromDB, db); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(r.db + ".wal"); err == nil { // none after a clean close; copied if there is
-		if err := copyFile(r.db+".wal", db+".wal"); err != nil {
+	if _, err := os.Stat(fromDB + ".wal"); err == nil { // none after a clean close; copied if there is
+		if err := copyFile(fromDB+".wal", db+".wal"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := copyTree(r.out, out); err != nil {
+	if err := copyTree(fromOut, out); err != nil {
 		t.Fatal(err)
 	}
-	return db, out
 }
 
 // copyTree copies the folder src to dst: folders, regular files (with
