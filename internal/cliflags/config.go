@@ -3,7 +3,7 @@
 // a YAML config file, then the defaults (ApplyLayers); flag mistakes told
 // in one line with the flag most likely meant (Parse); and flags that may
 // stand among positional arguments (ParseInterspersed). It knows no
-// command: cmd/reconcile declares the flags.
+// command: internal/cli declares the flags.
 package cliflags
 
 import (

@@ -1,7 +1,7 @@
 //go:build linux && cgo
 
 // Package glibc tunes the C library's malloc when it is glibc's, as the
-// process starts: importing it (cmd/reconcile does) is what tunes it.
+// process starts: importing it (the binary does, through internal/runtimetune) is what tunes it.
 //
 // DuckDB's buffer memory comes from its own jemalloc (internal/jemalloc),
 // but the rest of its C++ code (hash table directories, strings, query

@@ -25,7 +25,8 @@ var layers = map[string]int{
 	"internal/pipeline": 5, "internal/merge": 5, "internal/alarms": 5, "internal/notify": 5, "reports/reportstest": 5, "internal/shardset": 5,
 	"internal/metrics": 6, "internal/progress": 6, "internal/pipeline/pipelinetest": 6, "internal/notify/notifytest": 6,
 	"internal/finish": 7, "bench": 7,
-	"cmd/reconcile": 8,
+	"internal/cli":  8,
+	"cmd/reconcile": 9,
 }
 
 const module = "github.com/reconcile/reconcile/"

@@ -18,7 +18,7 @@
 // No package imports one that comes after it in the flow. From the top
 // (each imports only what is listed, of reconcile's packages):
 //
-//	cmd/reconcile   pipeline, merge, notify (--notify), alarms (--alarms), reports, checks
+//	internal/cli    pipeline, merge, notify (--notify), alarms (--alarms), reports, checks
 //	                (--interchange-rates, --retry-limits), groups (--shard), store, outputs,
 //	                platform, sandbox
 //	pipeline        checks, ingest, groups, store, queries, platform

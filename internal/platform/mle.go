@@ -221,7 +221,7 @@ type KeyExpiry struct {
 // Expiry reports the key's expiry at now. The portal's keys are valid for
 // three years; a key past its NotAfter is one the platform will stop
 // encrypting for, so a run warns and --alarms raises an alarm 60 days
-// ahead (cmd/reconcile). `reconcile doctor` reports it too.
+// ahead (internal/cli). `reconcile doctor` reports it too.
 func (k ResponseMLEKey) Expiry(now time.Time) KeyExpiry {
 	if k.k == nil || k.k.cert == nil {
 		return KeyExpiry{KeyID: k.KeyID()}

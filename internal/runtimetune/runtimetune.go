@@ -3,7 +3,7 @@
 // (GoMemoryLimit), the decay times of DuckDB's jemalloc (TunesAllocator)
 // and, through internal/glibc, the C library's malloc. An operator's own
 // GOMEMLIMIT, DUCKDB_JE_MALLOC_CONF or MALLOC_* settings win. Which
-// commands run the job is cmd/reconcile's to say: each function takes it
+// commands run the job is internal/cli's to say: each function takes it
 // as job.
 package runtimetune
 

@@ -187,7 +187,7 @@ const (
 // startAsMain is the start of a helper process: it skips the helper unless
 // the variable helper names the command to act as (by, the test that runs
 // it, sets it: jobCommand or otherCommand), and then tunes the allocators
-// as cmd/reconcile's main does for such a command.
+// as internal/cli's Main does for such a command.
 func startAsMain(t *testing.T, helper, by string) {
 	command := os.Getenv(helper)
 	if command == "" {
@@ -202,7 +202,7 @@ func startAsMain(t *testing.T, helper, by string) {
 
 // TestGoMemoryLimit: the commands that run the job get the default soft
 // limit on Go's memory, the others none, and GOMEMLIMIT (the runtime's own)
-// wins over it. cmd/reconcile's TestOneWriter sees a real process state
+// wins over it. internal/cli's TestOneWriter sees a real process state
 // the limit.
 func TestGoMemoryLimit(t *testing.T) {
 	for _, c := range []struct {

@@ -1,4 +1,4 @@
--- What `reconcile sql --tables` runs (cmd/reconcile/cmd_sql.go) on the
+-- What `reconcile sql --tables` runs (internal/cli/cmd_sql.go) on the
 -- file it opens read-only: the description of every table, view and
 -- column is its DuckDB COMMENT (queries/comments.sql).
 

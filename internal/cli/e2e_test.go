@@ -1,0 +1,820 @@
+package cli
+
+import (
+	"archive/zip"
+	"bytes"
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/reconcile/reconcile/internal/cardmask"
+	"github.com/reconcile/reconcile/internal/pipeline"
+	"github.com/reconcile/reconcile/internal/platform"
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/internal/sandbox/sandboxtest"
+	"github.com/reconcile/reconcile/queries"
+	"github.com/reconcile/reconcile/reports"
+)
+
+var testDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+
+// fixture is a sandbox on real loopback HTTP with its journals and ground truth on disk.
+type fixture struct {
+	srv      *sandbox.Server
+	url      string
+	client   *platform.Client // signed as the portfolio user
+	env      *sandboxtest.Env // Do: the sandbox's write endpoints
+	dir      string
+	journals string
+	truth    *sandbox.GroundTruth
+}
+
+func newFixture(t *testing.T, cfg sandbox.Config, opts ...sandboxtest.Option) *fixture {
+	t.Helper()
+	if cfg.Scale.Members == 0 { // a custom scale has no name, but members
+		var err error
+		if cfg.Scale, err = sandbox.ParseScale("small"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cfg.BusinessDate.IsZero() {
+		cfg.BusinessDate = testDate
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = 7
+	}
+	env := sandboxtest.Start(t, cfg, opts...)
+	srv := env.Server
+	dir := t.TempDir()
+	journals := filepath.Join(dir, "journals")
+	if _, err := srv.WriteJournals(journals); err != nil {
+		t.Fatal(err)
+	}
+	truth, err := srv.GroundTruth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{srv: srv, url: env.URL, client: env.Client, env: env, dir: dir, journals: journals, truth: truth}
+}
+
+// runCLI runs the CLI in-process and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, extraEnv map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	getenv := func(k string) string { return extraEnv[k] }
+	code := Run(context.Background(), args, Env{Stdout: &stdout, Stderr: &stderr, Getenv: getenv})
+	return code, stdout.String(), stderr.String()
+}
+
+// delinquencyAcknowledged is an acknowledgements file of one entry: the
+// subscription_delinquent finding of the merchant's entity.
+func delinquencyAcknowledged(merchantID, entityID string) string {
+	return fmt.Sprintf(`acknowledgements:
+  - kind: subscription_delinquent
+    merchant: %q
+    entity: %q
+    reason: Dunning by phone
+    owner: AR
+    until: 2026-12-31
+`, merchantID, entityID)
+}
+
+func (f *fixture) runArgs(db, out string, extra ...string) []string {
+	cfg := f.srv.Config()
+	args := []string{"run", "--base-url", f.url, "--organization-id", cfg.OrganizationID,
+		"--key-id", cfg.KeyID, "--date", cfg.BusinessDate.Format("2006-01-02"),
+		"--lookback", fmt.Sprint(cfg.Lookback), "--journal", filepath.Join(f.journals, "*.ndjson"),
+		"--db", db, "--out", out, "--rate", "5000", "--concurrency", "4"}
+	return append(args, extra...)
+}
+
+var sandboxEnv = map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret}
+
+type findingKey struct{ Kind, MerchantID, EntityID, Amount, Currency string }
+
+func truthSet(gt *sandbox.GroundTruth, skip func(merchantID string) bool) map[findingKey]bool {
+	out := map[findingKey]bool{}
+	for kind, fs := range gt.Findings {
+		for _, f := range fs {
+			if skip != nil && skip(f.MerchantID) {
+				continue
+			}
+			out[findingKey{kind, f.MerchantID, f.EntityID, f.Amount, f.Currency}] = true
+		}
+	}
+	return out
+}
+
+func openReadOnly(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	c, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func dbFindings(t *testing.T, db *sql.DB, runID string) map[findingKey]bool {
+	t.Helper()
+	rows, err := db.Query(`SELECT kind, merchant_id, entity_id, coalesce(amount_text(amount, currency), ''), coalesce(currency, '')
+		FROM findings WHERE run_id = ? AND state IN ('new', 'open', 'acknowledged')`, runID) // a run's findings, not the ones it resolved
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[findingKey]bool{}
+	for rows.Next() {
+		var k findingKey
+		if err := rows.Scan(&k.Kind, &k.MerchantID, &k.EntityID, &k.Amount, &k.Currency); err != nil {
+			t.Fatal(err)
+		}
+		out[k] = true
+	}
+	return out
+}
+
+// compareFindings reports every finding missing from or extra to the ground truth.
+func compareFindings(t *testing.T, got, want map[findingKey]bool) {
+	t.Helper()
+	var missing, extra []string
+	for k := range want {
+		if !got[k] {
+			missing = append(missing, fmt.Sprintf("%+v", k))
+		}
+	}
+	for k := range got {
+		if !want[k] {
+			extra = append(extra, fmt.Sprintf("%+v", k))
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing) > 0 || len(extra) > 0 {
+		t.Errorf("findings differ from ground truth: %d missing, %d extra\nmissing:\n  %s\nextra:\n  %s",
+			len(missing), len(extra), strings.Join(missing, "\n  "), strings.Join(extra, "\n  "))
+	}
+}
+
+func TestRunMatchesGroundTruth(t *testing.T) {
+	t.Parallel() // its own copy of the shared small run's files and database
+	r := sharedSmallRun(t)
+	f := r.f
+	db, out := r.copy(t)
+	code, stdout, stderr := r.code, r.Stdout, r.Stderr
+	if code != ExitOK {
+		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	want := truthSet(f.truth, nil)
+	for _, kind := range queries.Kinds() {
+		if len(f.truth.Findings[kind]) == 0 {
+			t.Errorf("ground truth plants no %s at scale small: the comparison would not test it", kind)
+		}
+	}
+	conn := openReadOnly(t, db)
+	compareFindings(t, dbFindings(t, conn, "2026-11-20"), want)
+
+	// Raw records and journal bodies are stored as JSON values that SQL can
+	// query, not as JSON strings holding the text.
+	for _, q := range []string{
+		`SELECT count(*) FROM subscriptions WHERE raw->>'id' IS DISTINCT FROM subscription_id`,
+		`SELECT count(*) FROM transactions WHERE raw->>'id' IS DISTINCT FROM transaction_id`,
+		`SELECT count(*) FROM journal WHERE json_type(response) <> 'OBJECT'`,
+		`SELECT count(*) FROM transactions WHERE json_type(applications) <> 'ARRAY'`,
+	} {
+		var bad int
+		if err := conn.QueryRow(q).Scan(&bad); err != nil || bad != 0 {
+			t.Errorf("%s: %d (%v)", q, bad, err)
+		}
+	}
+
+	// Every output exists and the manifest accounts for each file.
+	day := filepath.Join(out, "2026-11-20")
+	for _, p := range []string{"reconcile-2026-11-20.xlsx", "manifest.json", "reconcile-2026-11-20.duckdb",
+		"parquet/plans/date=2026-11-20/data_0.parquet", "parquet/transactions/date=2026-11-20/data_0.parquet"} {
+		if _, err := os.Stat(filepath.Join(day, p)); err != nil {
+			t.Errorf("output %s: %v", p, err)
+		}
+	}
+	var man struct {
+		RunID          string           `json:"runId"`
+		FindingsByKind map[string]int64 `json:"findingsByKind"`
+		Files          []struct{ Path string }
+	}
+	readJSON(t, filepath.Join(day, "manifest.json"), &man)
+	if man.RunID != "2026-11-20" || len(man.Files) < 5 {
+		t.Errorf("manifest: run %q with %d files", man.RunID, len(man.Files))
+	}
+	for kind, fs := range f.truth.Findings {
+		if man.FindingsByKind[kind] != int64(len(fs)) {
+			t.Errorf("manifest findings %s = %d, ground truth %d", kind, man.FindingsByKind[kind], len(fs))
+		}
+	}
+	// The Parquet findings dataset, read back, holds the same findings.
+	pq := openReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb"))
+	var n int
+	if err := pq.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/parquet/findings/date=*/kind=*/*.parquet', hive_partitioning = true) WHERE state IN ('new', 'open')`, day)).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(want) {
+		t.Errorf("parquet findings: %d rows, want %d", n, len(want))
+	}
+	checkWorkbook(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"), f.truth)
+	checkFundingTieOut(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"), conn)
+
+	// The snapshot answers like the working file.
+	compareFindings(t, dbFindings(t, pq, "2026-11-20"), want)
+
+	// The journals carried full card numbers; nothing written may: no value
+	// read back holds a Luhn-valid run of 13-19 digits, and no file's bytes
+	// hold any of the journals' card numbers.
+	pans := luhnRunsInDir(t, f.journals)
+	if len(pans) == 0 {
+		t.Fatal("sandbox journals carry no full card numbers: the PAN check below would prove nothing")
+	}
+	assertNoPANs(t, "stdout+stderr", []byte(stdout+stderr))
+	for _, p := range []string{db, filepath.Join(day, "reconcile-2026-11-20.duckdb")} {
+		assertNoneOf(t, p, pans)
+	}
+	filepath.WalkDir(day, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			assertNoneOf(t, p, pans)
+		}
+		return nil
+	})
+	if strings.Contains(stdout+stderr, sandbox.DefaultSecret) {
+		t.Error("the shared secret appears in the output or logs")
+	}
+	assertNoPANsInDB(t, conn)
+	assertNoPANsInWorkbook(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"))
+	assertNoPANsInParquet(t, pq, filepath.Join(day, "parquet"))
+	var rejects int
+	if err := conn.QueryRow(`SELECT count(*) FROM journal_rejects`).Scan(&rejects); err != nil {
+		t.Fatal(err)
+	}
+	if rejects != len(f.truth.JournalRejects) {
+		t.Errorf("journal_rejects: %d rows, ground truth %d", rejects, len(f.truth.JournalRejects))
+	}
+}
+
+// TestRerunSameDateChangesNothing re-runs a date: resumed, then forced with
+// incremental pulls, then forced with every list pulled again. No table
+// changes its row count or gains a duplicate key.
+func TestRerunSameDateChangesNothing(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
+	f := newFixture(t, sandbox.Config{})
+	work := t.TempDir()
+	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+	// Every run is given the same acknowledgement: made once, audited
+	// once, whatever the re-runs.
+	acked := f.truth.Findings["subscription_delinquent"]
+	if len(acked) == 0 {
+		t.Fatal("the sandbox planted no subscription_delinquent finding to acknowledge")
+	}
+	acks := writeText(t, "acknowledgements.yaml", delinquencyAcknowledged(acked[0].MerchantID, acked[0].EntityID))
+	runOK := func(extra ...string) int64 {
+		t.Helper()
+		extra = append(extra, "--acknowledgements", acks)
+		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out, extra...)...); code != ExitOK {
+			t.Fatalf("run %v exited %d\n%s\n%s", extra, code, so, se)
+		}
+		return runRequests(t, db)
+	}
+	firstRequests := runOK()
+	firstMemberRequests := memberRequests(t, db)
+	first := tableCounts(t, db)
+	for table, n := range first {
+		if n == 0 && table != "journal_rejects" {
+			t.Errorf("table %s is empty: the re-run comparison proves nothing for it", table)
+		}
+	}
+	for _, extra := range [][]string{nil, {"--force"}, {"--force", "--full-refresh"}} {
+		requests := runOK(extra...)
+		switch len(extra) {
+		case 0:
+			if requests > 5 {
+				t.Errorf("a resumed run of a complete date made %d requests", requests)
+			}
+		case 1:
+			if requests*3 > firstRequests {
+				t.Errorf("a forced re-run over unchanged data made %d requests, the first run %d", requests, firstRequests)
+			}
+		case 2:
+			// The members' requests: the BINs the first run looked up
+			// (with their tokens and transaction details) stay cached.
+			if n := memberRequests(t, db); n < firstMemberRequests*9/10 {
+				t.Errorf("a full refresh made %d requests for its members, the first run %d", n, firstMemberRequests)
+			}
+		}
+		for table, n := range first {
+			if got := tableCounts(t, db)[table]; got != n {
+				t.Errorf("after a re-run %v: table %s has %d rows, %d after the first run", extra, table, got, n)
+			}
+		}
+	}
+	conn := openReadOnly(t, db)
+	for table, key := range tableKeys {
+		var dups int
+		q := fmt.Sprintf(`SELECT count(*) FROM (SELECT %s FROM %s GROUP BY ALL HAVING count(*) > 1)`, key, table)
+		if err := conn.QueryRow(q).Scan(&dups); err != nil {
+			t.Fatal(err)
+		}
+		if dups > 0 {
+			t.Errorf("table %s: %d duplicate keys (%s)", table, dups, key)
+		}
+	}
+	var attempts int
+	if err := conn.QueryRow(`SELECT attempts FROM runs WHERE run_id = '2026-11-20'`).Scan(&attempts); err != nil || attempts != 4 {
+		t.Errorf("runs.attempts = %d (%v), want 4", attempts, err)
+	}
+	compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, nil))
+}
+
+func runRequests(t *testing.T, path string) int64 {
+	t.Helper()
+	db := openReadOnly(t, path)
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(`SELECT requests FROM runs WHERE run_id = '2026-11-20'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// memberRequests are the requests of the last attempt's members stage
+// (run_members.requests), without the BIN stage's.
+func memberRequests(t *testing.T, path string) int64 {
+	t.Helper()
+	db := openReadOnly(t, path)
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(`SELECT sum(requests) FROM run_members WHERE run_id = '2026-11-20'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+var tableKeys = map[string]string{
+	"groups":                "group_id",
+	"group_members":         "group_id, merchant_id",
+	"plans":                 "merchant_id, plan_id",
+	"subscriptions":         "merchant_id, subscription_id",
+	"subscription_payments": "merchant_id, payment_id",
+	"transactions":          "merchant_id, transaction_id",
+	"journal":               "merchant_id, file, line",
+	"journal_rejects":       "file, line",
+	"journal_files":         "sha256",
+	"bin_attributes":        "bin",
+	// the Reporting API's reports (ingest/disputes.go)
+	"interchange_clearing": "merchant_id, request_id",
+	"chargebacks":          "merchant_id, request_id, time",
+	"retrievals":           "merchant_id, request_id, time",
+	"findings":             "run_id, kind, merchant_id, entity_id",
+	"runs":                 "run_id",
+	"run_members":          "run_id, merchant_id",
+	// recurring billing (docs/billing.md)
+	"subscription_schedules":  "merchant_id, subscription_id",
+	"expected_cycles":         "merchant_id, subscription_id, cycle",
+	"subscription_status_log": "merchant_id, subscription_id, run_id",
+	"delinquency_ageing":      "run_id, merchant_id, subscription_id",
+	"subscription_metrics":    "run_id, merchant_id, currency",
+	"billing_match":           "run_id, merchant_id, payment_id, leg",
+	"merchant_names":          "run_id, merchant_id",
+	// acknowledgements (docs/workbook.md)
+	"acknowledgements":      "kind, merchant_id, entity_id",
+	"acknowledgement_audit": "seq",
+	// once-only changes to an older file (ingest.MaskOlderRecords)
+	"upgrades": "name",
+}
+
+func tableCounts(t *testing.T, path string) map[string]int {
+	t.Helper()
+	c, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	defer db.Close()
+	out := map[string]int{}
+	for table := range tableKeys {
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[table] = n
+	}
+	return out
+}
+
+func TestFailingMemberIsRecordedAndOthersReported(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
+	probe := newFixture(t, sandbox.Config{})
+	bad := probe.srv.Members()[1]
+	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})
+	work := t.TempDir()
+	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
+
+	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	if code != ExitPartial {
+		t.Fatalf("run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitPartial, stdout, stderr)
+	}
+	conn := openReadOnly(t, db)
+	var status, errText string
+	if err := conn.QueryRow(`SELECT status, error FROM run_members WHERE run_id = '2026-11-20' AND merchant_id = ?`, bad).Scan(&status, &errText); err != nil {
+		t.Fatal(err)
+	}
+	if status != "failed" || !strings.Contains(errText, "403") {
+		t.Errorf("member %s: status %q error %q, want failed with the 403", bad, status, errText)
+	}
+	var ok int
+	if err := conn.QueryRow(`SELECT count(*) FROM run_members WHERE run_id = '2026-11-20' AND status = 'ok'`).Scan(&ok); err != nil {
+		t.Fatal(err)
+	}
+	if ok != len(f.srv.Members())-1 {
+		t.Errorf("%d members ok, want %d", ok, len(f.srv.Members())-1)
+	}
+	// The others are reported exactly; the failed member is not reported on
+	// stale or missing data.
+	compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, func(mid string) bool { return mid == bad }))
+	if _, err := os.Stat(filepath.Join(out, "2026-11-20", "reconcile-2026-11-20.xlsx")); err != nil {
+		t.Errorf("a partial run still publishes its workbook: %v", err)
+	}
+	if !strings.Contains(stderr, bad) {
+		t.Errorf("the failing member is not named in the logs:\n%s", stderr)
+	}
+}
+
+// TestEmbeddedDefault runs the README's command: no flags but where to
+// write, so the embedded sandbox is started and reconciled, and every
+// output says its data is simulated.
+func TestEmbeddedDefault(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
+	work := t.TempDir()
+	db, out, prom := filepath.Join(work, "reconcile.duckdb"), filepath.Join(work, "out"), filepath.Join(work, "reconcile.prom")
+	code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--out", out, "--metrics-file", prom)
+	if code != ExitOK {
+		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	date, _ := pipeline.BusinessDate("", time.Now().UTC())
+	d := date.Format("2006-01-02")
+	// The README's comparison in SQL: both counts 0.
+	truth := filepath.Join(out, "sandbox", "ground-truth-"+d+".json")
+	code, sqlOut, stderr := runCLI(t, nil, "sql", "--db", db, "--format", "csv",
+		"--var", "ground_truth=@"+truth, "--file", filepath.Join("..", "..", "docs", "compare-ground-truth.sql"))
+	if want := "side,findings\nin the ground truth, not found,0\nfound, not in the ground truth,0\n"; code != ExitOK ||
+		strings.ReplaceAll(sqlOut, `"`, "") != want {
+		t.Errorf("compare-ground-truth.sql: exit %d\n%s\n%s", code, sqlOut, stderr)
+	}
+	var gt sandbox.GroundTruth
+	readJSON(t, truth, &gt)
+	compareFindings(t, dbFindings(t, openReadOnly(t, db), d), truthSet(&gt, nil))
+	assertSourceStamped(t, reports.SourceSandbox, stdout, filepath.Join(out, d), prom)
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// luhnRuns lists the card numbers in b: maximal runs of 13-19 digits that
+// pass the Luhn check. A SHA-256 digest as reconcile writes it
+// (journal_files.sha256, the manifest: 64 lowercase hex digits standing as
+// a word of their own, as the regexp \b[0-9a-f]{64}\b finds them) is left
+// out: one in a few dozen holds a run of 13+ decimal digits that passes
+// the check, and a digest is no card number. It scans b once, word by
+// word, by hand: the two regular expressions it replaces took a second
+// of CPU for one run's database, and the tests scan dozens of outputs.
+func luhnRuns(b []byte) []string {
+	var out []string
+	for i := 0; i < len(b); {
+		if !isWordByte(b[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && isWordByte(b[j]) {
+			j++
+		}
+		if word := b[i:j]; !isSHA256Hex(word) {
+			for k := 0; k < len(word); {
+				if word[k] < '0' || word[k] > '9' {
+					k++
+					continue
+				}
+				l := k
+				for l < len(word) && word[l] >= '0' && word[l] <= '9' {
+					l++
+				}
+				if d := word[k:l]; len(d) >= 13 && len(d) <= 19 && luhnValid(d) {
+					out = append(out, string(d))
+				}
+				k = l
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// isWordByte is a byte of a word as a regexp's \b sees it: [0-9A-Za-z_].
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+// isSHA256Hex says whether a whole word is 64 lowercase hex digits.
+func isSHA256Hex(word []byte) bool {
+	if len(word) != 64 {
+		return false
+	}
+	for _, c := range word {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func luhnValid(d []byte) bool {
+	sum, double := 0, false
+	for i := len(d) - 1; i >= 0; i-- {
+		n := int(d[i] - '0')
+		if double {
+			if n *= 2; n > 9 {
+				n -= 9
+			}
+		}
+		sum += n
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// printed is s as reconcile prints it inside an error or a log: masked
+// with the whole message (cardmask.MaskText). A test's temporary path may
+// read as a card number there: t.TempDir's digits and its /00N suffix
+// ("…Refusals1651000536/002/…") are 13 digits joined by a separator, which
+// pass the Luhn check one time in ten.
+func printed(s string) string { return cardmask.MaskText(s) }
+
+func assertNoPANs(t *testing.T, where string, b []byte) {
+	t.Helper()
+	if runs := luhnRuns(b); len(runs) > 0 {
+		t.Errorf("%s holds %d card number(s), e.g. %s…", where, len(runs), runs[0][:6])
+	}
+}
+
+func luhnRunsInDir(t *testing.T, dir string) []string {
+	t.Helper()
+	var runs []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			runs = append(runs, luhnRuns(b)...)
+		}
+		return nil
+	})
+	return runs
+}
+
+// assertNoneOf checks a file's raw bytes for any of the given card numbers.
+// (Raw bytes of a DuckDB or Parquet file hold compressed fragments of long
+// identifiers, so a Luhn scan of them would report noise; the values read
+// back through SQL are scanned for every card-like run instead.)
+func assertNoneOf(t *testing.T, path string, pans []string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pans {
+		if bytes.Contains(b, []byte(p)) {
+			t.Errorf("%s holds a full card number from a journal (%s…)", path, p[:6])
+			return
+		}
+	}
+}
+
+// assertNoPANsInDB reads every text value of every table.
+func assertNoPANsInDB(t *testing.T, db *sql.DB) {
+	t.Helper()
+	cols := textColumns(t, db)
+	if len(cols) < 20 {
+		t.Fatalf("only %d text columns found", len(cols))
+	}
+	for _, c := range cols {
+		if !strings.HasSuffix(c.name, "sha256") { // a hex digest may hold a Luhn-valid run of digits by chance
+			assertNoPANs(t, c.name, []byte(c.text))
+		}
+	}
+}
+
+func assertNoPANsInWorkbook(t *testing.T, path string) {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		assertNoPANs(t, path+":"+f.Name, b)
+	}
+}
+
+func assertNoPANsInParquet(t *testing.T, db *sql.DB, dir string) {
+	t.Helper()
+	for p, text := range parquetTexts(t, db, dir) {
+		assertNoPANs(t, p, []byte(text))
+	}
+}
+
+// checkWorkbook reads the published workbook back: a Summary sheet, one
+// sheet per kind with one row per finding, amounts as numbers.
+func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
+	t.Helper()
+	wb, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	names := reports.KindSheetNames()
+	// The kinds' sheets come by money at stake, without exchange rates:
+	// the ground truth's amounts in the principal currency (that of most
+	// findings), then in the others added up, then the count, then the
+	// catalog's order.
+	kinds := queries.Kinds()
+	perCurrency := map[string]int{}
+	for _, kind := range kinds {
+		for _, f := range gt.Findings[kind] {
+			if f.Currency != "" {
+				perCurrency[f.Currency]++
+			}
+		}
+	}
+	principal := ""
+	for c, n := range perCurrency {
+		if n > perCurrency[principal] || n == perCurrency[principal] && c < principal {
+			principal = c
+		}
+	}
+	main, other := map[string]float64{}, map[string]float64{}
+	for _, kind := range kinds {
+		for _, f := range gt.Findings[kind] {
+			a, _ := strconv.ParseFloat(f.Amount, 64)
+			if f.Currency == principal {
+				main[kind] += math.Abs(a)
+			} else {
+				other[kind] += math.Abs(a)
+			}
+		}
+	}
+	slices.SortStableFunc(kinds, func(a, b string) int {
+		if main[a] != main[b] {
+			return cmp.Compare(main[b], main[a])
+		}
+		if other[a] != other[b] {
+			return cmp.Compare(other[b], other[a])
+		}
+		return cmp.Compare(len(gt.Findings[b]), len(gt.Findings[a]))
+	})
+	want := []string{"Summary"}
+	for _, kind := range kinds {
+		want = append(want, names[kind])
+	}
+	want = append(append(append(append(want, reports.BillingSheets...), reports.PaymentSheets...), reports.SettlementSheets...),
+		"Resolved", "Acknowledgements", "Legend")
+	if got := wb.GetSheetList(); !slices.Equal(got, want) {
+		t.Fatalf("sheets %v, want %v", got, want)
+	}
+	for _, kind := range queries.Kinds() {
+		sheet := names[kind]
+		tab := findingTable(t, wb, sheet)
+		if len(tab.rows) != len(gt.Findings[kind]) {
+			t.Errorf("sheet %s: %d findings, want %d", kind, len(tab.rows), len(gt.Findings[kind]))
+			continue
+		}
+		merchant, amount := slices.Index(tab.header, "Merchant ID"), slices.Index(tab.header, "Amount")
+		if merchant < 0 {
+			t.Errorf("sheet %s header: %v", kind, tab.header)
+			continue
+		}
+		// Each finding of the ground truth is a row of its merchant that
+		// shows its entity (in the kind's ID column, docs/workbook.md),
+		// with its amount as a number.
+		for _, f := range gt.Findings[kind] {
+			row := slices.IndexFunc(tab.rows, func(r []string) bool {
+				return merchant < len(r) && r[merchant] == f.MerchantID && slices.Contains(r, f.EntityID)
+			})
+			if row < 0 {
+				t.Errorf("sheet %s has no row of %s %s", kind, f.MerchantID, f.EntityID)
+				continue
+			}
+			if f.Amount == "" {
+				continue
+			}
+			if amount < 0 {
+				t.Errorf("sheet %s has no Amount column for %s %s's %s", kind, f.MerchantID, f.EntityID, f.Amount)
+				continue
+			}
+			ref, _ := excelize.CoordinatesToCellName(amount+1, tab.headerRow+1+row)
+			raw, _ := wb.GetCellValue(sheet, ref, excelize.Options{RawCellValue: true})
+			typ, _ := wb.GetCellType(sheet, ref)
+			// The amount is written with its currency's decimals (12.34 USD,
+			// 12.345 KWD, 1000 JPY): the cell holds the double of that text.
+			want, _ := strconv.ParseFloat(f.Amount, 64)
+			if v, err := strconv.ParseFloat(raw, 64); err != nil || v != want || typ == excelize.CellTypeInlineString {
+				t.Errorf("sheet %s %s: %q (type %v), want the number %s", kind, ref, raw, typ, f.Amount)
+			}
+		}
+	}
+}
+
+// kindTable is the findings table of a kind's sheet, as shown: its header
+// (the row below the "Findings" title, after the totals per currency) and
+// its rows.
+type kindTable struct {
+	headerRow int // 1-based
+	header    []string
+	rows      [][]string
+}
+
+func findingTable(t *testing.T, wb *excelize.File, sheet string) kindTable {
+	t.Helper()
+	rows, err := wb.GetRows(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		if len(r) == 1 && r[0] == "Findings" && i+1 < len(rows) {
+			return kindTable{headerRow: i + 2, header: rows[i+1], rows: rows[i+2:]}
+		}
+	}
+	t.Fatalf("sheet %s has no Findings table", sheet)
+	return kindTable{}
+}
+
+// TestLuhnRunsAsTheRegexpsFindThem: the scan by hand finds what the
+// regular expressions it replaced found (digests \b[0-9a-f]{64}\b left
+// out, then every maximal run of digits checked), on texts made of card
+// numbers, digests, digests joined to a word, and noise.
+func TestLuhnRunsAsTheRegexpsFindThem(t *testing.T) {
+	t.Parallel()
+	digits, hash := regexp.MustCompile(`[0-9]+`), regexp.MustCompile(`\b[0-9a-f]{64}\b`)
+	want := func(b []byte) []string {
+		var out []string
+		for _, m := range digits.FindAll(hash.ReplaceAll(b, nil), -1) {
+			if len(m) >= 13 && len(m) <= 19 && luhnValid(m) {
+				out = append(out, string(m))
+			}
+		}
+		return out
+	}
+	digest := "4111111111111111" + "ab" + strings.Repeat("0", 46) // a card number's digits inside a digest
+	pieces := []string{"4111111111111111", "4000056655665556", "5555555555554444", digest, "x" + digest, digest + "_",
+		strings.ToUpper(digest), digest[:63], "12345", " ", "-", "/", "\"", "a", "é", "\n", "0", "9"}
+	rng := rand.New(rand.NewPCG(7, 11))
+	found := 0
+	for range 20000 {
+		var b []byte
+		for range 1 + rng.IntN(8) {
+			b = append(b, pieces[rng.IntN(len(pieces))]...)
+		}
+		got, w := luhnRuns(b), want(b)
+		if !slices.Equal(got, w) {
+			t.Fatalf("luhnRuns(%q) = %v, the regexps find %v", b, got, w)
+		}
+		found += len(w)
+	}
+	if found == 0 {
+		t.Fatal("no text held a card number: the comparison proves nothing")
+	}
+}

@@ -1,0 +1,37 @@
+package cli
+
+import "testing"
+
+// TestIncrementalRequests: at scale medium (100 subscriptions a member), a
+// second run of the same day over unchanged data, forced to pull every
+// member again, makes at most 10% of the first run's requests, because no
+// payment list that cannot have changed is pulled again.
+func TestIncrementalRequests(t *testing.T) {
+	t.Parallel() // its own copy of the shared medium run's files and database
+	if testing.Short() {
+		t.Skip("scale medium: skipped with -short")
+	}
+	r := sharedMediumRun(t) // the first run
+	f := r.f
+	db, out := r.copy(t)
+	if code, so, se := r.code, r.Stdout, r.Stderr; code != ExitOK {
+		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
+	}
+	first := runRequests(t, db)
+	before := tableCounts(t, db)
+	if code, so, se := runCLI(t, sandboxEnv, r.args(db, out, "--force")...); code != ExitOK {
+		t.Fatalf("second run exited %d\n%s\n%s", code, so, se)
+	}
+	second := runRequests(t, db)
+	t.Logf("first run %d requests, second %d (%.1f%%)", first, second, 100*float64(second)/float64(first))
+	if second*10 > first {
+		t.Errorf("the second run made %d requests, more than 10%% of the first run's %d", second, first)
+	}
+	after := tableCounts(t, db)
+	for table, n := range before {
+		if after[table] != n {
+			t.Errorf("table %s: %d rows after the first run, %d after the second", table, n, after[table])
+		}
+	}
+	compareFindings(t, dbFindings(t, openReadOnly(t, db), "2026-11-20"), truthSet(f.truth, nil))
+}

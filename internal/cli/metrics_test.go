@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// promSample is one parsed line of the text exposition format.
+type promSample struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+var (
+	promHelp  = regexp.MustCompile(`^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$`)
+	promType  = regexp.MustCompile(`^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (gauge|counter|untyped)$`)
+	promLine  = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$`)
+	promLabel = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)`)
+)
+
+// parseProm reads a metrics file strictly as node_exporter's textfile
+// collector would: HELP and TYPE before a metric's samples, valid names and
+// label syntax, float values, no metric declared twice, no duplicate series.
+func parseProm(t *testing.T, path string) []promSample {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []promSample
+	typed := map[string]bool{}
+	series := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case promHelp.MatchString(line):
+		case promType.MatchString(line):
+			name := promType.FindStringSubmatch(line)[1]
+			if typed[name] {
+				t.Errorf("line %d: %s declared twice", n, name)
+			}
+			typed[name] = true
+		default:
+			m := promLine.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("line %d is not in the exposition format: %q", n, line)
+			}
+			if !typed[m[1]] {
+				t.Errorf("line %d: sample of %s before its TYPE", n, m[1])
+			}
+			s := promSample{name: m[1], labels: map[string]string{}}
+			rest := m[3]
+			for rest != "" {
+				lm := promLabel.FindStringSubmatch(rest)
+				if lm == nil || !strings.HasPrefix(rest, lm[0]) {
+					t.Fatalf("line %d: bad labels %q", n, m[3])
+				}
+				s.labels[lm[1]] = lm[2]
+				rest = rest[len(lm[0]):]
+			}
+			if s.value, err = strconv.ParseFloat(m[4], 64); err != nil {
+				t.Fatalf("line %d: value %q: %v", n, m[4], err)
+			}
+			key := line[:strings.LastIndex(line, " ")]
+			if series[key] {
+				t.Errorf("line %d: series %s twice", n, key)
+			}
+			series[key] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func promValue(samples []promSample, name string, labels ...string) (float64, bool) {
+	for _, s := range samples {
+		if s.name != name {
+			continue
+		}
+		ok := true
+		for i := 0; i+1 < len(labels); i += 2 {
+			ok = ok && s.labels[labels[i]] == labels[i+1]
+		}
+		if ok {
+			return s.value, true
+		}
+	}
+	return 0, false
+}
+
+// A run that fails before it starts (here: a bad --split-by) still writes
+// the file, saying it failed: monitoring must see a broken cron job.
+func TestMetricsFileOfAFailedRun(t *testing.T) {
+	path := t.TempDir() + "/reconcile.prom"
+	code, _, _ := runCLI(t, nil, "run", "--split-by", "merchant", "--metrics-file", path)
+	if code != ExitFailed {
+		t.Fatalf("exit %d", code)
+	}
+	samples := parseProm(t, path)
+	for name, want := range map[string]float64{"reconcile_run_success": 0, "reconcile_run_exit_code": 1} {
+		if v, ok := promValue(samples, name); !ok || v != want {
+			t.Errorf("%s = %v (%v), want %v", name, v, ok, want)
+		}
+	}
+	if v, _ := promValue(samples, "reconcile_run_status", "status", "failed"); v != 1 {
+		t.Errorf(`reconcile_run_status{status="failed"} = %v`, v)
+	}
+	if _, ok := promValue(samples, "reconcile_members"); ok {
+		t.Error("member counts of a run that never started")
+	}
+}
+
+// TestPromLabelRegexp: the label syntax parseProm reads holds escaped
+// quotes (metrics.escapeLabel writes them).
+func TestPromLabelRegexp(t *testing.T) {
+	if s := fmt.Sprint(promLabel.FindStringSubmatch(`k="a\"b",`)[2]); s != `a\"b` {
+		t.Errorf("label regexp: %s", s)
+	}
+}

@@ -1,0 +1,327 @@
+package cli
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reconcile/reconcile/internal/sandbox"
+	"github.com/reconcile/reconcile/outputs"
+)
+
+// These tests run reconcile as a separate process, because what they check
+// happens between processes: kill -9 in the middle of a run, and a second
+// process on the same database file.
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	closeSharedRuns()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func reconcileBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "reconcile-bin")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "reconcile")
+		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/reconcile").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func startRun(t *testing.T, args []string) *exec.Cmd {
+	t.Helper()
+	cmd := runCommand(t, args)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// runCommand is reconcile with args as a process not yet started, its
+// environment the test's (GOMEMLIMIT left out) with the sandbox's secret.
+func runCommand(t *testing.T, args []string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(reconcileBinary(t), args...)
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(v string) bool { return strings.HasPrefix(v, "GOMEMLIMIT=") }),
+		"RECONCILE_SECRET="+sandbox.DefaultSecret)
+	return cmd
+}
+
+// volatile columns differ between two correct runs (times, attempt and
+// request counts, members a resumed attempt skipped, the BIN lookup
+// response's own id and time inside bin_attributes.raw, when an
+// acknowledgement changed, which numbers its audit rows, and when a
+// once-only upgrade was done); everything else must be equal.
+var volatile = map[string]bool{
+	"loaded_at": true, "imported_at": true, "looked_up_at": true, "payments_pulled_at": true,
+	"started_at": true, "finished_at": true, "attempts": true, "requests": true, "retries": true,
+	"members_skipped": true, "bin_attributes.raw": true,
+	"created_at": true, "updated_at": true, "changed_at": true, "acknowledgement_audit.seq": true, "done_at": true,
+}
+
+// tableDigests returns, per table, a digest of its rows without volatile
+// columns, so two databases can be compared table by table.
+func tableDigests(t *testing.T, path string) map[string]string {
+	t.Helper()
+	db := openReadOnly(t, path)
+	defer db.Close()
+	out := map[string]string{}
+	for table := range tableKeys {
+		rows, err := db.Query(`SELECT column_name FROM information_schema.columns
+			WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position`, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cols []string
+		for rows.Next() {
+			var c string
+			rows.Scan(&c)
+			if !volatile[c] && !volatile[table+"."+c] {
+				cols = append(cols, `"`+c+`"`)
+			}
+		}
+		rows.Close()
+		var digest sql.NullString
+		var n int
+		q := fmt.Sprintf(`SELECT count(*), md5(string_agg(CAST(r AS VARCHAR), '|' ORDER BY CAST(r AS VARCHAR)))
+			FROM (SELECT %s FROM %s) r`, strings.Join(cols, ", "), table)
+		if err := db.QueryRow(q).Scan(&n, &digest); err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		out[table] = fmt.Sprintf("%d rows %s", n, digest.String)
+	}
+	return out
+}
+
+// TestKillAndRerunEqualsCleanRun kills a run with SIGKILL at several points,
+// runs the date again (resuming), and compares every table with a run that
+// was never interrupted.
+func TestKillAndRerunEqualsCleanRun(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
+	if testing.Short() {
+		t.Skip("builds the binary and kills it several times: skipped with -short")
+	}
+	// Answers are slowed by 25ms only while a run that is to be killed
+	// goes (so that the kill lands mid-run); the reference run and the
+	// re-runs, whose outcome latency does not change, go at full speed.
+	slow := &slowSwitch{latency: 25 * time.Millisecond}
+	f := newFixture(t, sandbox.Config{}, slow.option())
+	work := t.TempDir()
+	ref := filepath.Join(work, "ref.duckdb")
+	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(ref, filepath.Join(work, "ref-out"))...); code != ExitOK {
+		t.Fatalf("reference run exited %d\n%s\n%s", code, so, se)
+	}
+	want := tableDigests(t, ref)
+
+	killedMidRun := 0
+	for i, delay := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1300 * time.Millisecond} {
+		db := filepath.Join(work, fmt.Sprintf("k%d.duckdb", i))
+		out := filepath.Join(work, fmt.Sprintf("k%d-out", i))
+		args := f.runArgs(db, out, "--concurrency", "2")
+		slow.on.Store(true)
+		cmd := startRun(t, args)
+		time.Sleep(delay)
+		cmd.Process.Kill() // SIGKILL: no defers, no checkpoint, no cleanup
+		err := cmd.Wait()
+		slow.on.Store(false)
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && !exit.Exited() {
+			killedMidRun++
+		}
+		if code, so, se := runCLI(t, sandboxEnv, args...); code != ExitOK {
+			t.Fatalf("re-run after kill at %v exited %d\n%s\n%s", delay, code, so, se)
+		}
+		got := tableDigests(t, db)
+		var diffs []string
+		for table, w := range want {
+			if got[table] != w {
+				diffs = append(diffs, fmt.Sprintf("%s: %s, clean run %s", table, got[table], w))
+			}
+		}
+		sort.Strings(diffs)
+		if len(diffs) > 0 {
+			t.Errorf("after kill -9 at %v and a re-run, tables differ from a clean run:\n  %s", delay, strings.Join(diffs, "\n  "))
+		}
+	}
+	if killedMidRun < 2 {
+		t.Errorf("only %d of 4 runs were still going when killed: the test did not exercise a crash", killedMidRun)
+	}
+}
+
+// TestOneWriter: while one run writes, a second run on the same database
+// exits 1 at once with a clear message, and the published snapshot
+// (out/current.duckdb) still opens read-only.
+func TestOneWriter(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
+	if testing.Short() {
+		t.Skip("builds the binary: skipped with -short")
+	}
+	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 100 * time.Millisecond}})
+	fast := sharedSmallRun(t) // the first run: its own copy of the shared small run
+	db, out := fast.copy(t)
+	if code, so, se := fast.code, fast.Stdout, fast.Stderr; code != ExitOK {
+		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
+	}
+	writer := runCommand(t, f.runArgs(db, out, "--force", "--concurrency", "1"))
+	var writerLog syncBuffer
+	writer.Stderr = &writerLog
+	if err := writer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { writer.Process.Kill(); writer.Wait() }()
+	waitForLog(t, &writerLog, `"msg":"run started"`) // the writer holds the database from before its run starts
+	// The process runs under the default soft limit on Go's memory
+	// (gomemory.go), which its run log states; in-process runs (runCLI)
+	// leave the test binary's as it is.
+	if log := writerLog.String(); !strings.Contains(log, `"go_memory_limit":"128 MiB"`) {
+		t.Errorf("the writer's log does not state the default Go memory limit:\n%s", log)
+	}
+
+	code, _, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	if code != ExitFailed || !strings.Contains(stderr, "in use by another process") {
+		t.Errorf("second run: exit %d, stderr %q; want 1 and a message that the database is in use", code, stderr)
+	}
+	if writer.ProcessState != nil {
+		t.Fatal("the first run had already finished: the test did not exercise two writers")
+	}
+	// reconcile sql first: DuckDB refuses to open a file in one process
+	// with two configurations, and openReadOnly's stays open.
+	code, stdout, stderr := runCLI(t, nil, "sql", "--db", filepath.Join(out, outputs.CurrentName), "--format", "csv", "SELECT count(*) AS n FROM findings")
+	var n int
+	snap := openReadOnly(t, filepath.Join(out, outputs.CurrentName))
+	if err := snap.QueryRow(`SELECT count(*) FROM findings`).Scan(&n); err != nil || n == 0 {
+		t.Errorf("the published snapshot while a run writes: %d findings, %v", n, err)
+	}
+	if code != ExitOK || stdout != fmt.Sprintf("n\n%d\n", n) {
+		t.Errorf("reconcile sql on the published snapshot while a run writes: exit %d, %q, %s", code, stdout, stderr)
+	}
+}
+
+// TestSecondSignalExitsAtOnce: the first SIGINT stops a run cleanly (exit
+// 130, the run recorded as failed); a second signal, while the clean stop
+// is under way, ends the process at once with 130. Both signals are made
+// to arrive together (sent while the process is stopped), so the second
+// cannot miss the clean stop.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	t.Parallel() // its own sandbox, files and database
+	if testing.Short() {
+		t.Skip("builds the binary: skipped with -short")
+	}
+	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 200 * time.Millisecond}})
+	work := t.TempDir()
+	wait := func(cmd *exec.Cmd) int {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Fatal("the run did not end within 20s of the signals")
+		}
+		return cmd.ProcessState.ExitCode()
+	}
+	start := func(name string) (*exec.Cmd, *syncBuffer) {
+		args := f.runArgs(filepath.Join(work, name+".duckdb"), filepath.Join(work, name+"-out"), "--concurrency", "1")
+		cmd := exec.Command(reconcileBinary(t), args...)
+		cmd.Env = append(os.Environ(), "RECONCILE_SECRET="+sandbox.DefaultSecret)
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitForLog(t, stderr, `"msg":"member loaded"`) // well into the members stage
+		return cmd, stderr
+	}
+
+	clean, stderr := start("clean")
+	clean.Process.Signal(syscall.SIGINT)
+	if code := wait(clean); code != ExitInterrupted || strings.Contains(stderr.String(), "exiting at once") {
+		t.Errorf("one SIGINT: exit %d, stderr:\n%s\nwant 130 from a clean stop", code, stderr)
+	}
+	// One line says what was kept; the members the stop cut short are not
+	// each reported as failed.
+	if got := stderr.String(); !regexp.MustCompile(`(?m)^reconcile: interrupted: \d+ of \d+ members kept; run again to resume$`).MatchString(got) ||
+		strings.Contains(got, `"member failed"`) {
+		t.Errorf("one SIGINT: stderr:\n%s\nwant one line \"interrupted: N of M members kept; run again to resume\" and no member failed", got)
+	}
+	var status string
+	if err := openReadOnly(t, filepath.Join(work, "clean.duckdb")).QueryRow(`SELECT status FROM runs`).Scan(&status); err != nil || status != "failed" {
+		t.Errorf("after a clean stop the run is %q (%v), want failed", status, err)
+	}
+
+	hard, stderr := start("hard")
+	hard.Process.Signal(syscall.SIGSTOP)
+	hard.Process.Signal(syscall.SIGINT)
+	hard.Process.Signal(syscall.SIGTERM)
+	hard.Process.Signal(syscall.SIGCONT)
+	if code := wait(hard); code != ExitInterrupted || !strings.Contains(stderr.String(), "again: exiting at once") {
+		t.Errorf("two signals: exit %d, stderr:\n%s\nwant 130 and the immediate exit's message", code, stderr)
+	}
+}
+
+// TestSignalStages: each signal runs the next stage; one after the last
+// exits with 130 at once.
+func TestSignalStages(t *testing.T) {
+	var ran []string
+	s := &signalStages{stages: []func(){func() { ran = append(ran, "cancel") }}}
+	s.then(func() { ran = append(ran, "interrupt job") })
+	sigs := make(chan os.Signal, 3)
+	sigs <- syscall.SIGTERM
+	sigs <- syscall.SIGINT
+	sigs <- syscall.SIGINT
+	close(sigs)
+	var stderr strings.Builder
+	exited := -1
+	s.relay(sigs, &stderr, func(code int) { exited = code })
+	if strings.Join(ran, ",") != "cancel,interrupt job" || exited != ExitInterrupted ||
+		stderr.String() != "reconcile: interrupt again: exiting at once\n" {
+		t.Errorf("stages run %v, exit %d, stderr %q", ran, exited, stderr.String())
+	}
+	(*signalStages)(nil).then(func() {}) // tests run commands with no signal stages
+}
+
+// waitForLog waits until a process's log holds want (a minute at most:
+// a loaded machine starts a process slowly, and a fixed sleep then
+// signalled it before the stage the test is about).
+func waitForLog(t *testing.T, log *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(log.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in the process's log within a minute:\n%s", want, log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,307 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/reconcile/reconcile/internal/sandbox"
+)
+
+// sharedRun is one run made once per test binary for the tests that
+// start from exactly that run: each would otherwise pay a whole run of its
+// own for the same result. The small run (sharedSmallRun) is of the
+// default small sandbox (newFixture with sandbox.Config{} and runArgs with
+// nothing added); the medium run (sharedMediumRun) is of scale medium. A
+// test never reads or writes the run's own files: copy gives it its
+// database and output folder as the run left them, in its own temporary
+// folder, so nothing a test does (a re-run, an acknowledgement, a view
+// opened in another configuration) is seen by another. The sandbox serves
+// that one run; tests may run again against it (runArgs, or args with the
+// run's own flags), as after their own run.
+type sharedRun struct {
+	f              *fixture // client and env are nil: the run needs neither
+	db, out        string   // the run's own files: copy them, never use them
+	flags          []string // given after runArgs' own (args)
+	rates, limits  string   // the medium run's files (mediumRates, mediumLimits)
+	code           int
+	Stdout, Stderr string
+}
+
+var (
+	smallRunOnce sync.Once
+	smallRun     *sharedRun
+	smallRunErr  error
+	smallRunDone func() // stops the sandbox and removes the run's folder
+)
+
+// sharedSmallRun is the run, made by the first test that asks for it.
+func sharedSmallRun(t *testing.T) *sharedRun {
+	t.Helper()
+	smallRunOnce.Do(func() { smallRun, smallRunErr = makeSmallRun() })
+	if smallRunErr != nil {
+		t.Fatalf("the shared small run: %v", smallRunErr)
+	}
+	return smallRun
+}
+
+// makeSmallRun builds what newFixture builds for sandbox.Config{} (scale
+// small, testDate, seed 7, journals and ground truth on disk) and runs
+// reconcile on it once, as runCLI does. It outlives any one test, so it
+// takes no *testing.T: TestMain ends it (closeSharedRuns).
+func makeSmallRun() (*sharedRun, error) {
+	f, err := sharedFixture("small", "reconcile-shared-run", &smallRunDone)
+	if err != nil {
+		return nil, err
+	}
+	r := &sharedRun{f: f, db: filepath.Join(f.dir, "r.duckdb"), out: filepath.Join(f.dir, "out")}
+	r.code, r.Stdout, r.Stderr = runShared(f.runArgs(r.db, r.out))
+	return r, nil
+}
+
+// The shared medium run: one run of scale medium (testDate, seed 7, journals
+// on disk) with the flags makeMediumRun gives it (sharedRun.flags), made
+// once per test binary for the tests that read such a run: TestBillingMatchesGroundTruthMedium,
+// TestPaymentsAuditAtMediumScale and TestIncrementalRequests. Each would
+// otherwise pay ~10 CPU-s for its own. As with the small run, a test works
+// on its copy (copy) and may run again against the run's sandbox, with
+// the run's own flags (args).
+var (
+	mediumRunOnce sync.Once
+	mediumRun     *sharedRun
+	mediumRunErr  error
+	mediumRunDone func()
+)
+
+// Files the medium run is given: an interchange rate table of the test's
+// own rates, and the networks' reattempt limits as documented
+// (TestPaymentsAuditAtMediumScale checks what each did).
+const (
+	mediumRates  = "network,level2,level3\nVISA,0.004,0.01\nMASTERCARD,0.005,0.02\n*,0,0\n"
+	mediumLimits = "network,reattempts,window,cit_mit_apart\nVISA,20,30d,true\nMASTERCARD,10,24h,false\nMASTERCARD,35,720h,false\n"
+)
+
+// sharedMediumRun is the medium run, made by the first test that asks.
+func sharedMediumRun(t *testing.T) *sharedRun {
+	t.Helper()
+	mediumRunOnce.Do(func() { mediumRun, mediumRunErr = makeMediumRun() })
+	if mediumRunErr != nil {
+		t.Fatalf("the shared medium run: %v", mediumRunErr)
+	}
+	return mediumRun
+}
+
+func makeMediumRun() (*sharedRun, error) {
+	f, err := sharedFixture("medium", "reconcile-shared-medium", &mediumRunDone)
+	if err != nil {
+		return nil, err
+	}
+	r := &sharedRun{f: f, db: filepath.Join(f.dir, "r.duckdb"), out: filepath.Join(f.dir, "out"),
+		rates: filepath.Join(f.dir, "rates.csv"), limits: filepath.Join(f.dir, "limits.csv")}
+	if err := os.WriteFile(r.rates, []byte(mediumRates), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(r.limits, []byte(mediumLimits), 0o644); err != nil {
+		return nil, err
+	}
+	r.flags = []string{"--rate", "100000", "--concurrency", "8", "--interchange-rates", r.rates, "--retry-limits", r.limits}
+	r.code, r.Stdout, r.Stderr = runShared(r.args(r.db, r.out))
+	return r, nil
+}
+
+// args are the run's arguments for db and out, then more.
+func (r *sharedRun) args(db, out string, more ...string) []string {
+	return r.f.runArgs(db, out, append(slices.Clone(r.flags), more...)...)
+}
+
+// sharedFixture is newFixture's sandbox of scale (testDate, seed 7) on
+// loopback HTTP, with its journals and ground truth on disk in a new
+// temporary folder; *done is set to what stops it and removes the folder.
+func sharedFixture(scale, prefix string, done *func()) (*fixture, error) {
+	sc, err := sandbox.ParseScale(scale)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := sandbox.New(sandbox.Config{Scale: sc, BusinessDate: testDate, Seed: 7})
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		hs.Close()
+		return nil, err
+	}
+	*done = func() { hs.Close(); os.RemoveAll(dir) }
+	journals := filepath.Join(dir, "journals")
+	if _, err := srv.WriteJournals(journals); err != nil {
+		return nil, fmt.Errorf("journals: %w", err)
+	}
+	truth, err := srv.GroundTruth()
+	if err != nil {
+		return nil, fmt.Errorf("ground truth: %w", err)
+	}
+	return &fixture{srv: srv, url: hs.URL, dir: dir, journals: journals, truth: truth}, nil
+}
+
+// runShared runs the CLI in-process with the sandbox's secret, as runCLI
+// does, for a fixture no one test owns.
+func runShared(args []string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), args, Env{Stdout: &stdout, Stderr: &stderr,
+		Getenv: func(k string) string { return sandboxEnv[k] }})
+	return code, stdout.String(), stderr.String()
+}
+
+// sharedShards is the four shards of testDate run against a sandbox of
+// mergeScale, each as a pod would (runShard: work/db/shard=<i>.duckdb and
+// the folder work/shard=<i>), made once per test binary: TestShardsMergeToOneRun
+// reads them, and TestMergeEqualsFullRun starts its first day from them.
+// Tests take copies (copyTo); the sandbox is TestMergeEqualsFullRun's to
+// run against and move on (TestShardsMergeToOneRun reads only its members
+// and ground truth, fixed when it was made).
+type sharedShards struct {
+	f     *fixture // client and env are nil
+	work  string   // the shards' own files: copy them, never use them
+	codes [4]int
+	out   [4]string // each shard's stdout and stderr
+}
+
+var (
+	shardsOnce sync.Once
+	shards     *sharedShards
+	shardsErr  error
+	shardsDone func()
+)
+
+// sharedMergeShards is the shards, made by the first test that asks.
+func sharedMergeShards(t *testing.T) *sharedShards {
+	t.Helper()
+	shardsOnce.Do(func() { shards, shardsErr = makeMergeShards() })
+	if shardsErr != nil {
+		t.Fatalf("the shared shards: %v", shardsErr)
+	}
+	return shards
+}
+
+func makeMergeShards() (*sharedShards, error) {
+	f, err := sharedFixture(mergeScale, "reconcile-shared-shards", &shardsDone)
+	if err != nil {
+		return nil, err
+	}
+	s := &sharedShards{f: f, work: filepath.Join(f.dir, "work")}
+	if err := os.MkdirAll(filepath.Join(s.work, "db"), 0o755); err != nil {
+		return nil, err
+	}
+	date := testDate.Format("2006-01-02")
+	for i := range 4 {
+		name := fmt.Sprintf("shard=%d", i)
+		db, out := filepath.Join(s.work, "db", name+".duckdb"), filepath.Join(s.work, name)
+		code, so, se := runShared(f.runArgs(db, out, "--date", date, "--shard", fmt.Sprintf("%d/4", i)))
+		s.codes[i], s.out[i] = code, so+se
+	}
+	return s, nil
+}
+
+// copyTo copies the shards' databases and folders into work, as runShards
+// would have left them there, and returns the glob of their folders.
+func (s *sharedShards) copyTo(t *testing.T, work string) string {
+	t.Helper()
+	if err := copyTree(s.work, work); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(work, "shard=*")
+}
+
+// closeSharedRuns ends the shared runs that were made.
+func closeSharedRuns() {
+	for _, done := range []func(){smallRunDone, mediumRunDone, shardsDone} {
+		if done != nil {
+			done()
+		}
+	}
+}
+
+// copy gives the test its own copy of the run's database and output
+// folder (files and links as they are), and returns their paths.
+func (r *sharedRun) copy(t *testing.T) (db, out string) {
+	t.Helper()
+	work := t.TempDir()
+	db, out = filepath.Join(work, filepath.Base(r.db)), filepath.Join(work, filepath.Base(r.out))
+	copyRunFiles(t, r.db, r.out, db, out)
+	return db, out
+}
+
+// copyRunFiles copies a run's database (with its write-ahead log, if a
+// run left one) and output folder to db and out, as the run left them.
+func copyRunFiles(t *testing.T, fromDB, fromOut, db, out string) {
+	t.Helper()
+	if err := copyFile(fromDB, db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fromDB + ".wal"); err == nil { // none after a clean close; copied if there is
+		if err := copyFile(fromDB+".wal", db+".wal"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := copyTree(fromOut, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyTree copies the folder src to dst: folders, regular files (with
+// their modes) and symbolic links (their targets as they are).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&os.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, to)
+		case d.Type().IsRegular():
+			return copyFile(p, to)
+		}
+		return fmt.Errorf("copy %s: neither a folder, a file nor a link", p)
+	})
+}
+
+// copyFile copies the regular file src to dst with src's permissions.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	return out.Close()
+}
