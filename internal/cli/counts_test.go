@@ -20,13 +20,13 @@ import (
 // reconciled" and wrote "members": {"ok": 0} while the workbook said 6.
 func TestMemberCountsAgreeAfterARerun(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
 	metrics := filepath.Join(work, "reconcile.prom")
-	n := len(f.srv.Members())
+	n := len(f.Srv.Members())
 	for attempt := 1; attempt <= 2; attempt++ {
-		code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--metrics-file", metrics)...)
+		code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out, "--metrics-file", metrics)...)
 		if code != ExitOK {
 			t.Fatalf("attempt %d exited %d\n%s\n%s", attempt, code, stdout, stderr)
 		}
@@ -41,11 +41,11 @@ func TestMemberCountsAgreeAfterARerun(t *testing.T) {
 		if !strings.Contains(stdout, wantLine) {
 			t.Errorf("attempt %d: stdout does not say %q:\n%s", attempt, wantLine, stdout)
 		}
-		day := filepath.Join(out, f.srv.Config().BusinessDate.Format("2006-01-02"))
+		day := filepath.Join(out, f.Srv.Config().BusinessDate.Format("2006-01-02"))
 		var man struct {
 			Members map[string]int `json:"members"`
 		}
-		readJSON(t, filepath.Join(day, "manifest.json"), &man)
+		ReadJSON(t, filepath.Join(day, "manifest.json"), &man)
 		if man.Members["ok"] != n || man.Members["failed"] != 0 || man.Members["already_done"] != earlier {
 			t.Errorf("attempt %d: manifest members %v, want ok %d, failed 0, already_done %d", attempt, man.Members, n, earlier)
 		}
@@ -60,7 +60,7 @@ func TestMemberCountsAgreeAfterARerun(t *testing.T) {
 			}
 		}
 		var runsOK int
-		conn := openReadOnly(t, db)
+		conn := OpenReadOnly(t, db)
 		if err := conn.QueryRow(`SELECT members_ok FROM runs ORDER BY started_at DESC LIMIT 1`).Scan(&runsOK); err != nil || runsOK != n {
 			t.Errorf("attempt %d: runs.members_ok %d (%v), want %d", attempt, runsOK, err, n)
 		}

@@ -81,17 +81,17 @@ func currencyRewrite(mid string, amounts [][2]string) sandboxtest.Option {
 // and the run ends ok.
 func TestCurrencyMinorUnits(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	probe := newFixture(t, sandbox.Config{})
-	mid := probe.srv.Members()[1]
-	f := newFixture(t, sandbox.Config{}, currencyRewrite(mid, [][2]string{
+	probe := NewFixture(t, sandbox.Config{})
+	mid := probe.Srv.Members()[1]
+	f := NewFixture(t, sandbox.Config{}, currencyRewrite(mid, [][2]string{
 		{"12.345", "KWD"}, {"1000", "JPY"}, {"12.3456", "KWD"}, {"12.5", "JPY"}, {"0.005", "KWD"}, {"250", "JPY"}}))
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out)...)
 	if code != ExitOK {
 		t.Fatalf("run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	var status string
 	var pulled, stored, plans int
 	if err := conn.QueryRow(`SELECT status, transactions, (SELECT count(*) FROM transactions WHERE merchant_id = $1),

@@ -12,9 +12,9 @@ import (
 
 // doctorArgs are the fixture's run flags given to doctor, as a person
 // would run it with the config of their nightly run.
-func doctorArgs(t *testing.T, f *fixture, extra ...string) []string {
+func doctorArgs(t *testing.T, f *Fixture, extra ...string) []string {
 	work := t.TempDir()
-	args := f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), extra...)
+	args := f.RunArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), extra...)
 	args[0] = "doctor"
 	return args
 }
@@ -25,13 +25,13 @@ func doctorArgs(t *testing.T, f *fixture, extra ...string) []string {
 // no outputs.
 func TestDoctorOnTheSandbox(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	args := doctorArgs(t, f)
-	code, stdout, stderr := runCLI(t, sandboxEnv, args...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, args...)
 	if code != ExitOK {
 		t.Fatalf("doctor exited %d\n%s\n%s", code, stdout, stderr)
 	}
-	org := f.srv.Config().OrganizationID
+	org := f.Srv.Config().OrganizationID
 	for _, want := range []string{
 		"credentials  ok",
 		"discovery    ok  GET /group-management/v1/groups?organizationId=" + org + ": 2 groups, 6 members",
@@ -46,13 +46,13 @@ func TestDoctorOnTheSandbox(t *testing.T) {
 	// there, with the platform's words and the fix, and the verdict is
 	// still ready: a run reconciles it without billing.
 	without := map[string]bool{}
-	for _, mid := range f.srv.MembersWithoutRecurringBilling() {
+	for _, mid := range f.Srv.MembersWithoutRecurringBilling() {
 		without[mid] = true
 	}
 	if len(without) == 0 {
 		t.Fatal("the sandbox has no member without Recurring Billing: the not-enabled case proves nothing")
 	}
-	for _, mid := range f.srv.Members() {
+	for _, mid := range f.Srv.Members() {
 		want := `(?m)^` + mid + ` +ok +ok +ok$`
 		if without[mid] {
 			want = `(?m)^` + mid + ` +not enabled +ok +ok$`
@@ -73,7 +73,7 @@ func TestDoctorOnTheSandbox(t *testing.T) {
 			t.Errorf("doctor wrote %s", p)
 		}
 	}
-	code, stdout, _ = runCLI(t, sandboxEnv, doctorArgs(t, f, "--sample", "2")...)
+	code, stdout, _ = RunCLI(t, SandboxEnv, doctorArgs(t, f, "--sample", "2")...)
 	if code != ExitOK || !strings.Contains(stdout, "members: 2 checked of 6") {
 		t.Errorf("--sample 2: exit %d\n%s", code, stdout)
 	}
@@ -85,22 +85,22 @@ func TestDoctorOnTheSandbox(t *testing.T) {
 // credentials, with what to check, and exit 1.
 func TestDoctorFindsTheFaults(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{GroupsUnavailable: 403}})
-	code, stdout, stderr := runCLI(t, sandboxEnv, doctorArgs(t, f)...)
+	f := NewFixture(t, sandbox.Config{Faults: sandbox.Faults{GroupsUnavailable: 403}})
+	code, stdout, stderr := RunCLI(t, SandboxEnv, doctorArgs(t, f)...)
 	if code != ExitFailed || !regexp.MustCompile(`(?m)^discovery +failed +GET /group-management/v1/groups\?organizationId=sbxorg: 403`).MatchString(stdout) ||
 		!strings.Contains(stdout, "fix: group management did not answer: name the members with --merchants") ||
 		!strings.Contains(stdout, "verdict: not ready") {
 		t.Errorf("groups unavailable: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	mids := f.srv.Members()[:2]
-	code, stdout, stderr = runCLI(t, sandboxEnv, doctorArgs(t, f, "--merchants", strings.Join(mids, ","))...)
+	mids := f.Srv.Members()[:2]
+	code, stdout, stderr = RunCLI(t, SandboxEnv, doctorArgs(t, f, "--merchants", strings.Join(mids, ","))...)
 	if code != ExitOK || !strings.Contains(stdout, "members: 2 checked of 2") || !strings.Contains(stdout, "--merchants names 2 members") {
 		t.Errorf("groups unavailable, --merchants: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 
-	good := newFixture(t, sandbox.Config{})
+	good := NewFixture(t, sandbox.Config{})
 	wrong := map[string]string{"RECONCILE_SECRET": "d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldC13cm9uZy0="}
-	code, stdout, stderr = runCLI(t, wrong, doctorArgs(t, good)...)
+	code, stdout, stderr = RunCLI(t, wrong, doctorArgs(t, good)...)
 	if code != ExitFailed || !regexp.MustCompile(`(?m)^credentials +refused +401 `).MatchString(stdout) ||
 		!strings.Contains(stdout, "fix: check --key-id and the secret") {
 		t.Errorf("wrong secret: exit %d\n%s\n%s", code, stdout, stderr)

@@ -33,20 +33,20 @@ import (
 	"github.com/reconcile/reconcile/reports"
 )
 
-var testDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+var TestDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 
-// fixture is a sandbox on real loopback HTTP with its journals and ground truth on disk.
-type fixture struct {
-	srv      *sandbox.Server
-	url      string
-	client   *platform.Client // signed as the portfolio user
-	env      *sandboxtest.Env // Do: the sandbox's write endpoints
-	dir      string
-	journals string
-	truth    *sandbox.GroundTruth
+// Fixture is a sandbox on real loopback HTTP with its journals and ground truth on disk.
+type Fixture struct {
+	Srv      *sandbox.Server
+	URL      string
+	Client   *platform.Client // signed as the portfolio user
+	Env      *sandboxtest.Env // Do: the sandbox's write endpoints
+	Dir      string
+	Journals string
+	Truth    *sandbox.GroundTruth
 }
 
-func newFixture(t *testing.T, cfg sandbox.Config, opts ...sandboxtest.Option) *fixture {
+func NewFixture(t *testing.T, cfg sandbox.Config, opts ...sandboxtest.Option) *Fixture {
 	t.Helper()
 	if cfg.Scale.Members == 0 { // a custom scale has no name, but members
 		var err error
@@ -55,7 +55,7 @@ func newFixture(t *testing.T, cfg sandbox.Config, opts ...sandboxtest.Option) *f
 		}
 	}
 	if cfg.BusinessDate.IsZero() {
-		cfg.BusinessDate = testDate
+		cfg.BusinessDate = TestDate
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = 7
@@ -71,11 +71,11 @@ func newFixture(t *testing.T, cfg sandbox.Config, opts ...sandboxtest.Option) *f
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{srv: srv, url: env.URL, client: env.Client, env: env, dir: dir, journals: journals, truth: truth}
+	return &Fixture{Srv: srv, URL: env.URL, Client: env.Client, Env: env, Dir: dir, Journals: journals, Truth: truth}
 }
 
-// runCLI runs the CLI in-process and returns its exit code, stdout and stderr.
-func runCLI(t *testing.T, extraEnv map[string]string, args ...string) (int, string, string) {
+// RunCLI runs the CLI in-process and returns its exit code, stdout and stderr.
+func RunCLI(t *testing.T, extraEnv map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	getenv := func(k string) string { return extraEnv[k] }
@@ -83,9 +83,9 @@ func runCLI(t *testing.T, extraEnv map[string]string, args ...string) (int, stri
 	return code, stdout.String(), stderr.String()
 }
 
-// delinquencyAcknowledged is an acknowledgements file of one entry: the
+// DelinquencyAcknowledged is an acknowledgements file of one entry: the
 // subscription_delinquent finding of the merchant's entity.
-func delinquencyAcknowledged(merchantID, entityID string) string {
+func DelinquencyAcknowledged(merchantID, entityID string) string {
 	return fmt.Sprintf(`acknowledgements:
   - kind: subscription_delinquent
     merchant: %q
@@ -96,33 +96,33 @@ func delinquencyAcknowledged(merchantID, entityID string) string {
 `, merchantID, entityID)
 }
 
-func (f *fixture) runArgs(db, out string, extra ...string) []string {
-	cfg := f.srv.Config()
-	args := []string{"run", "--base-url", f.url, "--organization-id", cfg.OrganizationID,
+func (f *Fixture) RunArgs(db, out string, extra ...string) []string {
+	cfg := f.Srv.Config()
+	args := []string{"run", "--base-url", f.URL, "--organization-id", cfg.OrganizationID,
 		"--key-id", cfg.KeyID, "--date", cfg.BusinessDate.Format("2006-01-02"),
-		"--lookback", fmt.Sprint(cfg.Lookback), "--journal", filepath.Join(f.journals, "*.ndjson"),
+		"--lookback", fmt.Sprint(cfg.Lookback), "--journal", filepath.Join(f.Journals, "*.ndjson"),
 		"--db", db, "--out", out, "--rate", "5000", "--concurrency", "4"}
 	return append(args, extra...)
 }
 
-var sandboxEnv = map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret}
+var SandboxEnv = map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret}
 
-type findingKey struct{ Kind, MerchantID, EntityID, Amount, Currency string }
+type FindingKey struct{ Kind, MerchantID, EntityID, Amount, Currency string }
 
-func truthSet(gt *sandbox.GroundTruth, skip func(merchantID string) bool) map[findingKey]bool {
-	out := map[findingKey]bool{}
+func TruthSet(gt *sandbox.GroundTruth, skip func(merchantID string) bool) map[FindingKey]bool {
+	out := map[FindingKey]bool{}
 	for kind, fs := range gt.Findings {
 		for _, f := range fs {
 			if skip != nil && skip(f.MerchantID) {
 				continue
 			}
-			out[findingKey{kind, f.MerchantID, f.EntityID, f.Amount, f.Currency}] = true
+			out[FindingKey{kind, f.MerchantID, f.EntityID, f.Amount, f.Currency}] = true
 		}
 	}
 	return out
 }
 
-func openReadOnly(t *testing.T, path string) *sql.DB {
+func OpenReadOnly(t *testing.T, path string) *sql.DB {
 	t.Helper()
 	c, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
 	if err != nil {
@@ -133,7 +133,7 @@ func openReadOnly(t *testing.T, path string) *sql.DB {
 	return db
 }
 
-func dbFindings(t *testing.T, db *sql.DB, runID string) map[findingKey]bool {
+func DBFindings(t *testing.T, db *sql.DB, runID string) map[FindingKey]bool {
 	t.Helper()
 	rows, err := db.Query(`SELECT kind, merchant_id, entity_id, coalesce(amount_text(amount, currency), ''), coalesce(currency, '')
 		FROM findings WHERE run_id = ? AND state IN ('new', 'open', 'acknowledged')`, runID) // a run's findings, not the ones it resolved
@@ -141,9 +141,9 @@ func dbFindings(t *testing.T, db *sql.DB, runID string) map[findingKey]bool {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	out := map[findingKey]bool{}
+	out := map[FindingKey]bool{}
 	for rows.Next() {
-		var k findingKey
+		var k FindingKey
 		if err := rows.Scan(&k.Kind, &k.MerchantID, &k.EntityID, &k.Amount, &k.Currency); err != nil {
 			t.Fatal(err)
 		}
@@ -152,8 +152,8 @@ func dbFindings(t *testing.T, db *sql.DB, runID string) map[findingKey]bool {
 	return out
 }
 
-// compareFindings reports every finding missing from or extra to the ground truth.
-func compareFindings(t *testing.T, got, want map[findingKey]bool) {
+// CompareFindings reports every finding missing from or extra to the ground truth.
+func CompareFindings(t *testing.T, got, want map[FindingKey]bool) {
 	t.Helper()
 	var missing, extra []string
 	for k := range want {
@@ -176,21 +176,21 @@ func compareFindings(t *testing.T, got, want map[findingKey]bool) {
 
 func TestRunMatchesGroundTruth(t *testing.T) {
 	t.Parallel() // its own copy of the shared small run's files and database
-	r := sharedSmallRun(t)
-	f := r.f
-	db, out := r.copy(t)
-	code, stdout, stderr := r.code, r.Stdout, r.Stderr
+	r := SharedSmallRun(t)
+	f := r.F
+	db, out := r.Copy(t)
+	code, stdout, stderr := r.Code, r.Stdout, r.Stderr
 	if code != ExitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	want := truthSet(f.truth, nil)
+	want := TruthSet(f.Truth, nil)
 	for _, kind := range queries.Kinds() {
-		if len(f.truth.Findings[kind]) == 0 {
+		if len(f.Truth.Findings[kind]) == 0 {
 			t.Errorf("ground truth plants no %s at scale small: the comparison would not test it", kind)
 		}
 	}
-	conn := openReadOnly(t, db)
-	compareFindings(t, dbFindings(t, conn, "2026-11-20"), want)
+	conn := OpenReadOnly(t, db)
+	CompareFindings(t, DBFindings(t, conn, "2026-11-20"), want)
 
 	// Raw records and journal bodies are stored as JSON values that SQL can
 	// query, not as JSON strings holding the text.
@@ -219,17 +219,17 @@ func TestRunMatchesGroundTruth(t *testing.T) {
 		FindingsByKind map[string]int64 `json:"findingsByKind"`
 		Files          []struct{ Path string }
 	}
-	readJSON(t, filepath.Join(day, "manifest.json"), &man)
+	ReadJSON(t, filepath.Join(day, "manifest.json"), &man)
 	if man.RunID != "2026-11-20" || len(man.Files) < 5 {
 		t.Errorf("manifest: run %q with %d files", man.RunID, len(man.Files))
 	}
-	for kind, fs := range f.truth.Findings {
+	for kind, fs := range f.Truth.Findings {
 		if man.FindingsByKind[kind] != int64(len(fs)) {
 			t.Errorf("manifest findings %s = %d, ground truth %d", kind, man.FindingsByKind[kind], len(fs))
 		}
 	}
 	// The Parquet findings dataset, read back, holds the same findings.
-	pq := openReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb"))
+	pq := OpenReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb"))
 	var n int
 	if err := pq.QueryRow(fmt.Sprintf(`SELECT count(*) FROM read_parquet('%s/parquet/findings/date=*/kind=*/*.parquet', hive_partitioning = true) WHERE state IN ('new', 'open')`, day)).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -237,41 +237,41 @@ func TestRunMatchesGroundTruth(t *testing.T) {
 	if n != len(want) {
 		t.Errorf("parquet findings: %d rows, want %d", n, len(want))
 	}
-	checkWorkbook(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"), f.truth)
+	CheckWorkbook(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"), f.Truth)
 	checkFundingTieOut(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"), conn)
 
 	// The snapshot answers like the working file.
-	compareFindings(t, dbFindings(t, pq, "2026-11-20"), want)
+	CompareFindings(t, DBFindings(t, pq, "2026-11-20"), want)
 
 	// The journals carried full card numbers; nothing written may: no value
 	// read back holds a Luhn-valid run of 13-19 digits, and no file's bytes
 	// hold any of the journals' card numbers.
-	pans := luhnRunsInDir(t, f.journals)
+	pans := LuhnRunsInDir(t, f.Journals)
 	if len(pans) == 0 {
 		t.Fatal("sandbox journals carry no full card numbers: the PAN check below would prove nothing")
 	}
-	assertNoPANs(t, "stdout+stderr", []byte(stdout+stderr))
+	AssertNoPANs(t, "stdout+stderr", []byte(stdout+stderr))
 	for _, p := range []string{db, filepath.Join(day, "reconcile-2026-11-20.duckdb")} {
-		assertNoneOf(t, p, pans)
+		AssertNoneOf(t, p, pans)
 	}
 	filepath.WalkDir(day, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			assertNoneOf(t, p, pans)
+			AssertNoneOf(t, p, pans)
 		}
 		return nil
 	})
 	if strings.Contains(stdout+stderr, sandbox.DefaultSecret) {
 		t.Error("the shared secret appears in the output or logs")
 	}
-	assertNoPANsInDB(t, conn)
-	assertNoPANsInWorkbook(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"))
-	assertNoPANsInParquet(t, pq, filepath.Join(day, "parquet"))
+	AssertNoPANsInDB(t, conn)
+	AssertNoPANsInWorkbook(t, filepath.Join(day, "reconcile-2026-11-20.xlsx"))
+	AssertNoPANsInParquet(t, pq, filepath.Join(day, "parquet"))
 	var rejects int
 	if err := conn.QueryRow(`SELECT count(*) FROM journal_rejects`).Scan(&rejects); err != nil {
 		t.Fatal(err)
 	}
-	if rejects != len(f.truth.JournalRejects) {
-		t.Errorf("journal_rejects: %d rows, ground truth %d", rejects, len(f.truth.JournalRejects))
+	if rejects != len(f.Truth.JournalRejects) {
+		t.Errorf("journal_rejects: %d rows, ground truth %d", rejects, len(f.Truth.JournalRejects))
 	}
 }
 
@@ -280,27 +280,27 @@ func TestRunMatchesGroundTruth(t *testing.T) {
 // changes its row count or gains a duplicate key.
 func TestRerunSameDateChangesNothing(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
 	// Every run is given the same acknowledgement: made once, audited
 	// once, whatever the re-runs.
-	acked := f.truth.Findings["subscription_delinquent"]
+	acked := f.Truth.Findings["subscription_delinquent"]
 	if len(acked) == 0 {
 		t.Fatal("the sandbox planted no subscription_delinquent finding to acknowledge")
 	}
-	acks := writeText(t, "acknowledgements.yaml", delinquencyAcknowledged(acked[0].MerchantID, acked[0].EntityID))
+	acks := WriteText(t, "acknowledgements.yaml", DelinquencyAcknowledged(acked[0].MerchantID, acked[0].EntityID))
 	runOK := func(extra ...string) int64 {
 		t.Helper()
 		extra = append(extra, "--acknowledgements", acks)
-		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, out, extra...)...); code != ExitOK {
+		if code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(db, out, extra...)...); code != ExitOK {
 			t.Fatalf("run %v exited %d\n%s\n%s", extra, code, so, se)
 		}
-		return runRequests(t, db)
+		return RunRequests(t, db)
 	}
 	firstRequests := runOK()
-	firstMemberRequests := memberRequests(t, db)
-	first := tableCounts(t, db)
+	firstMemberRequests := MemberRequests(t, db)
+	first := TableCounts(t, db)
 	for table, n := range first {
 		if n == 0 && table != "journal_rejects" {
 			t.Errorf("table %s is empty: the re-run comparison proves nothing for it", table)
@@ -320,18 +320,18 @@ func TestRerunSameDateChangesNothing(t *testing.T) {
 		case 2:
 			// The members' requests: the BINs the first run looked up
 			// (with their tokens and transaction details) stay cached.
-			if n := memberRequests(t, db); n < firstMemberRequests*9/10 {
+			if n := MemberRequests(t, db); n < firstMemberRequests*9/10 {
 				t.Errorf("a full refresh made %d requests for its members, the first run %d", n, firstMemberRequests)
 			}
 		}
 		for table, n := range first {
-			if got := tableCounts(t, db)[table]; got != n {
+			if got := TableCounts(t, db)[table]; got != n {
 				t.Errorf("after a re-run %v: table %s has %d rows, %d after the first run", extra, table, got, n)
 			}
 		}
 	}
-	conn := openReadOnly(t, db)
-	for table, key := range tableKeys {
+	conn := OpenReadOnly(t, db)
+	for table, key := range TableKeys {
 		var dups int
 		q := fmt.Sprintf(`SELECT count(*) FROM (SELECT %s FROM %s GROUP BY ALL HAVING count(*) > 1)`, key, table)
 		if err := conn.QueryRow(q).Scan(&dups); err != nil {
@@ -345,12 +345,12 @@ func TestRerunSameDateChangesNothing(t *testing.T) {
 	if err := conn.QueryRow(`SELECT attempts FROM runs WHERE run_id = '2026-11-20'`).Scan(&attempts); err != nil || attempts != 4 {
 		t.Errorf("runs.attempts = %d (%v), want 4", attempts, err)
 	}
-	compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, nil))
+	CompareFindings(t, DBFindings(t, conn, "2026-11-20"), TruthSet(f.Truth, nil))
 }
 
-func runRequests(t *testing.T, path string) int64 {
+func RunRequests(t *testing.T, path string) int64 {
 	t.Helper()
-	db := openReadOnly(t, path)
+	db := OpenReadOnly(t, path)
 	defer db.Close()
 	var n int64
 	if err := db.QueryRow(`SELECT requests FROM runs WHERE run_id = '2026-11-20'`).Scan(&n); err != nil {
@@ -359,11 +359,11 @@ func runRequests(t *testing.T, path string) int64 {
 	return n
 }
 
-// memberRequests are the requests of the last attempt's members stage
+// MemberRequests are the requests of the last attempt's members stage
 // (run_members.requests), without the BIN stage's.
-func memberRequests(t *testing.T, path string) int64 {
+func MemberRequests(t *testing.T, path string) int64 {
 	t.Helper()
-	db := openReadOnly(t, path)
+	db := OpenReadOnly(t, path)
 	defer db.Close()
 	var n int64
 	if err := db.QueryRow(`SELECT sum(requests) FROM run_members WHERE run_id = '2026-11-20'`).Scan(&n); err != nil {
@@ -372,7 +372,7 @@ func memberRequests(t *testing.T, path string) int64 {
 	return n
 }
 
-var tableKeys = map[string]string{
+var TableKeys = map[string]string{
 	"groups":                "group_id",
 	"group_members":         "group_id, merchant_id",
 	"plans":                 "merchant_id, plan_id",
@@ -405,7 +405,7 @@ var tableKeys = map[string]string{
 	"upgrades": "name",
 }
 
-func tableCounts(t *testing.T, path string) map[string]int {
+func TableCounts(t *testing.T, path string) map[string]int {
 	t.Helper()
 	c, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
 	if err != nil {
@@ -414,7 +414,7 @@ func tableCounts(t *testing.T, path string) map[string]int {
 	db := sql.OpenDB(c)
 	defer db.Close()
 	out := map[string]int{}
-	for table := range tableKeys {
+	for table := range TableKeys {
 		var n int
 		if err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -426,17 +426,17 @@ func tableCounts(t *testing.T, path string) map[string]int {
 
 func TestFailingMemberIsRecordedAndOthersReported(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	probe := newFixture(t, sandbox.Config{})
-	bad := probe.srv.Members()[1]
-	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})
+	probe := NewFixture(t, sandbox.Config{})
+	bad := probe.Srv.Members()[1]
+	f := NewFixture(t, sandbox.Config{Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
 
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out)...)
 	if code != ExitPartial {
 		t.Fatalf("run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitPartial, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	var status, errText string
 	if err := conn.QueryRow(`SELECT status, error FROM run_members WHERE run_id = '2026-11-20' AND merchant_id = ?`, bad).Scan(&status, &errText); err != nil {
 		t.Fatal(err)
@@ -448,12 +448,12 @@ func TestFailingMemberIsRecordedAndOthersReported(t *testing.T) {
 	if err := conn.QueryRow(`SELECT count(*) FROM run_members WHERE run_id = '2026-11-20' AND status = 'ok'`).Scan(&ok); err != nil {
 		t.Fatal(err)
 	}
-	if ok != len(f.srv.Members())-1 {
-		t.Errorf("%d members ok, want %d", ok, len(f.srv.Members())-1)
+	if ok != len(f.Srv.Members())-1 {
+		t.Errorf("%d members ok, want %d", ok, len(f.Srv.Members())-1)
 	}
 	// The others are reported exactly; the failed member is not reported on
 	// stale or missing data.
-	compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, func(mid string) bool { return mid == bad }))
+	CompareFindings(t, DBFindings(t, conn, "2026-11-20"), TruthSet(f.Truth, func(mid string) bool { return mid == bad }))
 	if _, err := os.Stat(filepath.Join(out, "2026-11-20", "reconcile-2026-11-20.xlsx")); err != nil {
 		t.Errorf("a partial run still publishes its workbook: %v", err)
 	}
@@ -469,7 +469,7 @@ func TestEmbeddedDefault(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
 	work := t.TempDir()
 	db, out, prom := filepath.Join(work, "reconcile.duckdb"), filepath.Join(work, "out"), filepath.Join(work, "reconcile.prom")
-	code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--out", out, "--metrics-file", prom)
+	code, stdout, stderr := RunCLI(t, nil, "run", "--db", db, "--out", out, "--metrics-file", prom)
 	if code != ExitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -477,19 +477,19 @@ func TestEmbeddedDefault(t *testing.T) {
 	d := date.Format("2006-01-02")
 	// The README's comparison in SQL: both counts 0.
 	truth := filepath.Join(out, "sandbox", "ground-truth-"+d+".json")
-	code, sqlOut, stderr := runCLI(t, nil, "sql", "--db", db, "--format", "csv",
+	code, sqlOut, stderr := RunCLI(t, nil, "sql", "--db", db, "--format", "csv",
 		"--var", "ground_truth=@"+truth, "--file", filepath.Join("..", "..", "docs", "compare-ground-truth.sql"))
 	if want := "side,findings\nin the ground truth, not found,0\nfound, not in the ground truth,0\n"; code != ExitOK ||
 		strings.ReplaceAll(sqlOut, `"`, "") != want {
 		t.Errorf("compare-ground-truth.sql: exit %d\n%s\n%s", code, sqlOut, stderr)
 	}
 	var gt sandbox.GroundTruth
-	readJSON(t, truth, &gt)
-	compareFindings(t, dbFindings(t, openReadOnly(t, db), d), truthSet(&gt, nil))
-	assertSourceStamped(t, reports.SourceSandbox, stdout, filepath.Join(out, d), prom)
+	ReadJSON(t, truth, &gt)
+	CompareFindings(t, DBFindings(t, OpenReadOnly(t, db), d), TruthSet(&gt, nil))
+	AssertSourceStamped(t, reports.SourceSandbox, stdout, filepath.Join(out, d), prom)
 }
 
-func readJSON(t *testing.T, path string, v any) {
+func ReadJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -500,7 +500,7 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// luhnRuns lists the card numbers in b: maximal runs of 13-19 digits that
+// LuhnRuns lists the card numbers in b: maximal runs of 13-19 digits that
 // pass the Luhn check. A SHA-256 digest as reconcile writes it
 // (journal_files.sha256, the manifest: 64 lowercase hex digits standing as
 // a word of their own, as the regexp \b[0-9a-f]{64}\b finds them) is left
@@ -508,7 +508,7 @@ func readJSON(t *testing.T, path string, v any) {
 // the check, and a digest is no card number. It scans b once, word by
 // word, by hand: the two regular expressions it replaces took a second
 // of CPU for one run's database, and the tests scan dozens of outputs.
-func luhnRuns(b []byte) []string {
+func LuhnRuns(b []byte) []string {
 	var out []string
 	for i := 0; i < len(b); {
 		if !isWordByte(b[i]) {
@@ -529,7 +529,7 @@ func luhnRuns(b []byte) []string {
 				for l < len(word) && word[l] >= '0' && word[l] <= '9' {
 					l++
 				}
-				if d := word[k:l]; len(d) >= 13 && len(d) <= 19 && luhnValid(d) {
+				if d := word[k:l]; len(d) >= 13 && len(d) <= 19 && LuhnValid(d) {
 					out = append(out, string(d))
 				}
 				k = l
@@ -558,7 +558,7 @@ func isSHA256Hex(word []byte) bool {
 	return true
 }
 
-func luhnValid(d []byte) bool {
+func LuhnValid(d []byte) bool {
 	sum, double := 0, false
 	for i := len(d) - 1; i >= 0; i-- {
 		n := int(d[i] - '0')
@@ -573,38 +573,38 @@ func luhnValid(d []byte) bool {
 	return sum%10 == 0
 }
 
-// printed is s as reconcile prints it inside an error or a log: masked
+// Printed is s as reconcile prints it inside an error or a log: masked
 // with the whole message (cardmask.MaskText). A test's temporary path may
 // read as a card number there: t.TempDir's digits and its /00N suffix
 // ("…Refusals1651000536/002/…") are 13 digits joined by a separator, which
 // pass the Luhn check one time in ten.
-func printed(s string) string { return cardmask.MaskText(s) }
+func Printed(s string) string { return cardmask.MaskText(s) }
 
-func assertNoPANs(t *testing.T, where string, b []byte) {
+func AssertNoPANs(t *testing.T, where string, b []byte) {
 	t.Helper()
-	if runs := luhnRuns(b); len(runs) > 0 {
+	if runs := LuhnRuns(b); len(runs) > 0 {
 		t.Errorf("%s holds %d card number(s), e.g. %s…", where, len(runs), runs[0][:6])
 	}
 }
 
-func luhnRunsInDir(t *testing.T, dir string) []string {
+func LuhnRunsInDir(t *testing.T, dir string) []string {
 	t.Helper()
 	var runs []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			b, _ := os.ReadFile(p)
-			runs = append(runs, luhnRuns(b)...)
+			runs = append(runs, LuhnRuns(b)...)
 		}
 		return nil
 	})
 	return runs
 }
 
-// assertNoneOf checks a file's raw bytes for any of the given card numbers.
+// AssertNoneOf checks a file's raw bytes for any of the given card numbers.
 // (Raw bytes of a DuckDB or Parquet file hold compressed fragments of long
 // identifiers, so a Luhn scan of them would report noise; the values read
 // back through SQL are scanned for every card-like run instead.)
-func assertNoneOf(t *testing.T, path string, pans []string) {
+func AssertNoneOf(t *testing.T, path string, pans []string) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -618,21 +618,21 @@ func assertNoneOf(t *testing.T, path string, pans []string) {
 	}
 }
 
-// assertNoPANsInDB reads every text value of every table.
-func assertNoPANsInDB(t *testing.T, db *sql.DB) {
+// AssertNoPANsInDB reads every text value of every table.
+func AssertNoPANsInDB(t *testing.T, db *sql.DB) {
 	t.Helper()
-	cols := textColumns(t, db)
+	cols := TextColumns(t, db)
 	if len(cols) < 20 {
 		t.Fatalf("only %d text columns found", len(cols))
 	}
 	for _, c := range cols {
 		if !strings.HasSuffix(c.name, "sha256") { // a hex digest may hold a Luhn-valid run of digits by chance
-			assertNoPANs(t, c.name, []byte(c.text))
+			AssertNoPANs(t, c.name, []byte(c.text))
 		}
 	}
 }
 
-func assertNoPANsInWorkbook(t *testing.T, path string) {
+func AssertNoPANsInWorkbook(t *testing.T, path string) {
 	t.Helper()
 	zr, err := zip.OpenReader(path)
 	if err != nil {
@@ -646,20 +646,20 @@ func assertNoPANsInWorkbook(t *testing.T, path string) {
 		}
 		b, _ := io.ReadAll(rc)
 		rc.Close()
-		assertNoPANs(t, path+":"+f.Name, b)
+		AssertNoPANs(t, path+":"+f.Name, b)
 	}
 }
 
-func assertNoPANsInParquet(t *testing.T, db *sql.DB, dir string) {
+func AssertNoPANsInParquet(t *testing.T, db *sql.DB, dir string) {
 	t.Helper()
-	for p, text := range parquetTexts(t, db, dir) {
-		assertNoPANs(t, p, []byte(text))
+	for p, text := range ParquetTexts(t, db, dir) {
+		AssertNoPANs(t, p, []byte(text))
 	}
 }
 
-// checkWorkbook reads the published workbook back: a Summary sheet, one
+// CheckWorkbook reads the published workbook back: a Summary sheet, one
 // sheet per kind with one row per finding, amounts as numbers.
-func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
+func CheckWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 	t.Helper()
 	wb, err := excelize.OpenFile(path)
 	if err != nil {
@@ -717,21 +717,21 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 	}
 	for _, kind := range queries.Kinds() {
 		sheet := names[kind]
-		tab := findingTable(t, wb, sheet)
-		if len(tab.rows) != len(gt.Findings[kind]) {
-			t.Errorf("sheet %s: %d findings, want %d", kind, len(tab.rows), len(gt.Findings[kind]))
+		tab := FindingTable(t, wb, sheet)
+		if len(tab.Rows) != len(gt.Findings[kind]) {
+			t.Errorf("sheet %s: %d findings, want %d", kind, len(tab.Rows), len(gt.Findings[kind]))
 			continue
 		}
-		merchant, amount := slices.Index(tab.header, "Merchant ID"), slices.Index(tab.header, "Amount")
+		merchant, amount := slices.Index(tab.Header, "Merchant ID"), slices.Index(tab.Header, "Amount")
 		if merchant < 0 {
-			t.Errorf("sheet %s header: %v", kind, tab.header)
+			t.Errorf("sheet %s header: %v", kind, tab.Header)
 			continue
 		}
 		// Each finding of the ground truth is a row of its merchant that
 		// shows its entity (in the kind's ID column, docs/workbook.md),
 		// with its amount as a number.
 		for _, f := range gt.Findings[kind] {
-			row := slices.IndexFunc(tab.rows, func(r []string) bool {
+			row := slices.IndexFunc(tab.Rows, func(r []string) bool {
 				return merchant < len(r) && r[merchant] == f.MerchantID && slices.Contains(r, f.EntityID)
 			})
 			if row < 0 {
@@ -745,7 +745,7 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 				t.Errorf("sheet %s has no Amount column for %s %s's %s", kind, f.MerchantID, f.EntityID, f.Amount)
 				continue
 			}
-			ref, _ := excelize.CoordinatesToCellName(amount+1, tab.headerRow+1+row)
+			ref, _ := excelize.CoordinatesToCellName(amount+1, tab.HeaderRow+1+row)
 			raw, _ := wb.GetCellValue(sheet, ref, excelize.Options{RawCellValue: true})
 			typ, _ := wb.GetCellType(sheet, ref)
 			// The amount is written with its currency's decimals (12.34 USD,
@@ -758,16 +758,16 @@ func checkWorkbook(t *testing.T, path string, gt *sandbox.GroundTruth) {
 	}
 }
 
-// kindTable is the findings table of a kind's sheet, as shown: its header
+// KindTable is the findings table of a kind's sheet, as shown: its header
 // (the row below the "Findings" title, after the totals per currency) and
 // its rows.
-type kindTable struct {
-	headerRow int // 1-based
-	header    []string
-	rows      [][]string
+type KindTable struct {
+	HeaderRow int // 1-based
+	Header    []string
+	Rows      [][]string
 }
 
-func findingTable(t *testing.T, wb *excelize.File, sheet string) kindTable {
+func FindingTable(t *testing.T, wb *excelize.File, sheet string) KindTable {
 	t.Helper()
 	rows, err := wb.GetRows(sheet)
 	if err != nil {
@@ -775,11 +775,11 @@ func findingTable(t *testing.T, wb *excelize.File, sheet string) kindTable {
 	}
 	for i, r := range rows {
 		if len(r) == 1 && r[0] == "Findings" && i+1 < len(rows) {
-			return kindTable{headerRow: i + 2, header: rows[i+1], rows: rows[i+2:]}
+			return KindTable{HeaderRow: i + 2, Header: rows[i+1], Rows: rows[i+2:]}
 		}
 	}
 	t.Fatalf("sheet %s has no Findings table", sheet)
-	return kindTable{}
+	return KindTable{}
 }
 
 // TestLuhnRunsAsTheRegexpsFindThem: the scan by hand finds what the
@@ -792,7 +792,7 @@ func TestLuhnRunsAsTheRegexpsFindThem(t *testing.T) {
 	want := func(b []byte) []string {
 		var out []string
 		for _, m := range digits.FindAll(hash.ReplaceAll(b, nil), -1) {
-			if len(m) >= 13 && len(m) <= 19 && luhnValid(m) {
+			if len(m) >= 13 && len(m) <= 19 && LuhnValid(m) {
 				out = append(out, string(m))
 			}
 		}
@@ -808,7 +808,7 @@ func TestLuhnRunsAsTheRegexpsFindThem(t *testing.T) {
 		for range 1 + rng.IntN(8) {
 			b = append(b, pieces[rng.IntN(len(pieces))]...)
 		}
-		got, w := luhnRuns(b), want(b)
+		got, w := LuhnRuns(b), want(b)
 		if !slices.Equal(got, w) {
 			t.Fatalf("luhnRuns(%q) = %v, the regexps find %v", b, got, w)
 		}

@@ -14,12 +14,12 @@ import (
 // run is exact, and a member that keeps failing is recorded while the rest
 // are reported.
 
-func runWithFaults(t *testing.T, faults sandbox.Faults) (code int, db, stdout, stderr string, f *fixture) {
+func runWithFaults(t *testing.T, faults sandbox.Faults) (code int, db, stdout, stderr string, f *Fixture) {
 	t.Helper()
-	f = newFixture(t, sandbox.Config{Faults: faults})
+	f = NewFixture(t, sandbox.Config{Faults: faults})
 	work := t.TempDir()
 	db = filepath.Join(work, "r.duckdb")
-	code, stdout, stderr = runCLI(t, sandboxEnv, f.runArgs(db, filepath.Join(work, "out"))...)
+	code, stdout, stderr = RunCLI(t, SandboxEnv, f.RunArgs(db, filepath.Join(work, "out"))...)
 	return code, db, stdout, stderr, f
 }
 
@@ -44,8 +44,8 @@ func TestTransientFaultsAreRetried(t *testing.T) {
 			if code != ExitOK {
 				t.Fatalf("run exited %d\n%s\n%s", code, stdout, stderr)
 			}
-			conn := openReadOnly(t, db)
-			compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, nil))
+			conn := OpenReadOnly(t, db)
+			CompareFindings(t, DBFindings(t, conn, "2026-11-20"), TruthSet(f.Truth, nil))
 			var retries int
 			conn.QueryRow(`SELECT retries FROM runs WHERE run_id = '2026-11-20'`).Scan(&retries)
 			if faults.Latency == 0 && retries == 0 {
@@ -57,13 +57,13 @@ func TestTransientFaultsAreRetried(t *testing.T) {
 
 func TestMemberAnswering500IsRecorded(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	probe := newFixture(t, sandbox.Config{})
-	bad := probe.srv.Members()[2]
+	probe := NewFixture(t, sandbox.Config{})
+	bad := probe.Srv.Members()[2]
 	code, db, stdout, stderr, f := runWithFaults(t, sandbox.Faults{FailMembers: map[string]int{bad: 500}})
 	if code != ExitPartial {
 		t.Fatalf("run exited %d, want %d\n%s\n%s", code, ExitPartial, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	var status, errText string
 	var retries int
 	if err := conn.QueryRow(`SELECT status, error, retries FROM run_members WHERE merchant_id = ?`, bad).Scan(&status, &errText, &retries); err != nil {
@@ -72,5 +72,5 @@ func TestMemberAnswering500IsRecorded(t *testing.T) {
 	if status != "failed" || !strings.Contains(errText, "500") || retries == 0 {
 		t.Errorf("member %s: status %q, %d retries, error %q; want failed after retries with the 500", bad, status, retries, errText)
 	}
-	compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, func(mid string) bool { return mid == bad }))
+	CompareFindings(t, DBFindings(t, conn, "2026-11-20"), TruthSet(f.Truth, func(mid string) bool { return mid == bad }))
 }

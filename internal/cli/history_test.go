@@ -21,19 +21,19 @@ func TestHistoryBackfillFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, sandbox.Config{Scale: scale})
+	f := NewFixture(t, sandbox.Config{Scale: scale})
 	work := t.TempDir()
 	lean, full := filepath.Join(work, "lean.duckdb"), filepath.Join(work, "full.duckdb")
-	date := testDate.Format("2006-01-02")
+	date := TestDate.Format("2006-01-02")
 	run := func(db string, extra ...string) {
 		t.Helper()
-		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, filepath.Join(work, "out"), extra...)...); code != ExitOK {
+		if code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(db, filepath.Join(work, "out"), extra...)...); code != ExitOK {
 			t.Fatalf("%v exited %d\n%s\n%s", extra, code, so, se)
 		}
 	}
 	left := func() int {
 		t.Helper()
-		db := openReadOnly(t, lean)
+		db := OpenReadOnly(t, lean)
 		defer db.Close()
 		var n int
 		if err := db.QueryRow(`SELECT count(*) FROM subscriptions WHERE payments_pulled_at IS NULL`).Scan(&n); err != nil {
@@ -73,5 +73,5 @@ func TestHistoryBackfillFindings(t *testing.T) {
 			t.Errorf("re-run %d took up %d of the %d lists left, want %d", n, taken, before, min(budget, before))
 		}
 	}
-	compareFindings(t, findingsOf(t, lean, date), want)
+	CompareFindings(t, findingsOf(t, lean, date), want)
 }

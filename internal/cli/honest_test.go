@@ -54,7 +54,7 @@ func (p panicking) RoundTrip(r *http.Request) (*http.Response, error) {
 // monitor the rest was reconciled); it still publishes each member's error.
 func TestEveryMemberFailedExitsOne(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	hc := &http.Client{Transport: panicking{base: http.DefaultTransport, pick: func(r *http.Request) string {
 		// Every member lists its subscriptions first, even one without
 		// recurring billing (the platform then refuses): the plans are
@@ -66,12 +66,12 @@ func TestEveryMemberFailedExitsOne(t *testing.T) {
 	}}}
 	work := t.TempDir()
 	db := filepath.Join(work, "r.duckdb")
-	code, stdout, stderr := runCLIEnv(t, sandboxEnv, hc, f.runArgs(db, filepath.Join(work, "out"))...)
-	n := len(f.srv.Members())
+	code, stdout, stderr := runCLIEnv(t, SandboxEnv, hc, f.RunArgs(db, filepath.Join(work, "out"))...)
+	n := len(f.Srv.Members())
 	if code != ExitFailed || !strings.Contains(stderr, fmt.Sprintf("every member failed (%d of %d)", n, n)) {
 		t.Fatalf("run exited %d, want %d and every member failed named\n%s\n%s", code, ExitFailed, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	var failed int
 	if err := conn.QueryRow(`SELECT count(*) FROM run_members WHERE status = 'failed'`).Scan(&failed); err != nil || failed != n {
 		t.Errorf("run_members: %d failed (%v), want %d recorded", failed, err, n)
@@ -88,8 +88,8 @@ func TestEveryMemberFailedExitsOne(t *testing.T) {
 // panic's message, the others are reconciled, and the exit code is 3.
 func TestMemberPanicIsRecorded(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	mids := f.srv.Members()
+	f := NewFixture(t, sandbox.Config{})
+	mids := f.Srv.Members()
 	inPlans, inPayments := mids[1], mids[4]
 	hc := &http.Client{Transport: panicking{base: http.DefaultTransport, pick: func(r *http.Request) string {
 		mid := r.Header.Get("v-c-merchant-id")
@@ -103,11 +103,11 @@ func TestMemberPanicIsRecorded(t *testing.T) {
 	}}}
 	work := t.TempDir()
 	db := filepath.Join(work, "r.duckdb")
-	code, stdout, stderr := runCLIEnv(t, sandboxEnv, hc, f.runArgs(db, filepath.Join(work, "out"))...)
+	code, stdout, stderr := runCLIEnv(t, SandboxEnv, hc, f.RunArgs(db, filepath.Join(work, "out"))...)
 	if code != ExitPartial {
 		t.Fatalf("run exited %d, want %d\n%s\n%s", code, ExitPartial, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	for mid, want := range map[string]string{inPlans: "panic: injected panic listing plans", inPayments: "panic: injected panic listing payments"} {
 		var status, errText string
 		if err := conn.QueryRow(`SELECT status, error FROM run_members WHERE run_id = '2026-11-20' AND merchant_id = ?`, mid).Scan(&status, &errText); err != nil {
@@ -135,18 +135,18 @@ func TestMemberPanicIsRecorded(t *testing.T) {
 // expected.
 func TestNoMembersFailsUnlessAllowed(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	cfg := f.srv.Config()
+	f := NewFixture(t, sandbox.Config{})
+	cfg := f.Srv.Config()
 	var group struct{ GroupID, ID string }
-	err := f.env.Do(context.Background(), cfg.OrganizationID, "POST", "/group-management/v1/groups",
+	err := f.Env.Do(context.Background(), cfg.OrganizationID, "POST", "/group-management/v1/groups",
 		map[string]any{"organizationId": cfg.OrganizationID, "name": "Empty"}, &group)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := group.ID + group.GroupID
 	work := t.TempDir()
-	args := f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), "--groups", id)
-	code, stdout, stderr := runCLI(t, sandboxEnv, args...)
+	args := f.RunArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), "--groups", id)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, args...)
 	want := fmt.Sprintf("no members discovered in organization %s's groups (1 group(s) listed of those asked for: %s, none with a member); give --allow-empty", cfg.OrganizationID, id)
 	if code != ExitFailed || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant 1 and %q", code, stderr, want)
@@ -155,7 +155,7 @@ func TestNoMembersFailsUnlessAllowed(t *testing.T) {
 		t.Errorf("a failed empty run published:\n%s", stdout)
 	}
 	allow := map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret, "RECONCILE_ALLOW_EMPTY": "true"}
-	if code, stdout, stderr := runCLI(t, allow, args...); code != ExitOK || !strings.Contains(stdout, "0 of 0 members reconciled") {
+	if code, stdout, stderr := RunCLI(t, allow, args...); code != ExitOK || !strings.Contains(stdout, "0 of 0 members reconciled") {
 		t.Errorf("with --allow-empty: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
@@ -168,8 +168,8 @@ func TestNoMembersFailsUnlessAllowed(t *testing.T) {
 // platform that sends one anyway has it checked, platform.TestListingsStopEarlyAreShortfalls.)
 func TestListingShortfallsFail(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	probe := newFixture(t, sandbox.Config{})
-	bad := probe.srv.Members()[3]
+	probe := NewFixture(t, sandbox.Config{})
+	bad := probe.Srv.Members()[3]
 	for _, listing := range sandbox.Listings {
 		t.Run(listing, func(t *testing.T) {
 			short := sandbox.ShortListing{Listing: listing, MerchantID: bad, Served: 1}
@@ -178,7 +178,7 @@ func TestListingShortfallsFail(t *testing.T) {
 			if code != ExitPartial {
 				t.Fatalf("run exited %d, want %d\n%s\n%s", code, ExitPartial, stdout, stderr)
 			}
-			conn := openReadOnly(t, db)
+			conn := OpenReadOnly(t, db)
 			var status, errText string
 			conn.QueryRow(`SELECT status, error FROM run_members WHERE merchant_id = ?`, bad).Scan(&status, &errText)
 			if status != "failed" || !strings.Contains(errText, want) {
@@ -186,8 +186,8 @@ func TestListingShortfallsFail(t *testing.T) {
 			}
 			var others int
 			conn.QueryRow(`SELECT count(*) FROM run_members WHERE merchant_id <> ? AND status = 'ok'`, bad).Scan(&others)
-			if others != len(probe.srv.Members())-1 {
-				t.Errorf("%d other members ok, want %d", others, len(probe.srv.Members())-1)
+			if others != len(probe.Srv.Members())-1 {
+				t.Errorf("%d other members ok, want %d", others, len(probe.Srv.Members())-1)
 			}
 		})
 	}
@@ -198,9 +198,9 @@ func TestListingShortfallsFail(t *testing.T) {
 // an error naming the endpoint and the limit; the rest are reconciled.
 func TestOverlongBodyFailsTheMember(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	bad := f.srv.Members()[2]
-	h := f.srv.Handler()
+	f := NewFixture(t, sandbox.Config{})
+	bad := f.Srv.Members()[2]
+	h := f.Srv.Handler()
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/rbs/v1/subscriptions" || r.Header.Get("v-c-merchant-id") != bad {
 			h.ServeHTTP(w, r)
@@ -220,15 +220,15 @@ func TestOverlongBodyFailsTheMember(t *testing.T) {
 		w.Write(rec.Body.Bytes()[1:])
 	}))
 	defer proxy.Close()
-	f.url = proxy.URL
+	f.URL = proxy.URL
 	work := t.TempDir()
 	db := filepath.Join(work, "r.duckdb")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, filepath.Join(work, "out"))...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, filepath.Join(work, "out"))...)
 	if code != ExitPartial {
 		t.Fatalf("run exited %d, want %d\n%s\n%s", code, ExitPartial, stdout, stderr)
 	}
 	var status, errText string
-	openReadOnly(t, db).QueryRow(`SELECT status, error FROM run_members WHERE merchant_id = ?`, bad).Scan(&status, &errText)
+	OpenReadOnly(t, db).QueryRow(`SELECT status, error FROM run_members WHERE merchant_id = ?`, bad).Scan(&status, &errText)
 	want := "GET /rbs/v1/subscriptions: invalid response data: response body exceeds 4 MiB, the limit for a page of 100 plans, subscriptions or payments"
 	if status != "failed" || !strings.Contains(errText, want) {
 		t.Errorf("member %s: %s, %q; want failed with %q", bad, status, errText, want)
@@ -269,7 +269,7 @@ func TestBadInputRefused(t *testing.T) {
 			work := t.TempDir()
 			out := filepath.Join(work, "out")
 			args := append([]string{"run", "--db", filepath.Join(work, "r.duckdb"), "--out", out}, tc.args...)
-			code, _, stderr := runCLI(t, nil, args...)
+			code, _, stderr := RunCLI(t, nil, args...)
 			if code != ExitFailed || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, tc.want)
 			}
@@ -291,7 +291,7 @@ func TestBadInputRefused(t *testing.T) {
 func TestForeignDatabaseRefused(t *testing.T) {
 	work := t.TempDir()
 	path := filepath.Join(work, "theirs.duckdb")
-	db := openReadWrite(t, path)
+	db := OpenReadWrite(t, path)
 	if _, err := db.Exec(`CREATE TABLE invoices (id INTEGER); INSERT INTO invoices VALUES (1)`); err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestForeignDatabaseRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCLI(t, nil, "run", "--db", path, "--out", filepath.Join(work, "out"))
+	code, _, stderr := RunCLI(t, nil, "run", "--db", path, "--out", filepath.Join(work, "out"))
 	if code != ExitFailed || !strings.Contains(stderr, "not a reconcile database: it holds invoices") {
 		t.Errorf("exit %d, stderr %q; want 1 and a message that it is not a reconcile database", code, stderr)
 	}
@@ -341,7 +341,7 @@ func TestCredentialsWithoutBaseURLRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			args := append([]string{"run", "--db", filepath.Join(t.TempDir(), "r.duckdb"), "--out", out}, tc.args...)
-			code, stdout, stderr := runCLI(t, tc.env, args...)
+			code, stdout, stderr := RunCLI(t, tc.env, args...)
 			if code != ExitFailed || !strings.Contains(stderr, "no --base-url (RECONCILE_BASE_URL) is set, but credentials are ("+tc.want) {
 				t.Errorf("exit %d, stderr %q; want 1 and a refusal naming the missing base URL and %s", code, stderr, tc.want)
 			}
@@ -370,10 +370,10 @@ func TestCredentialSettingsRule(t *testing.T) {
 	}
 }
 
-// assertSourceStamped reads a run's outputs back and checks that each says
+// AssertSourceStamped reads a run's outputs back and checks that each says
 // where the data came from: the stdout summary line, the workbook's title
 // and Summary, the manifest and the metrics file.
-func assertSourceStamped(t *testing.T, source, stdout, dayDir, prom string) {
+func AssertSourceStamped(t *testing.T, source, stdout, dayDir, prom string) {
 	t.Helper()
 	label := reports.SourceLabel(source)
 	if !strings.Contains(stdout, "members reconciled") || !strings.Contains(firstLine(stdout), "; source: "+label) {
@@ -398,7 +398,7 @@ func assertSourceStamped(t *testing.T, source, stdout, dayDir, prom string) {
 		}
 	}
 	var m struct{ Source string }
-	readJSON(t, filepath.Join(dayDir, "manifest.json"), &m)
+	ReadJSON(t, filepath.Join(dayDir, "manifest.json"), &m)
 	if m.Source != source {
 		t.Errorf("manifest source %q, want %q", m.Source, source)
 	}
@@ -406,7 +406,7 @@ func assertSourceStamped(t *testing.T, source, stdout, dayDir, prom string) {
 	if source == reports.SourceSandbox {
 		want = 1
 	}
-	if v, ok := promValue(parseProm(t, prom), "reconcile_run_simulated"); !ok || v != want {
+	if v, ok := PromValue(ParseProm(t, prom), "reconcile_run_simulated"); !ok || v != want {
 		t.Errorf("reconcile_run_simulated = %v (%v), want %v", v, ok, want)
 	}
 }
@@ -416,8 +416,8 @@ func firstLine(s string) string {
 	return line
 }
 
-// openReadWrite opens a DuckDB file for writing, as another program would.
-func openReadWrite(t *testing.T, path string) *sql.DB {
+// OpenReadWrite opens a DuckDB file for writing, as another program would.
+func OpenReadWrite(t *testing.T, path string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("duckdb", path)
 	if err != nil {
@@ -431,11 +431,11 @@ func openReadWrite(t *testing.T, path string) *sql.DB {
 // what failed; it does not say that members failed.
 func TestJournalProblemIsNotAMemberFailure(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	work := t.TempDir()
-	args := f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"))
+	args := f.RunArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"))
 	args = append(args, "--journal", "[") // a glob that cannot be read
-	code, stdout, stderr := runCLI(t, sandboxEnv, args...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, args...)
 	if code != ExitPartial || !strings.Contains(stderr, `journal glob "["`) {
 		t.Fatalf("exit %d, stderr %q; want 3 and the journal's problem", code, stderr)
 	}

@@ -69,11 +69,11 @@ func idYear(id string) int {
 func TestIDsUnchangedThroughARun(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
 	rec := &idRecorder{ids: map[string]bool{}}
-	f := newFixture(t, sandbox.Config{}, sandboxtest.WithHandler(rec.wrap))
+	f := NewFixture(t, sandbox.Config{}, sandboxtest.WithHandler(rec.wrap))
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
 	metricsFile := filepath.Join(work, "reconcile.prom")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--metrics-file", metricsFile)...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out, "--metrics-file", metricsFile)...)
 	if code != ExitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -104,11 +104,11 @@ func TestIDsUnchangedThroughARun(t *testing.T) {
 		}
 	}
 
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	// Every id column of every table: each card-like id is there as sent,
 	// and no value is a masked id.
 	stored := map[string]bool{}
-	for _, c := range textColumns(t, conn) {
+	for _, c := range TextColumns(t, conn) {
 		col := c.name[strings.LastIndex(c.name, ".")+1:]
 		if col != "id" && !strings.HasSuffix(col, "_id") {
 			continue
@@ -128,7 +128,7 @@ func TestIDsUnchangedThroughARun(t *testing.T) {
 	// The findings name the ids the ground truth names, card-like ones
 	// among them.
 	var named []string
-	for kind, list := range f.truth.Findings {
+	for kind, list := range f.Truth.Findings {
 		for _, fd := range list {
 			var n int
 			if err := conn.QueryRow(`SELECT count(*) FROM findings WHERE entity_id = $1`, fd.EntityID).Scan(&n); err != nil {

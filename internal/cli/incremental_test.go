@@ -11,27 +11,27 @@ func TestIncrementalRequests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scale medium: skipped with -short")
 	}
-	r := sharedMediumRun(t) // the first run
-	f := r.f
-	db, out := r.copy(t)
-	if code, so, se := r.code, r.Stdout, r.Stderr; code != ExitOK {
+	r := SharedMediumRun(t) // the first run
+	f := r.F
+	db, out := r.Copy(t)
+	if code, so, se := r.Code, r.Stdout, r.Stderr; code != ExitOK {
 		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
 	}
-	first := runRequests(t, db)
-	before := tableCounts(t, db)
-	if code, so, se := runCLI(t, sandboxEnv, r.args(db, out, "--force")...); code != ExitOK {
+	first := RunRequests(t, db)
+	before := TableCounts(t, db)
+	if code, so, se := RunCLI(t, SandboxEnv, r.Args(db, out, "--force")...); code != ExitOK {
 		t.Fatalf("second run exited %d\n%s\n%s", code, so, se)
 	}
-	second := runRequests(t, db)
+	second := RunRequests(t, db)
 	t.Logf("first run %d requests, second %d (%.1f%%)", first, second, 100*float64(second)/float64(first))
 	if second*10 > first {
 		t.Errorf("the second run made %d requests, more than 10%% of the first run's %d", second, first)
 	}
-	after := tableCounts(t, db)
+	after := TableCounts(t, db)
 	for table, n := range before {
 		if after[table] != n {
 			t.Errorf("table %s: %d rows after the first run, %d after the second", table, n, after[table])
 		}
 	}
-	compareFindings(t, dbFindings(t, openReadOnly(t, db), "2026-11-20"), truthSet(f.truth, nil))
+	CompareFindings(t, DBFindings(t, OpenReadOnly(t, db), "2026-11-20"), TruthSet(f.Truth, nil))
 }

@@ -55,7 +55,7 @@ func TestLockedRunTouchesNothing(t *testing.T) {
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || strings.TrimSpace(line) != "held" {
 		t.Fatalf("the holding process said %q, %v", line, err)
 	}
-	code, _, stderr := runCLI(t, nil, "run", "--db", db, "--out", out, "--date", testDate.Format("2006-01-02"))
+	code, _, stderr := RunCLI(t, nil, "run", "--db", db, "--out", out, "--date", TestDate.Format("2006-01-02"))
 	if code != ExitFailed || !strings.Contains(stderr, "another reconcile run") {
 		t.Fatalf("exit %d, stderr %q; want 1 and the database named as held by another run", code, stderr)
 	}
@@ -69,7 +69,7 @@ func TestLockedRunTouchesNothing(t *testing.T) {
 // of its own: a symbolic link there (or at its journals folder) is refused,
 // and nothing is written where it points.
 func TestSandboxJournalsNotThroughALink(t *testing.T) {
-	for _, at := range []string{"sandbox", "sandbox/journals-" + testDate.Format("2006-01-02")} {
+	for _, at := range []string{"sandbox", "sandbox/journals-" + TestDate.Format("2006-01-02")} {
 		work := t.TempDir()
 		out, elsewhere := filepath.Join(work, "out"), filepath.Join(work, "elsewhere")
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(out, at)), 0o755); err != nil {
@@ -81,7 +81,7 @@ func TestSandboxJournalsNotThroughALink(t *testing.T) {
 		if err := os.Symlink(elsewhere, filepath.Join(out, at)); err != nil {
 			t.Fatal(err)
 		}
-		code, _, stderr := runCLI(t, nil, "run", "--db", filepath.Join(work, "r.duckdb"), "--out", out, "--date", testDate.Format("2006-01-02"))
+		code, _, stderr := RunCLI(t, nil, "run", "--db", filepath.Join(work, "r.duckdb"), "--out", out, "--date", TestDate.Format("2006-01-02"))
 		if code != ExitFailed || !strings.Contains(stderr, "is a symbolic link") {
 			t.Errorf("link at %s: exit %d, stderr %q; want 1 and the link refused", at, code, stderr)
 		}
@@ -102,9 +102,9 @@ func TestEmbeddedSandboxNotHeldToThePlatformRate(t *testing.T) {
 	for args, want := range map[string]string{"": `"rate":5000`, "--rate 20": `"rate":20`} {
 		work := t.TempDir()
 		cmd := append([]string{"run", "--db", filepath.Join(work, "r.duckdb"), "--out", filepath.Join(work, "out"),
-			"--date", testDate.Format("2006-01-02"), "--log-level", "info", "--sandbox-scale", "members=2,subscriptions=4,groups=1"},
+			"--date", TestDate.Format("2006-01-02"), "--log-level", "info", "--sandbox-scale", "members=2,subscriptions=4,groups=1"},
 			strings.Fields(args)...)
-		code, stdout, stderr := runCLI(t, nil, cmd...)
+		code, stdout, stderr := RunCLI(t, nil, cmd...)
 		if code != ExitOK || !strings.Contains(stderr, `"msg":"embedded sandbox","rate"`) || !strings.Contains(stderr, want) {
 			t.Errorf("run %s: exit %d, want the embedded sandbox's rate logged as %s\n%s\n%.2000s", args, code, want, stdout, stderr)
 		}

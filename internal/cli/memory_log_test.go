@@ -19,9 +19,9 @@ import (
 // malloc's): what the benchmark prints, and what an operator reads when a
 // night ran short.
 func TestRunLogsEachStagesMemory(t *testing.T) {
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	work := t.TempDir()
-	code, stdout, stderr := runCLI(t, sandboxEnv, append(f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")), "--log-level", "debug")...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, append(f.RunArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")), "--log-level", "debug")...)
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -80,19 +80,19 @@ func withoutFundingTieouts(r memberResult) memberResult {
 func TestRunNamedMerchants(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
 	var groupCalls atomic.Int64
-	f := newFixture(t, sandbox.Config{}, groupRequests(&groupCalls))
-	all := f.srv.Members()
+	f := NewFixture(t, sandbox.Config{}, groupRequests(&groupCalls))
+	all := f.Srv.Members()
 	named := []string{all[1], all[4]}
 	work := t.TempDir()
 
 	discovered := filepath.Join(work, "discovered.duckdb")
-	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(discovered, filepath.Join(work, "out0"))...); code != ExitOK {
+	if code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(discovered, filepath.Join(work, "out0"))...); code != ExitOK {
 		t.Fatalf("discovered run exited %d\n%s\n%s", code, so, se)
 	}
 	if groupCalls.Load() == 0 {
 		t.Fatal("the discovered run made no group request: the count is not measuring")
 	}
-	conn := openReadOnly(t, discovered)
+	conn := OpenReadOnly(t, discovered)
 	want := memberResults(t, conn, named)
 	conn.Close()
 	for _, mid := range named {
@@ -110,7 +110,7 @@ func TestRunNamedMerchants(t *testing.T) {
 		t.Run(list, func(t *testing.T) {
 			groupCalls.Store(0)
 			db := filepath.Join(work, fmt.Sprintf("named%d.duckdb", i))
-			code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, filepath.Join(work, fmt.Sprintf("out%d", i+1)), "--merchants", list)...)
+			code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(db, filepath.Join(work, fmt.Sprintf("out%d", i+1)), "--merchants", list)...)
 			if code != ExitOK {
 				t.Fatalf("run --merchants %s exited %d\n%s\n%s", list, code, so, se)
 			}
@@ -120,7 +120,7 @@ func TestRunNamedMerchants(t *testing.T) {
 			if !strings.Contains(so, "2 of 2 members reconciled") {
 				t.Errorf("summary:\n%s", so)
 			}
-			conn := openReadOnly(t, db)
+			conn := OpenReadOnly(t, db)
 			var members []string
 			rows, err := conn.Query(`SELECT merchant_id FROM run_members WHERE run_id = '2026-11-20' ORDER BY 1`)
 			if err != nil {
@@ -158,15 +158,15 @@ func TestRunNamedMerchants(t *testing.T) {
 			if memberships != 0 {
 				t.Errorf("%d group memberships stored for members named directly, want none", memberships)
 			}
-			gotAll, wantAll := dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, func(mid string) bool { return !slices.Contains(named, mid) })
-			for _, m := range []map[findingKey]bool{gotAll, wantAll} {
+			gotAll, wantAll := DBFindings(t, conn, "2026-11-20"), TruthSet(f.Truth, func(mid string) bool { return !slices.Contains(named, mid) })
+			for _, m := range []map[FindingKey]bool{gotAll, wantAll} {
 				for k := range m {
 					if k.Kind == "funding_tieout_mismatch" {
 						delete(m, k)
 					}
 				}
 			}
-			compareFindings(t, gotAll, wantAll)
+			CompareFindings(t, gotAll, wantAll)
 		})
 	}
 
@@ -176,11 +176,11 @@ func TestRunNamedMerchants(t *testing.T) {
 	owner := map[string]int{}
 	for i := range 2 {
 		db := filepath.Join(work, fmt.Sprintf("shard%d.duckdb", i))
-		code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, filepath.Join(work, fmt.Sprintf("outs%d", i)), "--merchants", four, "--shard", fmt.Sprintf("%d/2", i))...)
+		code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(db, filepath.Join(work, fmt.Sprintf("outs%d", i)), "--merchants", four, "--shard", fmt.Sprintf("%d/2", i))...)
 		if code != ExitOK {
 			t.Fatalf("--merchants with --shard %d/2 exited %d\n%s\n%s", i, code, so, se)
 		}
-		conn := openReadOnly(t, db)
+		conn := OpenReadOnly(t, db)
 		rows, _ := conn.Query(`SELECT merchant_id FROM run_members WHERE run_id = '2026-11-20' AND status = 'ok'`)
 		for rows.Next() {
 			var mid string
@@ -197,13 +197,13 @@ func TestRunNamedMerchants(t *testing.T) {
 		t.Errorf("the shards reconciled %v, want the 4 named", owner)
 	}
 
-	code, _, se := runCLI(t, sandboxEnv, f.runArgs(filepath.Join(work, "both.duckdb"), filepath.Join(work, "outb"), "--merchants", named[0], "--groups", "1001")...)
+	code, _, se := RunCLI(t, SandboxEnv, f.RunArgs(filepath.Join(work, "both.duckdb"), filepath.Join(work, "outb"), "--merchants", named[0], "--groups", "1001")...)
 	if code != ExitFailed || !strings.Contains(se, "--merchants and --groups") {
 		t.Errorf("--merchants with --groups: exit %d\n%s", code, se)
 	}
 	empty := filepath.Join(work, "empty.txt")
 	os.WriteFile(empty, []byte("# nobody\n\n"), 0o600)
-	code, _, se = runCLI(t, sandboxEnv, f.runArgs(filepath.Join(work, "empty.duckdb"), filepath.Join(work, "oute"), "--merchants", "@"+empty)...)
+	code, _, se = RunCLI(t, SandboxEnv, f.RunArgs(filepath.Join(work, "empty.duckdb"), filepath.Join(work, "oute"), "--merchants", "@"+empty)...)
 	if code != ExitFailed || !strings.Contains(se, "no merchant ID in it") {
 		t.Errorf("--merchants @empty: exit %d\n%s", code, se)
 	}
@@ -217,10 +217,10 @@ func TestRunWithoutGroupManagement(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
 	for _, status := range []int{404, 403} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
-			f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{GroupsUnavailable: status}})
-			org := f.srv.Config().OrganizationID
+			f := NewFixture(t, sandbox.Config{Faults: sandbox.Faults{GroupsUnavailable: status}})
+			org := f.Srv.Config().OrganizationID
 			work := t.TempDir()
-			code, so, se := runCLI(t, sandboxEnv, f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"))...)
+			code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"))...)
 			wants := []string{
 				"group management is not available to this key (organization " + org + ")",
 				"GET /group-management/v1/groups?organizationId=" + org + " answered " + fmt.Sprint(status),
@@ -241,24 +241,24 @@ func TestRunWithoutGroupManagement(t *testing.T) {
 			if n := strings.Count(se, "group management is not available"); n != 1 {
 				t.Errorf("the error is told %d times, want once:\n%s", n, se)
 			}
-			mids := f.srv.Members()[:3]
+			mids := f.Srv.Members()[:3]
 			env := map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret, "RECONCILE_MERCHANTS": strings.Join(mids, ",")}
 			db := filepath.Join(work, "named.duckdb")
-			if code, so, se := runCLI(t, env, f.runArgs(db, filepath.Join(work, "out2"))...); code != ExitOK || !strings.Contains(so, "3 of 3 members reconciled") {
+			if code, so, se := RunCLI(t, env, f.RunArgs(db, filepath.Join(work, "out2"))...); code != ExitOK || !strings.Contains(so, "3 of 3 members reconciled") {
 				t.Fatalf("with RECONCILE_MERCHANTS: exit %d\n%s\n%s", code, so, se)
 			}
-			conn := openReadOnly(t, db)
+			conn := OpenReadOnly(t, db)
 			// Named members are tied out on their own, not per group
 			// (see TestRunNamedMerchants): the rest matches.
-			gotAll, wantAll := dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, func(mid string) bool { return !slices.Contains(mids, mid) })
-			for _, m := range []map[findingKey]bool{gotAll, wantAll} {
+			gotAll, wantAll := DBFindings(t, conn, "2026-11-20"), TruthSet(f.Truth, func(mid string) bool { return !slices.Contains(mids, mid) })
+			for _, m := range []map[FindingKey]bool{gotAll, wantAll} {
 				for k := range m {
 					if k.Kind == "funding_tieout_mismatch" {
 						delete(m, k)
 					}
 				}
 			}
-			compareFindings(t, gotAll, wantAll)
+			CompareFindings(t, gotAll, wantAll)
 		})
 	}
 }

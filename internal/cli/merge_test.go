@@ -23,39 +23,39 @@ import (
 	"github.com/reconcile/reconcile/reports/reportstest"
 )
 
-// mergeScale is the sandbox of the merge tests: enough members that each
+// MergeScale is the sandbox of the merge tests: enough members that each
 // of four shards takes several, small enough to run ten times. (At 6
 // subscriptions a member some members' journals are empty, and two empty
 // files have one content hash: journal_files then keeps either name.)
-const mergeScale = "members=24,subscriptions=10,groups=3"
+const MergeScale = "members=24,subscriptions=10,groups=3"
 
-// runShard runs shard (i/n) of date against f as a pod of an Indexed Job
+// RunShard runs shard (i/n) of date against f as a pod of an Indexed Job
 // would, with its own database (work/db/<name>.duckdb) and output folder
 // (work/<name>), and returns its exit code and output.
-func runShard(t *testing.T, f *fixture, work, name, date, shard string, extra ...string) (int, string) {
+func RunShard(t *testing.T, f *Fixture, work, name, date, shard string, extra ...string) (int, string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Join(work, "db"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	db, out := filepath.Join(work, "db", name+".duckdb"), filepath.Join(work, name)
-	args := append(f.runArgs(db, out, "--date", date, "--shard", shard), extra...)
-	code, so, se := runCLI(t, sandboxEnv, args...)
+	args := append(f.RunArgs(db, out, "--date", date, "--shard", shard), extra...)
+	code, so, se := RunCLI(t, SandboxEnv, args...)
 	return code, so + se
 }
 
-// runShards runs the shards 0/n..n-1/n of date, each into work/shard=<i>,
+// RunShards runs the shards 0/n..n-1/n of date, each into work/shard=<i>,
 // each expected to exit want(i), and returns the glob of their folders.
-func runShards(t *testing.T, f *fixture, work, date string, n int, want func(i int) int, extra ...string) string {
+func RunShards(t *testing.T, f *Fixture, work, date string, n int, want func(i int) int, extra ...string) string {
 	t.Helper()
 	for i := range n {
-		if code, out := runShard(t, f, work, fmt.Sprintf("shard=%d", i), date, fmt.Sprintf("%d/%d", i, n), extra...); code != want(i) {
+		if code, out := RunShard(t, f, work, fmt.Sprintf("shard=%d", i), date, fmt.Sprintf("%d/%d", i, n), extra...); code != want(i) {
 			t.Fatalf("shard %d/%d of %s exited %d, want %d\n%s", i, n, date, code, want(i), out)
 		}
 	}
 	return filepath.Join(work, "shard=*")
 }
 
-func allOK(int) int { return ExitOK }
+func AllOK(int) int { return ExitOK }
 
 // mergeAlarms are the alarm rules of TestMergeEqualsFullRun: every kind
 // with a finding raises kind_count, and the trend rules read the history
@@ -86,48 +86,48 @@ kinds:
 // numbers, which are the merged publication's (checkMergeNotice).
 func TestMergeEqualsFullRun(t *testing.T) {
 	t.Parallel() // its own copy of the shared shards' files and databases, and their sandbox
-	scale, _ := sandbox.ParseScale(mergeScale)
+	scale, _ := sandbox.ParseScale(MergeScale)
 	// The first day's four shards are the ones TestShardsMergeToOneRun
 	// reads, run once (sharedMergeShards); this test has their sandbox to
 	// itself (the other reads only its members and ground truth).
-	shards := sharedMergeShards(t)
-	f := shards.f
+	shards := SharedMergeShards(t)
+	f := shards.F
 	work := t.TempDir()
 	if err := os.Mkdir(filepath.Join(work, "db"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	hook, push := notifytest.StartHook(t), startPushReceiver(t)
-	notice := []string{"--alarms", writeText(t, "alarms.yaml", mergeAlarms),
-		"--notify", writeText(t, "notify.yaml", "webhook:\n  url-file: "+writeText(t, "hook-url", hook.URL+"/hook")+"\n"),
+	hook, push := notifytest.StartHook(t), StartPushReceiver(t)
+	notice := []string{"--alarms", WriteText(t, "alarms.yaml", mergeAlarms),
+		"--notify", WriteText(t, "notify.yaml", "webhook:\n  url-file: "+WriteText(t, "hook-url", hook.URL+"/hook")+"\n"),
 		"--metrics-push", push.URL}
 	fullDB, fullOut := filepath.Join(work, "db", "full.duckdb"), filepath.Join(work, "full")
 	merged := filepath.Join(work, "merged")
 	for day, date := range []string{"2026-11-20", "2026-11-21"} {
 		var acks []string
 		if day > 0 {
-			if _, err := f.srv.AdvanceClock(24 * time.Hour); err != nil {
+			if _, err := f.Srv.AdvanceClock(24 * time.Hour); err != nil {
 				t.Fatal(err)
 			}
 			acks = []string{"--acknowledgements", acknowledgeSome(t, filepath.Join(fullOut, "2026-11-20", "reconcile-2026-11-20.duckdb"))}
 		}
 		args := append(append([]string{"--date", date}, notice...), acks...)
-		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(fullDB, fullOut, args...)...); code != ExitOK {
+		if code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(fullDB, fullOut, args...)...); code != ExitOK {
 			t.Fatalf("full run of %s exited %d\n%s\n%s", date, code, so, se)
 		}
 		fullDigest := lastPost(t, hook, 2*day+1)
 		var from string
 		if day == 0 {
-			for i, code := range shards.codes {
+			for i, code := range shards.Codes {
 				if code != ExitOK {
-					t.Fatalf("shard %d/4 of %s exited %d, want %d\n%s", i, date, code, ExitOK, shards.out[i])
+					t.Fatalf("shard %d/4 of %s exited %d, want %d\n%s", i, date, code, ExitOK, shards.Out[i])
 				}
 			}
-			from = shards.copyTo(t, work)
+			from = shards.CopyTo(t, work)
 		} else {
-			from = runShards(t, f, work, date, 4, allOK, acks...)
+			from = RunShards(t, f, work, date, 4, AllOK, acks...)
 		}
-		before := tree(t, work)
-		code, stdout, stderr := runCLI(t, nil, append([]string{"merge", "--date", date, "--from", from, "--out", merged}, notice...)...)
+		before := Tree(t, work)
+		code, stdout, stderr := RunCLI(t, nil, append([]string{"merge", "--date", date, "--from", from, "--out", merged}, notice...)...)
 		if code != ExitOK {
 			t.Fatalf("merge of %s exited %d\n%s\n%s", date, code, stdout, stderr)
 		}
@@ -135,7 +135,7 @@ func TestMergeEqualsFullRun(t *testing.T) {
 			t.Errorf("merge of %s: a delivery failed:\n%s", date, stderr)
 		}
 		checkMergeNotice(t, filepath.Join(merged, date), fullDigest, lastPost(t, hook, 2*day+2), push, day > 0)
-		for _, d := range diffTrees(before, tree(t, work)) {
+		for _, d := range DiffTrees(before, Tree(t, work)) {
 			if !strings.HasPrefix(strings.TrimPrefix(strings.TrimPrefix(d, "written: "), "removed: "), merged) {
 				t.Errorf("the merge changed a file outside its --out: %s", d)
 			}
@@ -169,7 +169,7 @@ func TestMergeEqualsFullRun(t *testing.T) {
 // still be open the next day), and returns its path.
 func acknowledgeSome(t *testing.T, path string) string {
 	t.Helper()
-	rows := queryList(t, openReadOnly(t, path), `
+	rows := queryList(t, OpenReadOnly(t, path), `
 		SELECT format('  - kind: {}
     merchant: "{}"
     entity: "{}"
@@ -183,7 +183,7 @@ func acknowledgeSome(t *testing.T, path string) string {
 	if len(rows) == 0 {
 		t.Fatal("no finding to acknowledge")
 	}
-	return writeText(t, "acknowledgements.yaml", "acknowledgements:\n"+strings.Join(rows, ""))
+	return WriteText(t, "acknowledgements.yaml", "acknowledgements:\n"+strings.Join(rows, ""))
 }
 
 // lastPost is the last JSON body a webhook receiver took, checking that
@@ -204,7 +204,7 @@ func lastPost(t *testing.T, hook *notifytest.HookReceiver, n int) map[string]any
 // the manifest lists raised. On the second day (history) some kind with
 // findings has its trend rule clear, which a merge without the earlier
 // runs' findings (a median of 0) could not.
-func checkMergeNotice(t *testing.T, dir string, full, merged map[string]any, push *pushReceiver, history bool) {
+func checkMergeNotice(t *testing.T, dir string, full, merged map[string]any, push *PushReceiver, history bool) {
 	t.Helper()
 	m, _, err := outputs.ReadManifest(dir)
 	if err != nil {
@@ -241,11 +241,11 @@ func checkMergeNotice(t *testing.T, dir string, full, merged map[string]any, pus
 	if len(m.Alarms) == 0 {
 		t.Errorf("the merged manifest lists no alarm: kind_count should be raised for every kind with findings")
 	}
-	if _, path, _, _ := push.last(); path != "/metrics/job/reconcile/shard@base64/bWVyZ2Vk" {
+	if _, path, _, _ := push.Last(); path != "/metrics/job/reconcile/shard@base64/bWVyZ2Vk" {
 		t.Errorf("the merge pushed to %s, want its own group shard=merged", path)
 	}
-	samples := push.samples(t)
-	if v, _ := promValue(samples, "reconcile_members", "shard", "merged", "status", "ok"); int(v) != m.Members["ok"] {
+	samples := push.Samples(t)
+	if v, _ := PromValue(samples, "reconcile_members", "shard", "merged", "status", "ok"); int(v) != m.Members["ok"] {
 		t.Errorf("pushed reconcile_members{ok} = %v, the manifest %d", v, m.Members["ok"])
 	}
 	for _, a := range m.Alarms {
@@ -256,7 +256,7 @@ func checkMergeNotice(t *testing.T, dir string, full, merged map[string]any, pus
 		if a.Currency != "" {
 			labels = append(labels, "currency", a.Currency)
 		}
-		if v, ok := promValue(samples, "reconcile_alarm", labels...); !ok || v != 1 {
+		if v, ok := PromValue(samples, "reconcile_alarm", labels...); !ok || v != 1 {
 			t.Errorf("pushed reconcile_alarm%v = %v (%v), want 1", labels, v, ok)
 		}
 	}
@@ -265,7 +265,7 @@ func checkMergeNotice(t *testing.T, dir string, full, merged map[string]any, pus
 	}
 	clear := false
 	for kind, n := range m.FindingsByKind {
-		if v, ok := promValue(samples, "reconcile_alarm", "name", "kind_count_trend", "kind", kind); n > 0 && ok && v == 0 {
+		if v, ok := PromValue(samples, "reconcile_alarm", "name", "kind_count_trend", "kind", kind); n > 0 && ok && v == 0 {
 			clear = true
 		}
 	}
@@ -395,7 +395,7 @@ var runTables = map[string]bool{
 // date's rows, runs on every run both hold, the others whole.
 func compareTables(t *testing.T, date, fullPath, mergedPath string) {
 	t.Helper()
-	full, merged := openReadOnly(t, fullPath), openReadOnly(t, mergedPath)
+	full, merged := OpenReadOnly(t, fullPath), OpenReadOnly(t, mergedPath)
 	tables := queryList(t, merged, `SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY 1`)
 	if want := queryList(t, full, `SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY 1`); !slices.Equal(tables, want) {
 		t.Fatalf("merged snapshot's tables %v, full run's %v", tables, want)
@@ -404,7 +404,7 @@ func compareTables(t *testing.T, date, fullPath, mergedPath string) {
 		var cols []string
 		for _, c := range queryList(t, merged, `SELECT column_name FROM information_schema.columns
 			WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position`, table) {
-			if !volatile[c] && !volatile[table+"."+c] && table+"."+c != "runs.shard" {
+			if !Volatile[c] && !Volatile[table+"."+c] && table+"."+c != "runs.shard" {
 				cols = append(cols, `"`+c+`"`)
 			}
 		}
@@ -433,7 +433,7 @@ func compareTables(t *testing.T, date, fullPath, mergedPath string) {
 		}
 		onlyFull, onlyMerged := setDiff(a, b), setDiff(b, a)
 		t.Errorf("table %s: %d rows in the full run, %d merged; only in the full run (%d): %s; only merged (%d): %s",
-			table, len(a), len(b), len(onlyFull), first(onlyFull, 3), len(onlyMerged), first(onlyMerged, 3))
+			table, len(a), len(b), len(onlyFull), First(onlyFull, 3), len(onlyMerged), First(onlyMerged, 3))
 	}
 }
 
@@ -516,7 +516,7 @@ func compareParquet(t *testing.T, fullDir, mergedDir string) {
 
 func findingStates(t *testing.T, path, runID string) map[string]int {
 	t.Helper()
-	db := openReadOnly(t, path)
+	db := OpenReadOnly(t, path)
 	out := map[string]int{}
 	for _, s := range queryList(t, db, `SELECT state FROM findings WHERE run_id = ?`, runID) {
 		out[s]++
@@ -563,7 +563,7 @@ func setDiff(a, b []string) []string {
 	return out
 }
 
-func first(list []string, n int) string {
+func First(list []string, n int) string {
 	if len(list) > n {
 		return strings.Join(list[:n], " | ") + " | ..."
 	}
@@ -610,10 +610,10 @@ func (c *mergeCase) copyShard(base, name, as string) {
 // merged/ folder, and checks that it wrote nothing into them.
 func (c *mergeCase) merge(extra ...string) (int, string, string) {
 	c.t.Helper()
-	before := tree(c.t, c.dir)
+	before := Tree(c.t, c.dir)
 	args := append([]string{"merge", "--date", c.date, "--from", filepath.Join(c.dir, "shard=*"), "--out", c.out()}, extra...)
-	code, stdout, stderr := runCLI(c.t, nil, args...)
-	for _, d := range diffTrees(before, tree(c.t, c.dir)) {
+	code, stdout, stderr := RunCLI(c.t, nil, args...)
+	for _, d := range DiffTrees(before, Tree(c.t, c.dir)) {
 		if !strings.Contains(d, string(filepath.Separator)+"merged") {
 			c.t.Errorf("the merge changed a shard's folder: %s", d)
 		}
@@ -633,7 +633,7 @@ func (c *mergeCase) refused(want ...string) {
 		c.t.Fatalf("merge exited %d, want 1 (refused)\n%s\n%s", code, stdout, stderr)
 	}
 	for _, w := range want {
-		if !strings.Contains(stderr, printed(w)) {
+		if !strings.Contains(stderr, Printed(w)) {
 			c.t.Errorf("the refusal does not say %q:\n%s", w, stderr)
 		}
 	}
@@ -658,14 +658,14 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
 	const date = "2026-11-20"
 	scale, _ := sandbox.ParseScale("members=8,subscriptions=4,groups=2")
-	probe, err := sandbox.New(sandbox.Config{Scale: scale, BusinessDate: testDate, Seed: 7})
+	probe, err := sandbox.New(sandbox.Config{Scale: scale, BusinessDate: TestDate, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bad := probe.Members()[len(probe.Members())-1] // the last: no BIN lookup acts for it (they act for the lowest MID that carries the BIN)
-	f := newFixture(t, sandbox.Config{Scale: scale, Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})
+	f := NewFixture(t, sandbox.Config{Scale: scale, Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})
 	owned := map[int][]string{}
-	for _, mid := range f.srv.Members() {
+	for _, mid := range f.Srv.Members() {
 		for i := range 4 {
 			if (groups.Shard{Index: i, Count: 4}).Owns(mid) {
 				owned[i] = append(owned[i], mid)
@@ -689,7 +689,7 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 	}
 	work := t.TempDir()
 	base := filepath.Join(work, "base")
-	runShards(t, f, base, date, 4, func(i int) int {
+	RunShards(t, f, base, date, 4, func(i int) int {
 		if i == badShard {
 			return ExitPartial
 		}
@@ -712,8 +712,8 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 	})
 	t.Run("missing, told", func(t *testing.T) {
 		// A refused merge tells --notify's recipients, and its metrics say it failed.
-		hook, push := notifytest.StartHook(t), startPushReceiver(t)
-		notifyFile := writeText(t, "notify.yaml", "webhook:\n  url-file: "+writeText(t, "hook-url", hook.URL+"/hook")+"\n")
+		hook, push := notifytest.StartHook(t), StartPushReceiver(t)
+		notifyFile := WriteText(t, "notify.yaml", "webhook:\n  url-file: "+WriteText(t, "hook-url", hook.URL+"/hook")+"\n")
 		code, stdout, stderr := newCase(t, gone).merge("--notify", notifyFile, "--metrics-push", push.URL)
 		if code != ExitFailed {
 			t.Fatalf("merge exited %d, want 1\n%s\n%s", code, stdout, stderr)
@@ -726,7 +726,7 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 		if nums["status"] != "failed" || nums["businessDate"] != date || !strings.Contains(fmt.Sprint(nums["error"]), "shards missing for "+date) {
 			t.Errorf("the refused merge's digest: %v", nums)
 		}
-		if v, _ := promValue(push.samples(t), "reconcile_run_success", "shard", "merged"); v != 0 {
+		if v, _ := PromValue(push.Samples(t), "reconcile_run_success", "shard", "merged"); v != 0 {
 			t.Errorf("pushed reconcile_run_success = %v, want 0", v)
 		}
 	})
@@ -736,14 +736,14 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(c.dir, name), 0o755); err != nil { // the pod's volume
 			t.Fatal(err)
 		}
-		if code, out := runShard(t, f, c.dir, name, date, goneShard, "--organization-id", "no-such-organization"); code != ExitFailed {
+		if code, out := RunShard(t, f, c.dir, name, date, goneShard, "--organization-id", "no-such-organization"); code != ExitFailed {
 			t.Fatalf("the failing shard exited %d, want 1\n%s", code, out)
 		}
 		c.refused(filepath.Join(c.dir, name)+": no publication for "+date+" (its run failed or has not finished)", goneShard)
 	})
 	t.Run("different n", func(t *testing.T) {
 		c := newCase(t)
-		if code, out := runShard(t, f, c.dir, "shard=x", date, "1/2"); code != ExitOK && code != ExitPartial {
+		if code, out := RunShard(t, f, c.dir, "shard=x", date, "1/2"); code != ExitOK && code != ExitPartial {
 			t.Fatalf("shard 1/2 exited %d\n%s", code, out)
 		}
 		c.refused("split differently", "1/2 in "+filepath.Join(c.dir, "shard=x"), "0/4 in ")
@@ -751,7 +751,7 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 	t.Run("different settings", func(t *testing.T) {
 		c := newCase(t, gone)
 		name := fmt.Sprintf("shard=%d", gone)
-		if code, out := runShard(t, f, c.dir, name, date, goneShard, "--lookback", "2"); code != ExitOK {
+		if code, out := RunShard(t, f, c.dir, name, date, goneShard, "--lookback", "2"); code != ExitOK {
 			t.Fatalf("shard %s with --lookback 2 exited %d\n%s", goneShard, code, out)
 		}
 		c.refused("different settings", `--lookback: "2" in `+goneShard+`; "3" in `)
@@ -775,7 +775,7 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 	t.Run("a view in place of a table", func(t *testing.T) {
 		c := newCase(t)
 		dir := filepath.Join(c.dir, fmt.Sprintf("shard=%d", gone), date)
-		db := openReadWrite(t, filepath.Join(dir, "reconcile-"+date+".duckdb"))
+		db := OpenReadWrite(t, filepath.Join(dir, "reconcile-"+date+".duckdb"))
 		if _, err := db.Exec(`DROP TABLE plans; CREATE VIEW plans AS SELECT * FROM subscriptions`); err != nil {
 			t.Fatal(err)
 		}
@@ -792,7 +792,7 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 	t.Run("out inside a shard", func(t *testing.T) {
 		c := newCase(t)
 		inside := filepath.Join(c.dir, "shard=0", "merged")
-		code, _, stderr := runCLI(t, nil, "merge", "--date", date, "--from", filepath.Join(c.dir, "shard=*"), "--out", inside)
+		code, _, stderr := RunCLI(t, nil, "merge", "--date", date, "--from", filepath.Join(c.dir, "shard=*"), "--out", inside)
 		if code != ExitFailed || !strings.Contains(stderr, "never writes into a shard's folder") {
 			t.Errorf("--out inside a shard: exit %d\n%s", code, stderr)
 		}
@@ -810,7 +810,7 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 		// Its digest cannot be delivered (the webhook answers 500, twice):
 		// logged and counted, the merge's outcome and outputs as without it.
 		hook := notifytest.StartHook(t, 500, 500)
-		notifyFile := writeText(t, "notify.yaml", "webhook:\n  url-file: "+writeText(t, "hook-url", hook.URL+"/hook")+"\n")
+		notifyFile := WriteText(t, "notify.yaml", "webhook:\n  url-file: "+WriteText(t, "hook-url", hook.URL+"/hook")+"\n")
 		prom := filepath.Join(t.TempDir(), "merge.prom")
 		code, stdout, stderr := c.merge("--allow-partial", "--notify", notifyFile, "--metrics-file", prom)
 		if code != ExitPartial {
@@ -822,11 +822,11 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 		if _, paths := hook.Received(); len(paths) != 2 {
 			t.Errorf("the webhook was tried %d times, want 2 (a 500 is tried once more)", len(paths))
 		}
-		samples := parseProm(t, prom)
-		if v, _ := promValue(samples, "reconcile_notify_deliveries", "channel", "webhook", "result", "failed"); v != 1 {
+		samples := ParseProm(t, prom)
+		if v, _ := PromValue(samples, "reconcile_notify_deliveries", "channel", "webhook", "result", "failed"); v != 1 {
 			t.Errorf("reconcile_notify_deliveries{webhook,failed} = %v, want 1", v)
 		}
-		if v, _ := promValue(samples, "reconcile_run_exit_code", "shard", "merged"); v != ExitPartial {
+		if v, _ := PromValue(samples, "reconcile_run_exit_code", "shard", "merged"); v != ExitPartial {
 			t.Errorf("reconcile_run_exit_code = %v, want 3", v)
 		}
 		failed := len(owned[gone]) + 1 // and the member the sandbox fails
@@ -867,7 +867,7 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 		if !strings.Contains(failedRows[bad], "403") {
 			t.Errorf("Failed members: %s (the sandbox fails it) is %q", bad, failedRows[bad])
 		}
-		snap := openReadOnly(t, filepath.Join(dir, "reconcile-"+date+".duckdb"))
+		snap := OpenReadOnly(t, filepath.Join(dir, "reconcile-"+date+".duckdb"))
 		if n := queryList(t, snap, `SELECT merchant_id FROM findings WHERE merchant_id IN (SELECT unnest(?::VARCHAR[]))`, owned[gone]); len(n) > 0 {
 			t.Errorf("findings of the missing shard's members: %v", n)
 		}
@@ -880,7 +880,7 @@ func TestMergeRefusesWhatIsNoRun(t *testing.T) {
 			t.Fatalf("merge exited %d, want 3\n%s\n%s", code, stdout, stderr)
 		}
 		fullDB, fullOut := filepath.Join(c.dir, "full.duckdb"), filepath.Join(c.dir, "full")
-		if code, so, se := runCLI(t, sandboxEnv, f.runArgs(fullDB, fullOut)...); code != ExitPartial {
+		if code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(fullDB, fullOut)...); code != ExitPartial {
 			t.Fatalf("full run exited %d, want 3\n%s\n%s", code, so, se)
 		}
 		full, merged := filepath.Join(fullOut, date), filepath.Join(c.out(), date)

@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// promSample is one parsed line of the text exposition format.
-type promSample struct {
-	name   string
-	labels map[string]string
-	value  float64
+// PromSample is one parsed line of the text exposition format.
+type PromSample struct {
+	Name   string
+	Labels map[string]string
+	Value  float64
 }
 
 var (
@@ -24,17 +24,17 @@ var (
 	promLabel = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)`)
 )
 
-// parseProm reads a metrics file strictly as node_exporter's textfile
+// ParseProm reads a metrics file strictly as node_exporter's textfile
 // collector would: HELP and TYPE before a metric's samples, valid names and
 // label syntax, float values, no metric declared twice, no duplicate series.
-func parseProm(t *testing.T, path string) []promSample {
+func ParseProm(t *testing.T, path string) []PromSample {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []promSample
+	var out []PromSample
 	typed := map[string]bool{}
 	series := map[string]bool{}
 	sc := bufio.NewScanner(f)
@@ -56,17 +56,17 @@ func parseProm(t *testing.T, path string) []promSample {
 			if !typed[m[1]] {
 				t.Errorf("line %d: sample of %s before its TYPE", n, m[1])
 			}
-			s := promSample{name: m[1], labels: map[string]string{}}
+			s := PromSample{Name: m[1], Labels: map[string]string{}}
 			rest := m[3]
 			for rest != "" {
 				lm := promLabel.FindStringSubmatch(rest)
 				if lm == nil || !strings.HasPrefix(rest, lm[0]) {
 					t.Fatalf("line %d: bad labels %q", n, m[3])
 				}
-				s.labels[lm[1]] = lm[2]
+				s.Labels[lm[1]] = lm[2]
 				rest = rest[len(lm[0]):]
 			}
-			if s.value, err = strconv.ParseFloat(m[4], 64); err != nil {
+			if s.Value, err = strconv.ParseFloat(m[4], 64); err != nil {
 				t.Fatalf("line %d: value %q: %v", n, m[4], err)
 			}
 			key := line[:strings.LastIndex(line, " ")]
@@ -80,17 +80,17 @@ func parseProm(t *testing.T, path string) []promSample {
 	return out
 }
 
-func promValue(samples []promSample, name string, labels ...string) (float64, bool) {
+func PromValue(samples []PromSample, name string, labels ...string) (float64, bool) {
 	for _, s := range samples {
-		if s.name != name {
+		if s.Name != name {
 			continue
 		}
 		ok := true
 		for i := 0; i+1 < len(labels); i += 2 {
-			ok = ok && s.labels[labels[i]] == labels[i+1]
+			ok = ok && s.Labels[labels[i]] == labels[i+1]
 		}
 		if ok {
-			return s.value, true
+			return s.Value, true
 		}
 	}
 	return 0, false
@@ -100,20 +100,20 @@ func promValue(samples []promSample, name string, labels ...string) (float64, bo
 // the file, saying it failed: monitoring must see a broken cron job.
 func TestMetricsFileOfAFailedRun(t *testing.T) {
 	path := t.TempDir() + "/reconcile.prom"
-	code, _, _ := runCLI(t, nil, "run", "--split-by", "merchant", "--metrics-file", path)
+	code, _, _ := RunCLI(t, nil, "run", "--split-by", "merchant", "--metrics-file", path)
 	if code != ExitFailed {
 		t.Fatalf("exit %d", code)
 	}
-	samples := parseProm(t, path)
+	samples := ParseProm(t, path)
 	for name, want := range map[string]float64{"reconcile_run_success": 0, "reconcile_run_exit_code": 1} {
-		if v, ok := promValue(samples, name); !ok || v != want {
+		if v, ok := PromValue(samples, name); !ok || v != want {
 			t.Errorf("%s = %v (%v), want %v", name, v, ok, want)
 		}
 	}
-	if v, _ := promValue(samples, "reconcile_run_status", "status", "failed"); v != 1 {
+	if v, _ := PromValue(samples, "reconcile_run_status", "status", "failed"); v != 1 {
 		t.Errorf(`reconcile_run_status{status="failed"} = %v`, v)
 	}
-	if _, ok := promValue(samples, "reconcile_members"); ok {
+	if _, ok := PromValue(samples, "reconcile_members"); ok {
 		t.Error("member counts of a run that never started")
 	}
 }

@@ -37,9 +37,9 @@ var runClockColumns = map[string]bool{
 // run-clock columns, for two runs' databases to be compared.
 func tableContents(t *testing.T, path string) map[string][]string {
 	t.Helper()
-	db := openReadOnly(t, path)
+	db := OpenReadOnly(t, path)
 	out := map[string][]string{}
-	for table := range tableKeys {
+	for table := range TableKeys {
 		rows, err := db.Query(`SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position`, table)
 		if err != nil {
 			t.Fatal(err)
@@ -139,21 +139,21 @@ func TestResponseMLEWholeRun(t *testing.T) {
 	}
 	alarmsFile := writeFile(t, filepath.Join(dir, "alarms.yaml"), []byte("members-lost: true\n"), 0o644)
 
-	plain := newFixture(t, sandbox.Config{})
+	plain := NewFixture(t, sandbox.Config{})
 	var enc, clear atomic.Int64
-	encrypted := newFixture(t, sandbox.Config{ResponseMLE: []sandbox.Certificate{pub}}, countEncrypted(&enc, &clear))
+	encrypted := NewFixture(t, sandbox.Config{ResponseMLE: []sandbox.Certificate{pub}}, countEncrypted(&enc, &clear))
 
 	plainDB, encDB := filepath.Join(dir, "plain.duckdb"), filepath.Join(dir, "enc.duckdb")
-	code, stdout, stderr := runCLI(t, nil, plain.runArgs(plainDB, filepath.Join(dir, "out-plain"),
+	code, stdout, stderr := RunCLI(t, nil, plain.RunArgs(plainDB, filepath.Join(dir, "out-plain"),
 		"--auth", "jwt", "--secret-file", secretFile)...)
 	if code != ExitOK {
 		t.Fatalf("plain run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	metrics := filepath.Join(dir, "metrics.prom")
 	encOut := filepath.Join(dir, "out-enc")
-	code, stdout, stderr = runCLI(t, map[string]string{"RECONCILE_RESPONSE_MLE_KEY": keyFile}, encrypted.runArgs(encDB, encOut,
+	code, stdout, stderr = RunCLI(t, map[string]string{"RECONCILE_RESPONSE_MLE_KEY": keyFile}, encrypted.RunArgs(encDB, encOut,
 		"--auth", "jwt", "--secret-file", secretFile, "--response-mle-password-file", passFile,
-		"--journal", filepath.Join(plain.journals, "*.ndjson"), // the same journal paths as the plain run's
+		"--journal", filepath.Join(plain.Journals, "*.ndjson"), // the same journal paths as the plain run's
 		"--alarms", alarmsFile, "--metrics-file", metrics)...)
 	if code != ExitOK {
 		t.Fatalf("encrypted run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -163,7 +163,7 @@ func TestResponseMLEWholeRun(t *testing.T) {
 	}
 
 	got, want := tableContents(t, encDB), tableContents(t, plainDB)
-	for table := range tableKeys {
+	for table := range TableKeys {
 		if len(want[table]) == 0 && table != "journal_rejects" && table != "acknowledgements" && table != "acknowledgement_audit" && table != "upgrades" {
 			t.Errorf("table %s is empty in the plain run: nothing compared", table)
 		}
@@ -268,7 +268,7 @@ func TestResponseMLERunRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, sandbox.Config{ResponseMLE: []sandbox.Certificate{pub}})
+	f := NewFixture(t, sandbox.Config{ResponseMLE: []sandbox.Certificate{pub}})
 	env := map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret, "RECONCILE_RESPONSE_MLE_PASSWORD": password}
 	cases := []struct {
 		name  string
@@ -277,14 +277,14 @@ func TestResponseMLERunRefusals(t *testing.T) {
 		want  []string
 	}{
 		{"HTTP signature with a key", env, []string{"--response-mle-key", keyFile}, []string{"--response-mle-key needs --auth jwt or jwt-p12"}},
-		{"P12 without password", sandboxEnv, []string{"--auth", "jwt", "--response-mle-key", keyFile}, []string{"RECONCILE_RESPONSE_MLE_PASSWORD"}},
-		{"password file others read", sandboxEnv, []string{"--auth", "jwt", "--response-mle-key", keyFile, "--response-mle-password-file",
+		{"P12 without password", SandboxEnv, []string{"--auth", "jwt", "--response-mle-key", keyFile}, []string{"RECONCILE_RESPONSE_MLE_PASSWORD"}},
+		{"password file others read", SandboxEnv, []string{"--auth", "jwt", "--response-mle-key", keyFile, "--response-mle-password-file",
 			writeFile(t, filepath.Join(dir, "open.pass"), []byte(password), 0o644)}, []string{"chmod 600"}},
-		{"HTTP signature against encryption", sandboxEnv, nil, []string{"move to JWT", "--auth jwt", "--response-mle-key"}},
+		{"HTTP signature against encryption", SandboxEnv, nil, []string{"move to JWT", "--auth jwt", "--response-mle-key"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.env, f.runArgs(filepath.Join(dir, fmt.Sprintf("r%d.duckdb", i)), filepath.Join(dir, fmt.Sprintf("out%d", i)), tc.extra...)...)
+			code, stdout, stderr := RunCLI(t, tc.env, f.RunArgs(filepath.Join(dir, fmt.Sprintf("r%d.duckdb", i)), filepath.Join(dir, fmt.Sprintf("out%d", i)), tc.extra...)...)
 			if code != ExitFailed {
 				t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}

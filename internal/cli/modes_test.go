@@ -21,7 +21,7 @@ func TestPublishedFilesFollowTheUmask(t *testing.T) {
 	}
 	work := t.TempDir()
 	out := filepath.Join(work, "out")
-	cmd := exec.Command("/bin/sh", "-c", `umask 027 && exec "$0" "$@"`, reconcileBinary(t),
+	cmd := exec.Command("/bin/sh", "-c", `umask 027 && exec "$0" "$@"`, ReconcileBinary(t),
 		"run", "--db", filepath.Join(work, "r.duckdb"), "--out", out, "--date", "2026-11-20", "--progress", "never")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, b)

@@ -26,26 +26,26 @@ func TestSandboxNightsMatchTheirGroundTruth(t *testing.T) {
 	db, out := filepath.Join(work, "reconcile.duckdb"), filepath.Join(work, "out")
 	nights := []string{"2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23", "2026-11-24"}
 	for i, d := range nights {
-		code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--out", out, "--date", d)
+		code, stdout, stderr := RunCLI(t, nil, "run", "--db", db, "--out", out, "--date", d)
 		if code != ExitOK {
 			t.Fatalf("night %s exited %d\nstdout:\n%s\nstderr:\n%s", d, code, stdout, stderr)
 		}
 		truth := filepath.Join(out, "sandbox", "ground-truth-"+d+".json")
 		var gt sandbox.GroundTruth
-		readJSON(t, truth, &gt)
-		want := truthSet(&gt, nil)
+		ReadJSON(t, truth, &gt)
+		want := TruthSet(&gt, nil)
 		t.Logf("night %s: %d findings in its ground truth", d, len(want))
 		if len(want) == 0 {
 			t.Fatalf("night %s: the ground truth has no finding: the comparison would prove nothing", d)
 		}
-		code, sqlOut, stderr := runCLI(t, nil, "sql", "--db", db, "--format", "csv",
+		code, sqlOut, stderr := RunCLI(t, nil, "sql", "--db", db, "--format", "csv",
 			"--var", "ground_truth=@"+truth, "--file", filepath.Join("..", "..", "docs", "compare-ground-truth.sql"))
 		if w := "side,findings\nin the ground truth, not found,0\nfound, not in the ground truth,0\n"; code != ExitOK ||
 			strings.ReplaceAll(sqlOut, `"`, "") != w {
 			t.Errorf("night %s: compare-ground-truth.sql: exit %d\n%s\n%s", d, code, sqlOut, stderr)
 		}
-		conn := openReadOnly(t, db)
-		compareFindings(t, dbFindings(t, conn, d), want)
+		conn := OpenReadOnly(t, db)
+		CompareFindings(t, DBFindings(t, conn, d), want)
 		var open, current int
 		if err := conn.QueryRow(`SELECT count(*) FROM findings WHERE run_id = ? AND state = 'open'`, d).Scan(&open); err != nil {
 			t.Fatal(err)
@@ -72,7 +72,7 @@ func TestSandboxNightsMatchTheirGroundTruth(t *testing.T) {
 		{[]string{"--date", "2026-11-19"}, "before 2026-11-20, the first night of this database's simulated world"},
 		{[]string{"--date", "2026-11-25", "--sandbox-seed", "8"}, "another seed or scale is another world: give a new --db"},
 	} {
-		code, _, stderr := runCLI(t, nil, append([]string{"run", "--db", db, "--out", out}, c.args...)...)
+		code, _, stderr := RunCLI(t, nil, append([]string{"run", "--db", db, "--out", out}, c.args...)...)
 		if code == ExitOK || !strings.Contains(stderr, c.want) {
 			t.Errorf("run %v on the database of 2026-11-20's world: exit %d\n%s\nwant an error saying %q", c.args, code, stderr, c.want)
 		}
@@ -89,11 +89,11 @@ func TestScheduleRunNowOnTheSandboxNextNight(t *testing.T) {
 	work := t.TempDir()
 	db, out := filepath.Join(work, "reconcile.duckdb"), filepath.Join(work, "out")
 	first := time.Now().UTC().AddDate(0, 0, -2).Format(time.DateOnly)
-	if code, stdout, stderr := runCLI(t, nil, "run", "--db", db, "--out", out, "--date", first); code != ExitOK {
+	if code, stdout, stderr := RunCLI(t, nil, "run", "--db", db, "--out", out, "--date", first); code != ExitOK {
 		t.Fatalf("first night %s exited %d\nstdout:\n%s\nstderr:\n%s", first, code, stdout, stderr)
 	}
 
-	var stdout, stderr syncBuffer
+	var stdout, stderr SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)
@@ -120,12 +120,12 @@ func TestScheduleRunNowOnTheSandboxNextNight(t *testing.T) {
 		t.Fatalf("ground truths %v (%v), want the first night's and the scheduled run's", truths, err)
 	}
 	var gt sandbox.GroundTruth
-	readJSON(t, truths[1], &gt) // the later night sorts last
+	ReadJSON(t, truths[1], &gt) // the later night sorts last
 	if gt.BusinessDate <= first || gt.WorldDate != first {
 		t.Errorf("the scheduled run's ground truth is of %s in the world of %q, want a night after %s in that world", gt.BusinessDate, gt.WorldDate, first)
 	}
-	conn := openReadOnly(t, db)
-	compareFindings(t, dbFindings(t, conn, gt.BusinessDate), truthSet(&gt, nil))
+	conn := OpenReadOnly(t, db)
+	CompareFindings(t, DBFindings(t, conn, gt.BusinessDate), TruthSet(&gt, nil))
 	var open int
 	if err := conn.QueryRow(`SELECT count(*) FROM findings WHERE run_id = ? AND state = 'open'`, gt.BusinessDate).Scan(&open); err != nil || open == 0 {
 		t.Errorf("the scheduled night has %d findings open since the first (%v): not the same world moved on", open, err)
@@ -157,7 +157,7 @@ func docSQL(t *testing.T, doc, marker, out string) string {
 // plain union over the days counted them once per night).
 func checkParquetAcrossNights(t *testing.T, db, out string) {
 	t.Helper()
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	defer conn.Close()
 	count := func(q string) int {
 		t.Helper()

@@ -33,17 +33,17 @@ func TestNightsEqualFullRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, sandbox.Config{Scale: scale})
+	f := NewFixture(t, sandbox.Config{Scale: scale})
 	work := t.TempDir()
 	lean, full := filepath.Join(work, "lean.duckdb"), filepath.Join(work, "full.duckdb")
 	kinds := map[string]bool{}
 	for night := range 5 {
 		if night > 0 {
-			if _, err := f.srv.AdvanceClock(24 * time.Hour); err != nil {
+			if _, err := f.Srv.AdvanceClock(24 * time.Hour); err != nil {
 				t.Fatal(err)
 			}
 		}
-		date := testDate.AddDate(0, 0, night).Format("2006-01-02")
+		date := TestDate.AddDate(0, 0, night).Format("2006-01-02")
 		for _, r := range []struct {
 			db    string
 			extra []string
@@ -51,8 +51,8 @@ func TestNightsEqualFullRefresh(t *testing.T) {
 			{lean, []string{"--search-scope", "reseller"}},
 			{full, []string{"--full-refresh"}},
 		} {
-			args := append(f.runArgs(r.db, filepath.Join(work, "out"), "--date", date), r.extra...)
-			if code, so, se := runCLI(t, sandboxEnv, args...); code != ExitOK {
+			args := append(f.RunArgs(r.db, filepath.Join(work, "out"), "--date", date), r.extra...)
+			if code, so, se := RunCLI(t, SandboxEnv, args...); code != ExitOK {
 				t.Fatalf("night %d (%s) %v exited %d\n%s\n%s", night+1, date, r.extra, code, so, se)
 			}
 		}
@@ -63,7 +63,7 @@ func TestNightsEqualFullRefresh(t *testing.T) {
 		for k := range want {
 			kinds[k.Kind] = true
 		}
-		t.Run(fmt.Sprintf("night %d findings", night+1), func(t *testing.T) { compareFindings(t, got, want) })
+		t.Run(fmt.Sprintf("night %d findings", night+1), func(t *testing.T) { CompareFindings(t, got, want) })
 		leanTxns, fullTxns := memberTransactions(t, lean), memberTransactions(t, full)
 		for _, mid := range sortedKeys(fullTxns) {
 			if missing := minus(fullTxns[mid], leanTxns[mid]); len(missing) > 0 {
@@ -89,17 +89,17 @@ func TestNightsEqualFullRefresh(t *testing.T) {
 
 // findingsOf are the findings of run runID in the database at path,
 // which is closed again for the next run.
-func findingsOf(t *testing.T, path, runID string) map[findingKey]bool {
+func findingsOf(t *testing.T, path, runID string) map[FindingKey]bool {
 	t.Helper()
-	db := openReadOnly(t, path)
+	db := OpenReadOnly(t, path)
 	defer db.Close()
-	return dbFindings(t, db, runID)
+	return DBFindings(t, db, runID)
 }
 
 // memberTransactions are the transaction IDs in the database, by member.
 func memberTransactions(t *testing.T, path string) map[string]map[string]bool {
 	t.Helper()
-	db := openReadOnly(t, path)
+	db := OpenReadOnly(t, path)
 	defer db.Close() // the next night's run opens the file
 	rows, err := db.Query(`SELECT merchant_id, transaction_id FROM transactions`)
 	if err != nil {

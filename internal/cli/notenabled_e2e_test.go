@@ -21,19 +21,19 @@ import (
 // platform's answer, and the Summary lists it.
 func TestMemberWithoutRecurringBillingIsReconciled(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	without := f.srv.MembersWithoutRecurringBilling()
+	f := NewFixture(t, sandbox.Config{})
+	without := f.Srv.MembersWithoutRecurringBilling()
 	if len(without) != 1 {
 		t.Fatalf("the sandbox has %d members without Recurring Billing (%v), want 1", len(without), without)
 	}
 	mid := without[0]
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out)...)
 	if code != ExitOK {
 		t.Fatalf("run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	var status, products, message string
 	var errText *string
 	var txns, subs int
@@ -63,7 +63,7 @@ func TestMemberWithoutRecurringBillingIsReconciled(t *testing.T) {
 	}
 	// The other member with a product not enabled: the sandbox's member
 	// that may not read reports (the Reporting API), ok too.
-	noReports := f.srv.MembersWithoutReporting()
+	noReports := f.Srv.MembersWithoutReporting()
 	if len(noReports) != 1 || noReports[0] == mid {
 		t.Fatalf("members without reports %v, want one other than %s", noReports, mid)
 	}
@@ -84,7 +84,7 @@ func TestMemberWithoutRecurringBillingIsReconciled(t *testing.T) {
 		t.Errorf("member %s without reports: status %q, products not enabled %q; want ok and reporting", noReports[0], reportsStatus, reportsProducts)
 	}
 	// Its card findings are the ground truth's, like every other member's.
-	want := truthSet(f.truth, nil)
+	want := TruthSet(f.Truth, nil)
 	card := 0
 	for k := range want {
 		if k.MerchantID == mid {
@@ -94,7 +94,7 @@ func TestMemberWithoutRecurringBillingIsReconciled(t *testing.T) {
 	if card == 0 {
 		t.Fatalf("the ground truth holds no finding of %s: the test would prove nothing", mid)
 	}
-	compareFindings(t, dbFindings(t, conn, "2026-11-20"), want)
+	CompareFindings(t, DBFindings(t, conn, "2026-11-20"), want)
 
 	wb, err := excelize.OpenFile(filepath.Join(out, "2026-11-20", "reconcile-2026-11-20.xlsx"))
 	if err != nil {
@@ -125,9 +125,9 @@ func TestMemberWithoutRecurringBillingIsReconciled(t *testing.T) {
 // its subscriptions loaded, no transactions, the product recorded.
 func TestMemberWithoutTransactionSearchIsReconciled(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	probe := newFixture(t, sandbox.Config{})
-	mid := probe.srv.Members()[1]
-	f := newFixture(t, sandbox.Config{}, sandboxtest.WithHandler(func(next http.Handler) http.Handler {
+	probe := NewFixture(t, sandbox.Config{})
+	mid := probe.Srv.Members()[1]
+	f := NewFixture(t, sandbox.Config{}, sandboxtest.WithHandler(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/tss/v2/searches" && r.Header.Get("v-c-merchant-id") == mid {
 				w.Header().Set("Content-Type", "application/json")
@@ -140,11 +140,11 @@ func TestMemberWithoutTransactionSearchIsReconciled(t *testing.T) {
 	}))
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out)...)
 	if code != ExitOK {
 		t.Fatalf("run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	var status, products, message string
 	var subs, txns int
 	if err := conn.QueryRow(`SELECT status, coalesce(products_not_enabled, ''), coalesce(not_enabled_message, ''),

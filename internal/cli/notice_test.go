@@ -23,51 +23,51 @@ import (
 	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
-// pushReceiver is a local HTTP server taking what --metrics-push sends.
-type pushReceiver struct {
+// PushReceiver is a local HTTP server taking what --metrics-push sends.
+type PushReceiver struct {
 	*httptest.Server
 	mu     sync.Mutex
-	method string
-	path   string
-	ctype  string
-	body   []byte
-	pushes int
+	Method string
+	Path   string
+	CType  string
+	Body   []byte
+	Pushes int
 }
 
-func startPushReceiver(t *testing.T) *pushReceiver {
-	p := &pushReceiver{}
+func StartPushReceiver(t *testing.T) *PushReceiver {
+	p := &PushReceiver{}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		p.mu.Lock()
-		p.method, p.path, p.ctype, p.body = r.Method, r.URL.EscapedPath(), r.Header.Get("Content-Type"), b
-		p.pushes++
+		p.Method, p.Path, p.CType, p.Body = r.Method, r.URL.EscapedPath(), r.Header.Get("Content-Type"), b
+		p.Pushes++
 		p.mu.Unlock()
 	}))
 	t.Cleanup(p.Close)
 	return p
 }
 
-// last is the last push: its method, path and Content-Type, and how many
+// Last is the Last push: its method, path and Content-Type, and how many
 // pushes came.
-func (p *pushReceiver) last() (method, path, ctype string, pushes int) {
+func (p *PushReceiver) Last() (method, path, ctype string, pushes int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.method, p.path, p.ctype, p.pushes
+	return p.Method, p.Path, p.CType, p.Pushes
 }
 
-// samples parses the last push as parseProm parses a metrics file.
-func (p *pushReceiver) samples(t *testing.T) []promSample {
+// Samples parses the last push as parseProm parses a metrics file.
+func (p *PushReceiver) Samples(t *testing.T) []PromSample {
 	t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	path := filepath.Join(t.TempDir(), "pushed.prom")
-	if err := os.WriteFile(path, p.body, 0o600); err != nil {
+	if err := os.WriteFile(path, p.Body, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return parseProm(t, path)
+	return ParseProm(t, path)
 }
 
-func writeText(t *testing.T, name, text string) string {
+func WriteText(t *testing.T, name, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
@@ -78,8 +78,8 @@ func writeText(t *testing.T, name, text string) string {
 
 // failingProxy passes requests to the sandbox, and answers 403 for one
 // member while fail is set.
-func failingProxy(t *testing.T, f *fixture, member string, fail *atomic.Bool) string {
-	h := f.srv.Handler()
+func failingProxy(t *testing.T, f *Fixture, member string, fail *atomic.Bool) string {
+	h := f.Srv.Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if fail.Load() && r.Header.Get("v-c-merchant-id") == member {
 			w.Header().Set("Content-Type", "application/json")
@@ -115,14 +115,14 @@ func digestOf(t *testing.T, m notifytest.Message) (subject, text string) {
 // the exit code stays 3), and a day back to normal (the alarms clear).
 func TestDigestAndAlarmsOverThreeNights(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	bad := f.srv.Members()[3]
+	f := NewFixture(t, sandbox.Config{})
+	bad := f.Srv.Members()[3]
 	var failing atomic.Bool
-	f.url = failingProxy(t, f, bad, &failing)
+	f.URL = failingProxy(t, f, bad, &failing)
 	smtpSrv := notifytest.StartSMTP(t, false)
 	hook := notifytest.StartHook(t)
-	push := startPushReceiver(t)
-	notifyFile := writeText(t, "notify.yaml", fmt.Sprintf(`
+	push := StartPushReceiver(t)
+	notifyFile := WriteText(t, "notify.yaml", fmt.Sprintf(`
 email:
   server: %s
   from: "Reconcile <reconcile@example.com>"
@@ -131,14 +131,14 @@ email:
   ca-file: %s
 webhook:
   url-file: %s
-`, smtpSrv.Addr, smtpSrv.CAFile, writeText(t, "hook-url", hook.URL+"/hooks/T0/B0/secret")))
-	alarmsFile := writeText(t, "alarms.yaml", "members-lost: true\nfailed-share: 0.1\n")
+`, smtpSrv.Addr, smtpSrv.CAFile, WriteText(t, "hook-url", hook.URL+"/hooks/T0/B0/secret")))
+	alarmsFile := WriteText(t, "alarms.yaml", "members-lost: true\nfailed-share: 0.1\n")
 	work := t.TempDir()
 	db, out, prom := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), filepath.Join(work, "reconcile.prom")
 	envs := map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret, notify.EnvSMTPPassword: smtpSrv.Pass}
-	night := func(date string, wantCode int) (subject, text string, samples []promSample) {
+	night := func(date string, wantCode int) (subject, text string, samples []PromSample) {
 		t.Helper()
-		code, stdout, stderr := runCLI(t, envs, f.runArgs(db, out, "--date", date, "--alarms", alarmsFile, "--notify", notifyFile,
+		code, stdout, stderr := RunCLI(t, envs, f.RunArgs(db, out, "--date", date, "--alarms", alarmsFile, "--notify", notifyFile,
 			"--metrics-file", prom, "--metrics-push", push.URL)...)
 		if code != wantCode {
 			t.Fatalf("%s exited %d, want %d\n%s\n%s", date, code, wantCode, stdout, stderr)
@@ -151,17 +151,17 @@ webhook:
 			t.Fatalf("%s: no digest to finance@example.com under TLS: %+v", date, msgs)
 		}
 		subject, text = digestOf(t, msgs[len(msgs)-1])
-		samples = parseProm(t, prom)
-		if v, _ := promValue(samples, "reconcile_notify_deliveries", "channel", "email", "result", "ok"); v != 1 {
+		samples = ParseProm(t, prom)
+		if v, _ := PromValue(samples, "reconcile_notify_deliveries", "channel", "email", "result", "ok"); v != 1 {
 			t.Errorf("%s: reconcile_notify_deliveries{email,ok} = %v", date, v)
 		}
-		if v, _ := promValue(samples, "reconcile_notify_deliveries", "channel", "webhook", "result", "ok"); v != 1 {
+		if v, _ := PromValue(samples, "reconcile_notify_deliveries", "channel", "webhook", "result", "ok"); v != 1 {
 			t.Errorf("%s: reconcile_notify_deliveries{webhook,ok} = %v", date, v)
 		}
 		return subject, text, samples
 	}
 	counts := func(runID string) (newFindings, failed int) {
-		conn := openReadOnly(t, db)
+		conn := OpenReadOnly(t, db)
 		defer conn.Close()
 		conn.QueryRow(`SELECT count(*) FROM findings WHERE run_id = ? AND state = 'new'`, runID).Scan(&newFindings)
 		conn.QueryRow(`SELECT count(*) FROM run_members WHERE run_id = ? AND status = 'failed'`, runID).Scan(&failed)
@@ -169,7 +169,7 @@ webhook:
 	}
 	alarmsIn := func(date string) []struct{ Name string } {
 		var m struct{ Alarms []struct{ Name string } }
-		readJSON(t, filepath.Join(out, date, "manifest.json"), &m)
+		ReadJSON(t, filepath.Join(out, date, "manifest.json"), &m)
 		return m.Alarms
 	}
 
@@ -183,7 +183,7 @@ webhook:
 		t.Errorf("night 1 digest:\n%s", text)
 	}
 	for _, name := range []string{"members_lost", "failed_share"} {
-		if v, ok := promValue(samples, "reconcile_alarm", "name", name); !ok || v != 0 {
+		if v, ok := PromValue(samples, "reconcile_alarm", "name", name); !ok || v != 0 {
 			t.Errorf("night 1: reconcile_alarm{name=%q} = %v (%v), want 0", name, v, ok)
 		}
 	}
@@ -202,7 +202,7 @@ webhook:
 		}
 	}
 	for _, name := range []string{"members_lost", "failed_share"} {
-		if v, _ := promValue(samples, "reconcile_alarm", "name", name); v != 1 {
+		if v, _ := PromValue(samples, "reconcile_alarm", "name", name); v != 1 {
 			t.Errorf("night 2: reconcile_alarm{name=%q} = %v, want 1", name, v)
 		}
 	}
@@ -229,11 +229,11 @@ webhook:
 	if last, _ := posts[len(posts)-1]["text"].(string); !strings.Contains(last, "[ALARM] reconcile 2026-11-21 partial") {
 		t.Errorf("night 2 webhook text: %s", last)
 	}
-	if method, path, ctype, _ := push.last(); method != http.MethodPut || path != "/metrics/job/reconcile/shard@base64/MC8x" ||
+	if method, path, ctype, _ := push.Last(); method != http.MethodPut || path != "/metrics/job/reconcile/shard@base64/MC8x" ||
 		!strings.HasPrefix(ctype, "text/plain; version=0.0.4") {
 		t.Errorf("push: %s %s (%s)", method, path, ctype)
 	}
-	if v, _ := promValue(push.samples(t), "reconcile_alarm", "name", "members_lost"); v != 1 {
+	if v, _ := PromValue(push.Samples(t), "reconcile_alarm", "name", "members_lost"); v != 1 {
 		t.Errorf("pushed reconcile_alarm{name=members_lost} = %v", v)
 	}
 
@@ -244,14 +244,14 @@ webhook:
 		t.Errorf("night 3 subject %q: the alarms should have cleared", subject)
 	}
 	for _, name := range []string{"members_lost", "failed_share"} {
-		if v, _ := promValue(samples, "reconcile_alarm", "name", name); v != 0 {
+		if v, _ := PromValue(samples, "reconcile_alarm", "name", name); v != 0 {
 			t.Errorf("night 3: reconcile_alarm{name=%q} = %v, want 0", name, v)
 		}
 	}
 	if got := alarmsIn("2026-11-22"); len(got) != 0 {
 		t.Errorf("night 3 manifest alarms %+v, want none", got)
 	}
-	if _, _, _, n := push.last(); n != 3 {
+	if _, _, _, n := push.Last(); n != 3 {
 		t.Errorf("%d pushes, want one per night", n)
 	}
 }
@@ -260,7 +260,7 @@ webhook:
 // run still succeeds and its outputs are all there.
 func TestDeliveryFailuresKeepTheRun(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -268,11 +268,11 @@ func TestDeliveryFailuresKeepTheRun(t *testing.T) {
 	closed := ln.Addr().String()
 	ln.Close()
 	hook := notifytest.StartHook(t, 500, 500)
-	notifyFile := writeText(t, "notify.yaml", fmt.Sprintf("email: {server: %q, from: r@example.com, to: [f@example.com]}\nwebhook: {url-file: %q}\n",
-		closed, writeText(t, "url", hook.URL+"/hook")))
+	notifyFile := WriteText(t, "notify.yaml", fmt.Sprintf("email: {server: %q, from: r@example.com, to: [f@example.com]}\nwebhook: {url-file: %q}\n",
+		closed, WriteText(t, "url", hook.URL+"/hook")))
 	work := t.TempDir()
 	db, out, prom := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), filepath.Join(work, "r.prom")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--notify", notifyFile, "--metrics-file", prom,
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out, "--notify", notifyFile, "--metrics-file", prom,
 		"--metrics-push", "http://"+closed)...)
 	if code != ExitOK {
 		t.Fatalf("exit %d, want 0: a delivery failure must not fail the run\n%s\n%s", code, stdout, stderr)
@@ -285,9 +285,9 @@ func TestDeliveryFailuresKeepTheRun(t *testing.T) {
 	if strings.Count(stderr, `"msg":"digest not delivered"`) != 2 || !strings.Contains(stderr, `"msg":"metrics not pushed"`) {
 		t.Errorf("the failures are not logged:\n%s", stderr)
 	}
-	samples := parseProm(t, prom)
+	samples := ParseProm(t, prom)
 	for _, ch := range []string{"email", "webhook"} {
-		if v, _ := promValue(samples, "reconcile_notify_deliveries", "channel", ch, "result", "failed"); v != 1 {
+		if v, _ := PromValue(samples, "reconcile_notify_deliveries", "channel", ch, "result", "failed"); v != 1 {
 			t.Errorf("reconcile_notify_deliveries{%s,failed} = %v, want 1", ch, v)
 		}
 	}
@@ -301,9 +301,9 @@ func TestFailedRunIsNotified(t *testing.T) {
 	}))
 	defer refusing.Close()
 	hook := notifytest.StartHook(t)
-	notifyFile := writeText(t, "notify.yaml", fmt.Sprintf("webhook: {url-file: %q}\n", writeText(t, "url", hook.URL)))
+	notifyFile := WriteText(t, "notify.yaml", fmt.Sprintf("webhook: {url-file: %q}\n", WriteText(t, "url", hook.URL)))
 	work := t.TempDir()
-	code, stdout, stderr := runCLI(t, sandboxEnv, "run", "--base-url", refusing.URL, "--organization-id", "org", "--key-id", "k",
+	code, stdout, stderr := RunCLI(t, SandboxEnv, "run", "--base-url", refusing.URL, "--organization-id", "org", "--key-id", "k",
 		"--date", "2026-11-20", "--db", filepath.Join(work, "r.duckdb"), "--out", filepath.Join(work, "out"), "--notify", notifyFile)
 	if code != ExitFailed {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
@@ -322,21 +322,21 @@ func TestFailedRunIsNotified(t *testing.T) {
 // Bad --alarms, --notify or --metrics-push settings fail the run before it
 // starts (exit 1), saying which; a secret is never shown.
 func TestBadNoticeSettings(t *testing.T) {
-	open := writeText(t, "url", "https://hooks.example.com/T/B/TOKEN-XYZ")
+	open := WriteText(t, "url", "https://hooks.example.com/T/B/TOKEN-XYZ")
 	os.Chmod(open, 0o644)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--alarms", writeText(t, "a.yaml", "kinds: {no_such_kind: {count: 1}}")}, "no_such_kind"},
-		{[]string{"--alarms", writeText(t, "a.yaml", "members-lost: maybe")}, "--alarms"},
-		{[]string{"--notify", writeText(t, "n.yaml", "emial: {}")}, "emial"},
-		{[]string{"--notify", writeText(t, "n.yaml", "webhook: {url-file: "+open+"}")}, "chmod 600"},
+		{[]string{"--alarms", WriteText(t, "a.yaml", "kinds: {no_such_kind: {count: 1}}")}, "no_such_kind"},
+		{[]string{"--alarms", WriteText(t, "a.yaml", "members-lost: maybe")}, "--alarms"},
+		{[]string{"--notify", WriteText(t, "n.yaml", "emial: {}")}, "emial"},
+		{[]string{"--notify", WriteText(t, "n.yaml", "webhook: {url-file: "+open+"}")}, "chmod 600"},
 		{[]string{"--notify", filepath.Join(t.TempDir(), "missing.yaml")}, "--notify"},
 		{[]string{"--metrics-push", "http://user:TOKEN-XYZ@pushgateway:9091"}, "credentials"},
 		{[]string{"--metrics-push", "pushgateway:9091"}, "--metrics-push"},
 	} {
-		code, stdout, stderr := runCLI(t, nil, append([]string{"run", "--db", filepath.Join(t.TempDir(), "r.duckdb"),
+		code, stdout, stderr := RunCLI(t, nil, append([]string{"run", "--db", filepath.Join(t.TempDir(), "r.duckdb"),
 			"--out", t.TempDir()}, tc.args...)...)
 		if code != ExitFailed || !strings.Contains(stderr, tc.want) || strings.Contains(stderr+stdout, "TOKEN-XYZ") {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and a message naming %s", tc.args, code, stderr, tc.want)
@@ -346,7 +346,7 @@ func TestBadNoticeSettings(t *testing.T) {
 
 // The documented examples of the --alarms and --notify files are valid.
 func TestExampleNoticeFiles(t *testing.T) {
-	urlFile := writeText(t, "url", "https://hooks.example.com/T/B/x")
+	urlFile := WriteText(t, "url", "https://hooks.example.com/T/B/x")
 	getenv := func(k string) string {
 		return map[string]string{notify.EnvSMTPPassword: "x", notify.EnvWebhookURL: "https://hooks.example.com/x"}[k]
 	}

@@ -20,18 +20,18 @@ import (
 // manifest and findings table agree on what is new, still open and resolved.
 func TestOperatorOutputsOverTwoDays(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db, out, prom := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), filepath.Join(work, "reconcile.prom")
 
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--split-by", "group", "--metrics-file", prom)...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out, "--split-by", "group", "--metrics-file", prom)...)
 	if code != ExitOK {
 		t.Fatalf("day 1 exited %d\n%s\n%s", code, stdout, stderr)
 	}
 	day1 := filepath.Join(out, "2026-11-20")
 
 	// A member in two groups: its findings are in both groups' workbooks.
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	var shared string
 	var groups []string
 	err := conn.QueryRow(`SELECT merchant_id, list(group_id ORDER BY group_id) FROM group_members
@@ -56,23 +56,23 @@ func TestOperatorOutputsOverTwoDays(t *testing.T) {
 
 	// A run against a --base-url (the sandbox standalone) is stamped as
 	// the platform's data.
-	assertSourceStamped(t, reports.SourcePlatform, stdout, day1, prom)
+	AssertSourceStamped(t, reports.SourcePlatform, stdout, day1, prom)
 
 	// The metrics file parses and counts what the sandbox planted.
-	samples := parseProm(t, prom)
-	if v, _ := promValue(samples, "reconcile_run_success"); v != 1 {
+	samples := ParseProm(t, prom)
+	if v, _ := PromValue(samples, "reconcile_run_success"); v != 1 {
 		t.Errorf("reconcile_run_success = %v", v)
 	}
-	if v, _ := promValue(samples, "reconcile_members", "status", "ok"); int(v) != len(f.srv.Members()) {
-		t.Errorf("reconcile_members{status=ok} = %v, want %d", v, len(f.srv.Members()))
+	if v, _ := PromValue(samples, "reconcile_members", "status", "ok"); int(v) != len(f.Srv.Members()) {
+		t.Errorf("reconcile_members{status=ok} = %v, want %d", v, len(f.Srv.Members()))
 	}
-	for kind, fs := range f.truth.Findings {
-		if v, ok := promValue(samples, "reconcile_findings", "kind", kind, "state", "new"); !ok || int(v) != len(fs) {
+	for kind, fs := range f.Truth.Findings {
+		if v, ok := PromValue(samples, "reconcile_findings", "kind", kind, "state", "new"); !ok || int(v) != len(fs) {
 			t.Errorf(`reconcile_findings{kind=%q,state="new"} = %v (%v), want %d on the first day`, kind, v, ok, len(fs))
 		}
 	}
 	for _, name := range []string{"reconcile_run_duration_seconds", "reconcile_run_requests", "reconcile_run_retries", "reconcile_run_finished_timestamp_seconds"} {
-		if _, ok := promValue(samples, name); !ok {
+		if _, ok := PromValue(samples, name); !ok {
 			t.Errorf("metrics file has no %s", name)
 		}
 	}
@@ -80,11 +80,11 @@ func TestOperatorOutputsOverTwoDays(t *testing.T) {
 	// Day 2: the same platform, the next business date. (The run needs the
 	// file to itself: DuckDB refuses a writer beside this test's reader.)
 	conn.Close()
-	code, stdout, stderr = runCLI(t, sandboxEnv, f.runArgs(db, out, "--date", "2026-11-21")...)
+	code, stdout, stderr = RunCLI(t, SandboxEnv, f.RunArgs(db, out, "--date", "2026-11-21")...)
 	if code != ExitOK {
 		t.Fatalf("day 2 exited %d\n%s\n%s", code, stdout, stderr)
 	}
-	conn = openReadOnly(t, db)
+	conn = OpenReadOnly(t, db)
 	counts := map[string]int{}
 	rows, err := conn.Query(`SELECT state, count(*) FROM findings WHERE run_id = '2026-11-21' GROUP BY state`)
 	if err != nil {
@@ -147,7 +147,7 @@ func TestOperatorOutputsOverTwoDays(t *testing.T) {
 		FindingsByState map[string]map[string]int64 `json:"findingsByState"`
 		PreviousRun     string                      `json:"previousRun"`
 	}
-	readJSON(t, filepath.Join(out, "2026-11-21", "manifest.json"), &man)
+	ReadJSON(t, filepath.Join(out, "2026-11-21", "manifest.json"), &man)
 	var sumKind, sumResolved int64
 	for k, n := range man.FindingsByKind {
 		sumKind += n
@@ -165,9 +165,9 @@ func sheetHasMerchant(t *testing.T, path, sheet, merchant string) bool {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tab := findingTable(t, f, sheet)
-	col := slices.Index(tab.header, "Merchant ID")
-	return slices.ContainsFunc(tab.rows, func(r []string) bool { return col >= 0 && col < len(r) && r[col] == merchant })
+	tab := FindingTable(t, f, sheet)
+	col := slices.Index(tab.Header, "Merchant ID")
+	return slices.ContainsFunc(tab.Rows, func(r []string) bool { return col >= 0 && col < len(r) && r[col] == merchant })
 }
 
 // stringList scans a DuckDB VARCHAR[] list.

@@ -33,7 +33,7 @@ func testCardNumber(prefix string, n, length int) string {
 		b = append(b, '0')
 	}
 	for d := byte('0'); d <= '9'; d++ {
-		if luhnValid(append(b, d)) {
+		if LuhnValid(append(b, d)) {
 			return string(append(b, d))
 		}
 	}
@@ -129,19 +129,19 @@ func plantedCards(mid string) []plantedCard {
 // track data, and reads back every output: none of it survives anywhere.
 func TestNoCardDataInAnyOutput(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	planted := plantedCards(f.srv.Members()[0])
+	f := NewFixture(t, sandbox.Config{})
+	planted := plantedCards(f.Srv.Members()[0])
 	var lines []string
 	for _, c := range planted {
 		lines = append(lines, c.line)
 	}
-	if err := os.WriteFile(filepath.Join(f.journals, "journal-planted.ndjson"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(f.Journals, "journal-planted.ndjson"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
 	metricsFile := filepath.Join(work, "reconcile.prom")
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--metrics-file", metricsFile, "--log-level", "debug")...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out, "--metrics-file", metricsFile, "--log-level", "debug")...)
 	if code != ExitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -151,7 +151,7 @@ func TestNoCardDataInAnyOutput(t *testing.T) {
 	// connection below stays open.
 	csvOut := map[string]string{}
 	for _, table := range []string{"journal", "journal_rejects", "findings"} {
-		code, out, errOut := runCLI(t, nil, "sql", "--db", db, "--format", "csv", "SELECT * FROM "+table)
+		code, out, errOut := RunCLI(t, nil, "sql", "--db", db, "--format", "csv", "SELECT * FROM "+table)
 		if code != ExitOK || out == "" {
 			t.Fatalf("sql of %s exited %d: %s", table, code, errOut)
 		}
@@ -160,7 +160,7 @@ func TestNoCardDataInAnyOutput(t *testing.T) {
 	csv := func(table string) func(t *testing.T) string {
 		return func(*testing.T) string { return csvOut[table] }
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 
 	// The planted lines were read: loaded or rejected, the codes replaced.
 	var loaded, rejected int
@@ -243,11 +243,11 @@ func runOutputs(t *testing.T, conn *sql.DB, day, metricsFile, stdout, stderr str
 	return []output{
 		{"working database", func(t *testing.T) string { return allText(t, conn) }},
 		{"snapshot", func(t *testing.T) string {
-			return allText(t, openReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb")))
+			return allText(t, OpenReadOnly(t, filepath.Join(day, "reconcile-2026-11-20.duckdb")))
 		}},
 		{"parquet", func(t *testing.T) string {
 			var b strings.Builder
-			for _, text := range parquetTexts(t, conn, filepath.Join(day, "parquet")) {
+			for _, text := range ParquetTexts(t, conn, filepath.Join(day, "parquet")) {
 				b.WriteString(text)
 			}
 			return b.String()
@@ -326,9 +326,9 @@ func ndValue(r rune) rune {
 // textColumn is every value of one text column, one per line.
 type textColumn struct{ name, text string }
 
-// textColumns reads every text column of every table and view, one
+// TextColumns reads every text column of every table and view, one
 // statement a table (a statement a column cost ~400 statements a scan).
-func textColumns(t *testing.T, db *sql.DB) []textColumn {
+func TextColumns(t *testing.T, db *sql.DB) []textColumn {
 	t.Helper()
 	rows, err := db.Query(`SELECT table_name, column_name FROM information_schema.columns
 		WHERE table_schema = 'main' AND data_type IN ('VARCHAR', 'JSON') ORDER BY ALL`)
@@ -374,14 +374,14 @@ func textColumns(t *testing.T, db *sql.DB) []textColumn {
 // allText is every value of every text column of every table and view.
 func allText(t *testing.T, db *sql.DB) string {
 	var b strings.Builder
-	for _, c := range textColumns(t, db) {
+	for _, c := range TextColumns(t, db) {
 		b.WriteString(c.text + "\n")
 	}
 	return b.String()
 }
 
-// parquetTexts is every value of each Parquet file under dir, by file.
-func parquetTexts(t *testing.T, db *sql.DB, dir string) map[string]string {
+// ParquetTexts is every value of each Parquet file under dir, by file.
+func ParquetTexts(t *testing.T, db *sql.DB, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -447,7 +447,7 @@ func workbookText(t *testing.T, path string) string {
 // output; the masked names are there, so the files were read.
 func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	pan := func(n int) string { return testCardNumber("411111", 900+n, 16) }
 	group := func(p, sep string) string { return p[0:4] + sep + p[4:8] + sep + p[8:12] + sep + p[12:16] }
 	folder := filepath.Join(t.TempDir(), pan(1))
@@ -457,7 +457,7 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	// Two cards of one BIN and last four: their names mask alike.
 	var twins []string
 	for m := 0; len(twins) < 2; m++ {
-		if p := fmt.Sprintf("411111%06d4321", m); luhnValid([]byte(p)) {
+		if p := fmt.Sprintf("411111%06d4321", m); LuhnValid([]byte(p)) {
 			twins = append(twins, p)
 		}
 	}
@@ -469,7 +469,7 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 		"card-" + twins[0] + ".ndjson",
 		"card-" + twins[1] + ".ndjson",
 	}
-	journals, err := filepath.Glob(filepath.Join(f.journals, "*.ndjson"))
+	journals, err := filepath.Glob(filepath.Join(f.Journals, "*.ndjson"))
 	if err != nil || len(journals) < len(names) {
 		t.Fatalf("the sandbox wrote %d journals (%v), want at least %d", len(journals), err, len(names))
 	}
@@ -493,7 +493,7 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	acked := f.truth.Findings["subscription_delinquent"]
+	acked := f.Truth.Findings["subscription_delinquent"]
 	if len(acked) == 0 {
 		t.Fatal("the sandbox planted no subscription_delinquent finding to acknowledge")
 	}
@@ -510,7 +510,7 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	}
 	rates := named("rates-"+pan(8)+".csv", "network,level2,level3\nVISA,0.004,0.01\n*,0,0\n")
 	limits := named("limits-"+group(pan(9), ".")+".csv", "network,reattempts,window\nVISA,15,30d\n*,5,7d\n")
-	acks := named("acks "+pan(10)+".yaml", delinquencyAcknowledged(acked[0].MerchantID, acked[0].EntityID))
+	acks := named("acks "+pan(10)+".yaml", DelinquencyAcknowledged(acked[0].MerchantID, acked[0].EntityID))
 
 	// The working folder too: the run prints where its outputs are.
 	work := filepath.Join(t.TempDir(), pan(11))
@@ -522,10 +522,10 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	// A run before, without journals: the database's one-time masking of
 	// older rows (ingest.MaskOlderRecords) is then behind it, and what the
 	// run below stores is as it wrote it.
-	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(db, filepath.Join(work, "out0"), "--journal", filepath.Join(work, "none", "*.ndjson"))...); code != ExitOK {
+	if code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(db, filepath.Join(work, "out0"), "--journal", filepath.Join(work, "none", "*.ndjson"))...); code != ExitOK {
 		t.Fatalf("the run before exited %d\n%s\n%s", code, so, se)
 	}
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--force", "--journal", filepath.Join(folder, "*.ndjson"),
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out, "--force", "--journal", filepath.Join(folder, "*.ndjson"),
 		"--interchange-rates", rates, "--retry-limits", limits, "--acknowledgements", acks,
 		"--metrics-file", metricsFile, "--log-level", "debug")...)
 	if code != ExitPartial || !strings.Contains(stdout+stderr, "named pipe") {
@@ -537,9 +537,9 @@ func TestNoCardNumberInOperatorPaths(t *testing.T) {
 	if want := "workbook: " + cardmask.MaskText(day); !strings.Contains(stdout, want) {
 		t.Errorf("stdout does not say %q…:\n%s", want, stdout)
 	}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	stored := map[string]bool{}
-	for _, r := range queryDB(t, db, `SELECT DISTINCT file FROM journal`) {
+	for _, r := range QueryDB(t, db, `SELECT DISTINCT file FROM journal`) {
 		stored[strings.TrimSuffix(r[0], " (2)")] = true // the second twin
 	}
 	for _, p := range copied {

@@ -213,8 +213,8 @@ func (p *responsePlanter) plantInside(kind string, body []byte, field string) []
 func TestNoCardDataFromPlatformResponses(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
 	p := &responsePlanter{kinds: map[string]int{}}
-	f := newFixture(t, sandbox.Config{}, sandboxtest.WithHandler(p.wrap))
-	members := f.srv.Members()
+	f := NewFixture(t, sandbox.Config{}, sandboxtest.WithHandler(p.wrap))
+	members := f.Srv.Members()
 	p.mu.Lock()
 	p.target, p.failing = members[0], members[1]
 	p.mu.Unlock()
@@ -224,7 +224,7 @@ func TestNoCardDataFromPlatformResponses(t *testing.T) {
 	metricsFile := filepath.Join(work, "reconcile.prom")
 	// One workbook per group: a group's file name is built from its ID,
 	// which carries a card number too.
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out, "--metrics-file", metricsFile, "--log-level", "debug", "--split-by", "group")...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out, "--metrics-file", metricsFile, "--log-level", "debug", "--split-by", "group")...)
 	if code != ExitPartial {
 		t.Fatalf("run exited %d, want %d (one member failed)\nstdout:\n%s\nstderr:\n%s", code, ExitPartial, stdout, stderr)
 	}
@@ -239,7 +239,7 @@ func TestNoCardDataFromPlatformResponses(t *testing.T) {
 		t.Errorf("errors planted: %d in searches, %d in BIN lookups; want both", p.kinds["search.error"], p.kinds["bins.error"])
 	}
 
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	var failed, loaded, plans int
 	if err := conn.QueryRow(`SELECT count(*) FILTER (status = 'failed'), count(*) FILTER (status = 'ok'),
 		(SELECT count(*) FROM plans WHERE merchant_id = $1) FROM run_members`, members[0]).Scan(&failed, &loaded, &plans); err != nil {

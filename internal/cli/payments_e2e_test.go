@@ -63,23 +63,23 @@ func TestPaymentsAuditAtMediumScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("medium scale: about 20 s")
 	}
-	r := sharedMediumRun(t) // its own copy of the shared medium run, made with the files below
-	f, rates, limits := r.f, r.rates, r.limits
-	db, out := r.copy(t)
+	r := SharedMediumRun(t) // its own copy of the shared medium run, made with the files below
+	f, rates, limits := r.F, r.Rates, r.Limits
+	db, out := r.Copy(t)
 	work := filepath.Dir(db)
-	if code, stdout, stderr := r.code, r.Stdout, r.Stderr; code != ExitOK {
+	if code, stdout, stderr := r.Code, r.Stdout, r.Stderr; code != ExitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	mine := map[string]bool{}
 	for _, k := range paymentKinds {
 		mine[k] = true
-		if len(f.truth.Findings[k]) == 0 {
+		if len(f.Truth.Findings[k]) == 0 {
 			t.Errorf("ground truth plants no %s at scale medium", k)
 		}
 	}
-	conn := openReadOnly(t, db)
-	only := func(set map[findingKey]bool) map[findingKey]bool {
-		outSet := map[findingKey]bool{}
+	conn := OpenReadOnly(t, db)
+	only := func(set map[FindingKey]bool) map[FindingKey]bool {
+		outSet := map[FindingKey]bool{}
 		for k := range set {
 			if mine[k.Kind] {
 				outSet[k] = true
@@ -87,7 +87,7 @@ func TestPaymentsAuditAtMediumScale(t *testing.T) {
 		}
 		return outSet
 	}
-	compareFindings(t, only(dbFindings(t, conn, "2026-11-20")), only(truthSet(f.truth, nil)))
+	CompareFindings(t, only(DBFindings(t, conn, "2026-11-20")), only(TruthSet(f.Truth, nil)))
 
 	// The interchange estimate used the file's rates: each row is its
 	// amount times the rate of the level lost, per call.
@@ -166,12 +166,12 @@ func TestPaymentsAuditAtMediumScale(t *testing.T) {
 	if err := os.WriteFile(loose, []byte("VISA:\n  - {reattempts: 100, window: 30d}\nMASTERCARD:\n  - {reattempts: 100, window: 1d}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runCLI(t, sandboxEnv, r.args(db, out, "--bnpl-session-age", "168h", "--retry-limits", loose)...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, r.Args(db, out, "--bnpl-session-age", "168h", "--retry-limits", loose)...)
 	if code != ExitOK {
 		t.Fatalf("re-run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	counts := map[string]int{}
-	rows, err := openReadOnly(t, db).Query(`SELECT kind, count(*) FROM current_findings WHERE run_id = '2026-11-20' GROUP BY kind`)
+	rows, err := OpenReadOnly(t, db).Query(`SELECT kind, count(*) FROM current_findings WHERE run_id = '2026-11-20' GROUP BY kind`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestPaymentsAuditAtMediumScale(t *testing.T) {
 	if counts[sandbox.KindReattemptsOverNetworkLimit] != 0 {
 		t.Errorf("with 100 reattempts allowed: %d reattempts over the limit, want none", counts[sandbox.KindReattemptsOverNetworkLimit])
 	}
-	if n := len(f.truth.Findings[sandbox.KindRetryAfterDoNotRetry]); counts[sandbox.KindRetryAfterDoNotRetry] != n {
+	if n := len(f.Truth.Findings[sandbox.KindRetryAfterDoNotRetry]); counts[sandbox.KindRetryAfterDoNotRetry] != n {
 		t.Errorf("with other retry limits: %d charges after a refusal, want the same %d", counts[sandbox.KindRetryAfterDoNotRetry], n)
 	}
 }

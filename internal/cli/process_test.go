@@ -33,14 +33,14 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	closeSharedRuns()
+	CloseSharedRuns()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
 	os.Exit(code)
 }
 
-func reconcileBinary(t *testing.T) string {
+func ReconcileBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "reconcile-bin")
@@ -59,7 +59,7 @@ func reconcileBinary(t *testing.T) string {
 	return binPath
 }
 
-func startRun(t *testing.T, args []string) *exec.Cmd {
+func StartRun(t *testing.T, args []string) *exec.Cmd {
 	t.Helper()
 	cmd := runCommand(t, args)
 	if err := cmd.Start(); err != nil {
@@ -72,18 +72,18 @@ func startRun(t *testing.T, args []string) *exec.Cmd {
 // environment the test's (GOMEMLIMIT left out) with the sandbox's secret.
 func runCommand(t *testing.T, args []string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(reconcileBinary(t), args...)
+	cmd := exec.Command(ReconcileBinary(t), args...)
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(v string) bool { return strings.HasPrefix(v, "GOMEMLIMIT=") }),
 		"RECONCILE_SECRET="+sandbox.DefaultSecret)
 	return cmd
 }
 
-// volatile columns differ between two correct runs (times, attempt and
+// Volatile columns differ between two correct runs (times, attempt and
 // request counts, members a resumed attempt skipped, the BIN lookup
 // response's own id and time inside bin_attributes.raw, when an
 // acknowledgement changed, which numbers its audit rows, and when a
 // once-only upgrade was done); everything else must be equal.
-var volatile = map[string]bool{
+var Volatile = map[string]bool{
 	"loaded_at": true, "imported_at": true, "looked_up_at": true, "payments_pulled_at": true,
 	"started_at": true, "finished_at": true, "attempts": true, "requests": true, "retries": true,
 	"members_skipped": true, "bin_attributes.raw": true,
@@ -94,10 +94,10 @@ var volatile = map[string]bool{
 // columns, so two databases can be compared table by table.
 func tableDigests(t *testing.T, path string) map[string]string {
 	t.Helper()
-	db := openReadOnly(t, path)
+	db := OpenReadOnly(t, path)
 	defer db.Close()
 	out := map[string]string{}
-	for table := range tableKeys {
+	for table := range TableKeys {
 		rows, err := db.Query(`SELECT column_name FROM information_schema.columns
 			WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position`, table)
 		if err != nil {
@@ -107,7 +107,7 @@ func tableDigests(t *testing.T, path string) map[string]string {
 		for rows.Next() {
 			var c string
 			rows.Scan(&c)
-			if !volatile[c] && !volatile[table+"."+c] {
+			if !Volatile[c] && !Volatile[table+"."+c] {
 				cols = append(cols, `"`+c+`"`)
 			}
 		}
@@ -135,11 +135,11 @@ func TestKillAndRerunEqualsCleanRun(t *testing.T) {
 	// Answers are slowed by 25ms only while a run that is to be killed
 	// goes (so that the kill lands mid-run); the reference run and the
 	// re-runs, whose outcome latency does not change, go at full speed.
-	slow := &slowSwitch{latency: 25 * time.Millisecond}
-	f := newFixture(t, sandbox.Config{}, slow.option())
+	slow := &SlowSwitch{Latency: 25 * time.Millisecond}
+	f := NewFixture(t, sandbox.Config{}, slow.Option())
 	work := t.TempDir()
 	ref := filepath.Join(work, "ref.duckdb")
-	if code, so, se := runCLI(t, sandboxEnv, f.runArgs(ref, filepath.Join(work, "ref-out"))...); code != ExitOK {
+	if code, so, se := RunCLI(t, SandboxEnv, f.RunArgs(ref, filepath.Join(work, "ref-out"))...); code != ExitOK {
 		t.Fatalf("reference run exited %d\n%s\n%s", code, so, se)
 	}
 	want := tableDigests(t, ref)
@@ -148,18 +148,18 @@ func TestKillAndRerunEqualsCleanRun(t *testing.T) {
 	for i, delay := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1300 * time.Millisecond} {
 		db := filepath.Join(work, fmt.Sprintf("k%d.duckdb", i))
 		out := filepath.Join(work, fmt.Sprintf("k%d-out", i))
-		args := f.runArgs(db, out, "--concurrency", "2")
-		slow.on.Store(true)
-		cmd := startRun(t, args)
+		args := f.RunArgs(db, out, "--concurrency", "2")
+		slow.On.Store(true)
+		cmd := StartRun(t, args)
 		time.Sleep(delay)
 		cmd.Process.Kill() // SIGKILL: no defers, no checkpoint, no cleanup
 		err := cmd.Wait()
-		slow.on.Store(false)
+		slow.On.Store(false)
 		var exit *exec.ExitError
 		if errors.As(err, &exit) && !exit.Exited() {
 			killedMidRun++
 		}
-		if code, so, se := runCLI(t, sandboxEnv, args...); code != ExitOK {
+		if code, so, se := RunCLI(t, SandboxEnv, args...); code != ExitOK {
 			t.Fatalf("re-run after kill at %v exited %d\n%s\n%s", delay, code, so, se)
 		}
 		got := tableDigests(t, db)
@@ -187,14 +187,14 @@ func TestOneWriter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary: skipped with -short")
 	}
-	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 100 * time.Millisecond}})
-	fast := sharedSmallRun(t) // the first run: its own copy of the shared small run
-	db, out := fast.copy(t)
-	if code, so, se := fast.code, fast.Stdout, fast.Stderr; code != ExitOK {
+	f := NewFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 100 * time.Millisecond}})
+	fast := SharedSmallRun(t) // the first run: its own copy of the shared small run
+	db, out := fast.Copy(t)
+	if code, so, se := fast.Code, fast.Stdout, fast.Stderr; code != ExitOK {
 		t.Fatalf("first run exited %d\n%s\n%s", code, so, se)
 	}
-	writer := runCommand(t, f.runArgs(db, out, "--force", "--concurrency", "1"))
-	var writerLog syncBuffer
+	writer := runCommand(t, f.RunArgs(db, out, "--force", "--concurrency", "1"))
+	var writerLog SyncBuffer
 	writer.Stderr = &writerLog
 	if err := writer.Start(); err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestOneWriter(t *testing.T) {
 		t.Errorf("the writer's log does not state the default Go memory limit:\n%s", log)
 	}
 
-	code, _, stderr := runCLI(t, sandboxEnv, f.runArgs(db, out)...)
+	code, _, stderr := RunCLI(t, SandboxEnv, f.RunArgs(db, out)...)
 	if code != ExitFailed || !strings.Contains(stderr, "in use by another process") {
 		t.Errorf("second run: exit %d, stderr %q; want 1 and a message that the database is in use", code, stderr)
 	}
@@ -217,9 +217,9 @@ func TestOneWriter(t *testing.T) {
 	}
 	// reconcile sql first: DuckDB refuses to open a file in one process
 	// with two configurations, and openReadOnly's stays open.
-	code, stdout, stderr := runCLI(t, nil, "sql", "--db", filepath.Join(out, outputs.CurrentName), "--format", "csv", "SELECT count(*) AS n FROM findings")
+	code, stdout, stderr := RunCLI(t, nil, "sql", "--db", filepath.Join(out, outputs.CurrentName), "--format", "csv", "SELECT count(*) AS n FROM findings")
 	var n int
-	snap := openReadOnly(t, filepath.Join(out, outputs.CurrentName))
+	snap := OpenReadOnly(t, filepath.Join(out, outputs.CurrentName))
 	if err := snap.QueryRow(`SELECT count(*) FROM findings`).Scan(&n); err != nil || n == 0 {
 		t.Errorf("the published snapshot while a run writes: %d findings, %v", n, err)
 	}
@@ -238,7 +238,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary: skipped with -short")
 	}
-	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 200 * time.Millisecond}})
+	f := NewFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 200 * time.Millisecond}})
 	work := t.TempDir()
 	wait := func(cmd *exec.Cmd) int {
 		t.Helper()
@@ -252,11 +252,11 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		}
 		return cmd.ProcessState.ExitCode()
 	}
-	start := func(name string) (*exec.Cmd, *syncBuffer) {
-		args := f.runArgs(filepath.Join(work, name+".duckdb"), filepath.Join(work, name+"-out"), "--concurrency", "1")
-		cmd := exec.Command(reconcileBinary(t), args...)
+	start := func(name string) (*exec.Cmd, *SyncBuffer) {
+		args := f.RunArgs(filepath.Join(work, name+".duckdb"), filepath.Join(work, name+"-out"), "--concurrency", "1")
+		cmd := exec.Command(ReconcileBinary(t), args...)
 		cmd.Env = append(os.Environ(), "RECONCILE_SECRET="+sandbox.DefaultSecret)
-		stderr := &syncBuffer{}
+		stderr := &SyncBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -277,7 +277,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		t.Errorf("one SIGINT: stderr:\n%s\nwant one line \"interrupted: N of M members kept; run again to resume\" and no member failed", got)
 	}
 	var status string
-	if err := openReadOnly(t, filepath.Join(work, "clean.duckdb")).QueryRow(`SELECT status FROM runs`).Scan(&status); err != nil || status != "failed" {
+	if err := OpenReadOnly(t, filepath.Join(work, "clean.duckdb")).QueryRow(`SELECT status FROM runs`).Scan(&status); err != nil || status != "failed" {
 		t.Errorf("after a clean stop the run is %q (%v), want failed", status, err)
 	}
 
@@ -315,7 +315,7 @@ func TestSignalStages(t *testing.T) {
 // waitForLog waits until a process's log holds want (a minute at most:
 // a loaded machine starts a process slowly, and a fixed sleep then
 // signalled it before the stage the test is about).
-func waitForLog(t *testing.T, log *syncBuffer, want string) {
+func waitForLog(t *testing.T, log *SyncBuffer, want string) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(log.String(), want) {

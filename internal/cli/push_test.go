@@ -69,7 +69,7 @@ func pushgateway(t *testing.T) string {
 
 // scrape is what Prometheus would read of the gateway's pushed groups (its
 // reconcile_* and push_* metrics, not its own), parsed strictly.
-func scrape(t *testing.T, url string) []promSample {
+func scrape(t *testing.T, url string) []PromSample {
 	t.Helper()
 	resp, err := http.Get(url + "/metrics")
 	if err != nil {
@@ -86,7 +86,7 @@ func scrape(t *testing.T, url string) []promSample {
 	}
 	path := filepath.Join(t.TempDir(), "scrape.prom")
 	os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o600)
-	return parseProm(t, path)
+	return ParseProm(t, path)
 }
 
 // The metrics of a run, pushed to a real Pushgateway: accepted, grouped by
@@ -120,7 +120,7 @@ func TestMetricsPushToPushgateway(t *testing.T) {
 		{"reconcile_findings", []string{"shard", "2/4", "kind", "skipped_cycle", "state", "new"}, 3},
 		{"push_failure_time_seconds", []string{"job", "reconcile", "shard", "2/4"}, 0},
 	} {
-		if v, ok := promValue(samples, c.name, c.labels...); !ok || v != c.want {
+		if v, ok := PromValue(samples, c.name, c.labels...); !ok || v != c.want {
 			t.Errorf("%s%v = %v (%v), want %v", c.name, c.labels, v, ok, c.want)
 		}
 	}
@@ -130,10 +130,10 @@ func TestMetricsPushToPushgateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	samples = scrape(t, url)
-	if v, _ := promValue(samples, "reconcile_alarm", "shard", "2/4", "name", "members_lost"); v != 0 {
+	if v, _ := PromValue(samples, "reconcile_alarm", "shard", "2/4", "name", "members_lost"); v != 0 {
 		t.Errorf("after the next push, members_lost = %v, want 0", v)
 	}
-	if _, ok := promValue(samples, "reconcile_alarm", "shard", "2/4", "name", "kind_count"); ok {
+	if _, ok := PromValue(samples, "reconcile_alarm", "shard", "2/4", "name", "kind_count"); ok {
 		t.Error("a series the last push no longer has is still there: the push must replace the group (PUT)")
 	}
 	// A refused push is an error that says so.

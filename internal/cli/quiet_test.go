@@ -32,7 +32,7 @@ func onTerminal(t *testing.T, args ...string) (code int, screen, stdout string) 
 		close(done)
 	}()
 	var so bytes.Buffer
-	getenv := func(k string) string { return sandboxEnv[k] }
+	getenv := func(k string) string { return SandboxEnv[k] }
 	code = Run(context.Background(), args, Env{Stdout: &so, Stderr: tty, Getenv: getenv})
 	tty.Close()
 	<-done
@@ -44,11 +44,11 @@ func onTerminal(t *testing.T, args ...string) (code int, screen, stdout string) 
 // away at ten thousand members). --log-level debug shows them again.
 func TestQuietTerminal(t *testing.T) {
 	t.Parallel() // its own sandboxes, files and pseudo-terminal
-	probe := newFixture(t, sandbox.Config{})
-	bad := probe.srv.Members()[1]
-	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})
+	probe := NewFixture(t, sandbox.Config{})
+	bad := probe.Srv.Members()[1]
+	f := NewFixture(t, sandbox.Config{Faults: sandbox.Faults{FailMembers: map[string]int{bad: 403}}})
 	work := t.TempDir()
-	code, screen, stdout := onTerminal(t, f.runArgs(filepath.Join(work, "a.duckdb"), filepath.Join(work, "a"))...)
+	code, screen, stdout := onTerminal(t, f.RunArgs(filepath.Join(work, "a.duckdb"), filepath.Join(work, "a"))...)
 	if code != ExitPartial {
 		t.Fatalf("exit %d\n%s\n%s", code, screen, stdout)
 	}
@@ -71,7 +71,7 @@ func TestQuietTerminal(t *testing.T) {
 		t.Errorf("the summary on stdout:\n%s", stdout)
 	}
 
-	_, screen, _ = onTerminal(t, f.runArgs(filepath.Join(work, "b.duckdb"), filepath.Join(work, "b"), "--log-level", "debug")...)
+	_, screen, _ = onTerminal(t, f.RunArgs(filepath.Join(work, "b.duckdb"), filepath.Join(work, "b"), "--log-level", "debug")...)
 	if strings.Count(screen, `msg="member loaded"`) != 5 || !strings.Contains(screen, `msg="run memory"`) {
 		t.Errorf("--log-level debug: want a line per loaded member and the run's memory:\n%s", screen)
 	}

@@ -14,20 +14,20 @@ import (
 	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
-// syncBuffer is a bytes.Buffer several goroutines write to (the scheduler
+// SyncBuffer is a bytes.Buffer several goroutines write to (the scheduler
 // and its runs log to one stderr).
-type syncBuffer struct {
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
@@ -40,17 +40,17 @@ func (s *syncBuffer) String() string {
 // which finishes ok instead of being interrupted.
 func TestScheduleNeverOverlapsAndWaitsForTheRunningJob(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 25 * time.Millisecond}})
+	f := NewFixture(t, sandbox.Config{Faults: sandbox.Faults{Latency: 25 * time.Millisecond}})
 	work := t.TempDir()
 	db, out := filepath.Join(work, "r.duckdb"), filepath.Join(work, "out")
-	args := append([]string{"schedule", "--cron", "@every 1s", "--run-now"}, f.runArgs(db, out, "--concurrency", "2")[1:]...)
+	args := append([]string{"schedule", "--cron", "@every 1s", "--run-now"}, f.RunArgs(db, out, "--concurrency", "2")[1:]...)
 
-	var stdout, stderr syncBuffer
+	var stdout, stderr SyncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, args, Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return sandboxEnv[k] }})
+		done <- Run(ctx, args, Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return SandboxEnv[k] }})
 	}()
 	deadline := time.Now().Add(60 * time.Second)
 	for strings.Count(stderr.String(), `"msg":"scheduled run started"`) < 2 {

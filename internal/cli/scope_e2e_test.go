@@ -15,9 +15,9 @@ import (
 // allowed", a problem with its fix only when the run relies on it.
 func TestDoctorSearchScope(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	org := f.srv.Config().OrganizationID
-	code, stdout, stderr := runCLI(t, sandboxEnv, doctorArgs(t, f, "--search-scope-id", sandbox.DefaultMerchantAccountID)...)
+	f := NewFixture(t, sandbox.Config{})
+	org := f.Srv.Config().OrganizationID
+	code, stdout, stderr := RunCLI(t, SandboxEnv, doctorArgs(t, f, "--search-scope-id", sandbox.DefaultMerchantAccountID)...)
 	if code != ExitOK {
 		t.Fatalf("doctor exited %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -29,7 +29,7 @@ func TestDoctorSearchScope(t *testing.T) {
 			t.Errorf("doctor has no line matching %s:\n%s", want, stdout)
 		}
 	}
-	code, stdout, _ = runCLI(t, sandboxEnv, doctorArgs(t, f, "--search-scope", "account", "--search-scope-id", "acct-of-another")...)
+	code, stdout, _ = RunCLI(t, SandboxEnv, doctorArgs(t, f, "--search-scope", "account", "--search-scope-id", "acct-of-another")...)
 	if code != ExitOK { // members are still reconciled, one search each
 		t.Errorf("doctor exited %d with an account the key does not own\n%s", code, stdout)
 	}
@@ -44,17 +44,17 @@ func TestDoctorSearchScope(t *testing.T) {
 // member on its own, and reports every finding of the ground truth.
 func TestSearchScopeRefusedLosesNothing(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
+	f := NewFixture(t, sandbox.Config{})
 	work := t.TempDir()
 	db := filepath.Join(work, "r.duckdb")
-	args := f.runArgs(db, filepath.Join(work, "out"), "--search-scope", "account", "--search-scope-id", "acct-of-another")
-	code, so, se := runCLI(t, sandboxEnv, args...)
+	args := f.RunArgs(db, filepath.Join(work, "out"), "--search-scope", "account", "--search-scope-id", "acct-of-another")
+	code, so, se := RunCLI(t, SandboxEnv, args...)
 	if code != ExitOK {
 		t.Fatalf("run exited %d\n%s\n%s", code, so, se)
 	}
 	if !strings.Contains(se, "the search across members failed: each member searches on its own") {
 		t.Errorf("the refused search across members is not logged:\n%s", se)
 	}
-	conn := openReadOnly(t, db)
-	compareFindings(t, dbFindings(t, conn, "2026-11-20"), truthSet(f.truth, nil))
+	conn := OpenReadOnly(t, db)
+	CompareFindings(t, DBFindings(t, conn, "2026-11-20"), TruthSet(f.Truth, nil))
 }

@@ -38,7 +38,7 @@ func TestSandboxPrintsOnlyTheTestSecret(t *testing.T) {
 			t.Errorf("%s: banner\n%s\nwant %q, never %q", c.name, stdout, c.shown, c.not)
 		}
 	}
-	code, stdout, stderr := runCLI(t, nil, "sandbox", "--addr", "127.0.0.1:0", "--secret-file", aSecret)
+	code, stdout, stderr := RunCLI(t, nil, "sandbox", "--addr", "127.0.0.1:0", "--secret-file", aSecret)
 	if code != ExitFailed || !strings.Contains(stderr, "--secret-file") || strings.Contains(stdout+stderr, aSecret) {
 		t.Errorf("unreadable --secret-file: exit %d, stderr %q", code, stderr)
 	}
@@ -50,7 +50,7 @@ func serveSandboxBriefly(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(ctx, append([]string{"sandbox", "--addr", "127.0.0.1:0"}, args...),

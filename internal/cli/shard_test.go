@@ -14,18 +14,18 @@ func TestShardsMergeToOneRun(t *testing.T) {
 	t.Parallel() // its own copy of the shared shards' files and databases
 	// The four shards of mergeScale (members=24,subscriptions=10,groups=3),
 	// run once for this test and TestMergeEqualsFullRun (sharedMergeShards).
-	s := sharedMergeShards(t)
-	f := s.f
+	s := SharedMergeShards(t)
+	f := s.F
 	work := t.TempDir()
-	s.copyTo(t, work)
-	merged := map[findingKey]bool{}
+	s.CopyTo(t, work)
+	merged := map[FindingKey]bool{}
 	owner := map[string]int{}
 	for i := range 4 {
 		db := filepath.Join(work, "db", fmt.Sprintf("shard=%d.duckdb", i))
-		if code := s.codes[i]; code != ExitOK {
-			t.Fatalf("shard %d/4 exited %d\n%s", i, code, s.out[i])
+		if code := s.Codes[i]; code != ExitOK {
+			t.Fatalf("shard %d/4 exited %d\n%s", i, code, s.Out[i])
 		}
-		conn := openReadOnly(t, db)
+		conn := OpenReadOnly(t, db)
 		rows, err := conn.Query(`SELECT merchant_id FROM run_members WHERE run_id = '2026-11-20' AND status = 'ok'`)
 		if err != nil {
 			t.Fatal(err)
@@ -41,16 +41,16 @@ func TestShardsMergeToOneRun(t *testing.T) {
 			n++
 		}
 		rows.Close()
-		if n == 0 || n == len(f.srv.Members()) {
-			t.Errorf("shard %d/4 took %d of %d members: not a split", i, n, len(f.srv.Members()))
+		if n == 0 || n == len(f.Srv.Members()) {
+			t.Errorf("shard %d/4 took %d of %d members: not a split", i, n, len(f.Srv.Members()))
 		}
-		for k := range dbFindings(t, conn, "2026-11-20") {
+		for k := range DBFindings(t, conn, "2026-11-20") {
 			merged[k] = true
 		}
 		conn.Close()
 	}
-	if len(owner) != len(f.srv.Members()) {
-		t.Errorf("the shards reconciled %d members, the organization has %d", len(owner), len(f.srv.Members()))
+	if len(owner) != len(f.Srv.Members()) {
+		t.Errorf("the shards reconciled %d members, the organization has %d", len(owner), len(f.Srv.Members()))
 	}
-	compareFindings(t, merged, truthSet(f.truth, nil))
+	CompareFindings(t, merged, TruthSet(f.Truth, nil))
 }

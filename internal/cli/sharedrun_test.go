@@ -15,7 +15,7 @@ import (
 	"github.com/reconcile/reconcile/internal/sandbox"
 )
 
-// sharedRun is one run made once per test binary for the tests that
+// SharedRun is one run made once per test binary for the tests that
 // start from exactly that run: each would otherwise pay a whole run of its
 // own for the same result. The small run (sharedSmallRun) is of the
 // default small sandbox (newFixture with sandbox.Config{} and runArgs with
@@ -26,24 +26,24 @@ import (
 // opened in another configuration) is seen by another. The sandbox serves
 // that one run; tests may run again against it (runArgs, or args with the
 // run's own flags), as after their own run.
-type sharedRun struct {
-	f              *fixture // client and env are nil: the run needs neither
-	db, out        string   // the run's own files: copy them, never use them
-	flags          []string // given after runArgs' own (args)
-	rates, limits  string   // the medium run's files (mediumRates, mediumLimits)
-	code           int
+type SharedRun struct {
+	F              *Fixture // client and env are nil: the run needs neither
+	DB, Out        string   // the run's own files: copy them, never use them
+	Flags          []string // given after runArgs' own (args)
+	Rates, Limits  string   // the medium run's files (mediumRates, mediumLimits)
+	Code           int
 	Stdout, Stderr string
 }
 
 var (
 	smallRunOnce sync.Once
-	smallRun     *sharedRun
+	smallRun     *SharedRun
 	smallRunErr  error
 	smallRunDone func() // stops the sandbox and removes the run's folder
 )
 
-// sharedSmallRun is the run, made by the first test that asks for it.
-func sharedSmallRun(t *testing.T) *sharedRun {
+// SharedSmallRun is the run, made by the first test that asks for it.
+func SharedSmallRun(t *testing.T) *SharedRun {
 	t.Helper()
 	smallRunOnce.Do(func() { smallRun, smallRunErr = makeSmallRun() })
 	if smallRunErr != nil {
@@ -56,13 +56,13 @@ func sharedSmallRun(t *testing.T) *sharedRun {
 // small, testDate, seed 7, journals and ground truth on disk) and runs
 // reconcile on it once, as runCLI does. It outlives any one test, so it
 // takes no *testing.T: TestMain ends it (closeSharedRuns).
-func makeSmallRun() (*sharedRun, error) {
+func makeSmallRun() (*SharedRun, error) {
 	f, err := sharedFixture("small", "reconcile-shared-run", &smallRunDone)
 	if err != nil {
 		return nil, err
 	}
-	r := &sharedRun{f: f, db: filepath.Join(f.dir, "r.duckdb"), out: filepath.Join(f.dir, "out")}
-	r.code, r.Stdout, r.Stderr = runShared(f.runArgs(r.db, r.out))
+	r := &SharedRun{F: f, DB: filepath.Join(f.Dir, "r.duckdb"), Out: filepath.Join(f.Dir, "out")}
+	r.Code, r.Stdout, r.Stderr = runShared(f.RunArgs(r.DB, r.Out))
 	return r, nil
 }
 
@@ -75,7 +75,7 @@ func makeSmallRun() (*sharedRun, error) {
 // the run's own flags (args).
 var (
 	mediumRunOnce sync.Once
-	mediumRun     *sharedRun
+	mediumRun     *SharedRun
 	mediumRunErr  error
 	mediumRunDone func()
 )
@@ -88,8 +88,8 @@ const (
 	mediumLimits = "network,reattempts,window,cit_mit_apart\nVISA,20,30d,true\nMASTERCARD,10,24h,false\nMASTERCARD,35,720h,false\n"
 )
 
-// sharedMediumRun is the medium run, made by the first test that asks.
-func sharedMediumRun(t *testing.T) *sharedRun {
+// SharedMediumRun is the medium run, made by the first test that asks.
+func SharedMediumRun(t *testing.T) *SharedRun {
 	t.Helper()
 	mediumRunOnce.Do(func() { mediumRun, mediumRunErr = makeMediumRun() })
 	if mediumRunErr != nil {
@@ -98,38 +98,38 @@ func sharedMediumRun(t *testing.T) *sharedRun {
 	return mediumRun
 }
 
-func makeMediumRun() (*sharedRun, error) {
+func makeMediumRun() (*SharedRun, error) {
 	f, err := sharedFixture("medium", "reconcile-shared-medium", &mediumRunDone)
 	if err != nil {
 		return nil, err
 	}
-	r := &sharedRun{f: f, db: filepath.Join(f.dir, "r.duckdb"), out: filepath.Join(f.dir, "out"),
-		rates: filepath.Join(f.dir, "rates.csv"), limits: filepath.Join(f.dir, "limits.csv")}
-	if err := os.WriteFile(r.rates, []byte(mediumRates), 0o644); err != nil {
+	r := &SharedRun{F: f, DB: filepath.Join(f.Dir, "r.duckdb"), Out: filepath.Join(f.Dir, "out"),
+		Rates: filepath.Join(f.Dir, "rates.csv"), Limits: filepath.Join(f.Dir, "limits.csv")}
+	if err := os.WriteFile(r.Rates, []byte(mediumRates), 0o644); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(r.limits, []byte(mediumLimits), 0o644); err != nil {
+	if err := os.WriteFile(r.Limits, []byte(mediumLimits), 0o644); err != nil {
 		return nil, err
 	}
-	r.flags = []string{"--rate", "100000", "--concurrency", "8", "--interchange-rates", r.rates, "--retry-limits", r.limits}
-	r.code, r.Stdout, r.Stderr = runShared(r.args(r.db, r.out))
+	r.Flags = []string{"--rate", "100000", "--concurrency", "8", "--interchange-rates", r.Rates, "--retry-limits", r.Limits}
+	r.Code, r.Stdout, r.Stderr = runShared(r.Args(r.DB, r.Out))
 	return r, nil
 }
 
-// args are the run's arguments for db and out, then more.
-func (r *sharedRun) args(db, out string, more ...string) []string {
-	return r.f.runArgs(db, out, append(slices.Clone(r.flags), more...)...)
+// Args are the run's arguments for db and out, then more.
+func (r *SharedRun) Args(db, out string, more ...string) []string {
+	return r.F.RunArgs(db, out, append(slices.Clone(r.Flags), more...)...)
 }
 
 // sharedFixture is newFixture's sandbox of scale (testDate, seed 7) on
 // loopback HTTP, with its journals and ground truth on disk in a new
 // temporary folder; *done is set to what stops it and removes the folder.
-func sharedFixture(scale, prefix string, done *func()) (*fixture, error) {
+func sharedFixture(scale, prefix string, done *func()) (*Fixture, error) {
 	sc, err := sandbox.ParseScale(scale)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := sandbox.New(sandbox.Config{Scale: sc, BusinessDate: testDate, Seed: 7})
+	srv, err := sandbox.New(sandbox.Config{Scale: sc, BusinessDate: TestDate, Seed: 7})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
@@ -148,7 +148,7 @@ func sharedFixture(scale, prefix string, done *func()) (*fixture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ground truth: %w", err)
 	}
-	return &fixture{srv: srv, url: hs.URL, dir: dir, journals: journals, truth: truth}, nil
+	return &Fixture{Srv: srv, URL: hs.URL, Dir: dir, Journals: journals, Truth: truth}, nil
 }
 
 // runShared runs the CLI in-process with the sandbox's secret, as runCLI
@@ -156,33 +156,33 @@ func sharedFixture(scale, prefix string, done *func()) (*fixture, error) {
 func runShared(args []string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := Run(context.Background(), args, Env{Stdout: &stdout, Stderr: &stderr,
-		Getenv: func(k string) string { return sandboxEnv[k] }})
+		Getenv: func(k string) string { return SandboxEnv[k] }})
 	return code, stdout.String(), stderr.String()
 }
 
-// sharedShards is the four shards of testDate run against a sandbox of
+// SharedShards is the four shards of testDate run against a sandbox of
 // mergeScale, each as a pod would (runShard: work/db/shard=<i>.duckdb and
 // the folder work/shard=<i>), made once per test binary: TestShardsMergeToOneRun
 // reads them, and TestMergeEqualsFullRun starts its first day from them.
 // Tests take copies (copyTo); the sandbox is TestMergeEqualsFullRun's to
 // run against and move on (TestShardsMergeToOneRun reads only its members
 // and ground truth, fixed when it was made).
-type sharedShards struct {
-	f     *fixture // client and env are nil
-	work  string   // the shards' own files: copy them, never use them
-	codes [4]int
-	out   [4]string // each shard's stdout and stderr
+type SharedShards struct {
+	F     *Fixture // client and env are nil
+	Work  string   // the shards' own files: copy them, never use them
+	Codes [4]int
+	Out   [4]string // each shard's stdout and stderr
 }
 
 var (
 	shardsOnce sync.Once
-	shards     *sharedShards
+	shards     *SharedShards
 	shardsErr  error
 	shardsDone func()
 )
 
-// sharedMergeShards is the shards, made by the first test that asks.
-func sharedMergeShards(t *testing.T) *sharedShards {
+// SharedMergeShards is the shards, made by the first test that asks.
+func SharedMergeShards(t *testing.T) *SharedShards {
 	t.Helper()
 	shardsOnce.Do(func() { shards, shardsErr = makeMergeShards() })
 	if shardsErr != nil {
@@ -191,37 +191,37 @@ func sharedMergeShards(t *testing.T) *sharedShards {
 	return shards
 }
 
-func makeMergeShards() (*sharedShards, error) {
-	f, err := sharedFixture(mergeScale, "reconcile-shared-shards", &shardsDone)
+func makeMergeShards() (*SharedShards, error) {
+	f, err := sharedFixture(MergeScale, "reconcile-shared-shards", &shardsDone)
 	if err != nil {
 		return nil, err
 	}
-	s := &sharedShards{f: f, work: filepath.Join(f.dir, "work")}
-	if err := os.MkdirAll(filepath.Join(s.work, "db"), 0o755); err != nil {
+	s := &SharedShards{F: f, Work: filepath.Join(f.Dir, "work")}
+	if err := os.MkdirAll(filepath.Join(s.Work, "db"), 0o755); err != nil {
 		return nil, err
 	}
-	date := testDate.Format("2006-01-02")
+	date := TestDate.Format("2006-01-02")
 	for i := range 4 {
 		name := fmt.Sprintf("shard=%d", i)
-		db, out := filepath.Join(s.work, "db", name+".duckdb"), filepath.Join(s.work, name)
-		code, so, se := runShared(f.runArgs(db, out, "--date", date, "--shard", fmt.Sprintf("%d/4", i)))
-		s.codes[i], s.out[i] = code, so+se
+		db, out := filepath.Join(s.Work, "db", name+".duckdb"), filepath.Join(s.Work, name)
+		code, so, se := runShared(f.RunArgs(db, out, "--date", date, "--shard", fmt.Sprintf("%d/4", i)))
+		s.Codes[i], s.Out[i] = code, so+se
 	}
 	return s, nil
 }
 
-// copyTo copies the shards' databases and folders into work, as runShards
+// CopyTo copies the shards' databases and folders into work, as runShards
 // would have left them there, and returns the glob of their folders.
-func (s *sharedShards) copyTo(t *testing.T, work string) string {
+func (s *SharedShards) CopyTo(t *testing.T, work string) string {
 	t.Helper()
-	if err := copyTree(s.work, work); err != nil {
+	if err := copyTree(s.Work, work); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(work, "shard=*")
 }
 
-// closeSharedRuns ends the shared runs that were made.
-func closeSharedRuns() {
+// CloseSharedRuns ends the shared runs that were made.
+func CloseSharedRuns() {
 	for _, done := range []func(){smallRunDone, mediumRunDone, shardsDone} {
 		if done != nil {
 			done()
@@ -229,19 +229,19 @@ func closeSharedRuns() {
 	}
 }
 
-// copy gives the test its own copy of the run's database and output
+// Copy gives the test its own Copy of the run's database and output
 // folder (files and links as they are), and returns their paths.
-func (r *sharedRun) copy(t *testing.T) (db, out string) {
+func (r *SharedRun) Copy(t *testing.T) (db, out string) {
 	t.Helper()
 	work := t.TempDir()
-	db, out = filepath.Join(work, filepath.Base(r.db)), filepath.Join(work, filepath.Base(r.out))
-	copyRunFiles(t, r.db, r.out, db, out)
+	db, out = filepath.Join(work, filepath.Base(r.DB)), filepath.Join(work, filepath.Base(r.Out))
+	CopyRunFiles(t, r.DB, r.Out, db, out)
 	return db, out
 }
 
-// copyRunFiles copies a run's database (with its write-ahead log, if a
+// CopyRunFiles copies a run's database (with its write-ahead log, if a
 // run left one) and output folder to db and out, as the run left them.
-func copyRunFiles(t *testing.T, fromDB, fromOut, db, out string) {
+func CopyRunFiles(t *testing.T, fromDB, fromOut, db, out string) {
 	t.Helper()
 	if err := copyFile(fromDB, db); err != nil {
 		t.Fatal(err)

@@ -18,15 +18,15 @@ import (
 // cannot change it.
 func TestSQLCheckRunsAKindAsTheRunDid(t *testing.T) {
 	t.Parallel() // its own copy of the shared small run's files and database
-	r := sharedSmallRun(t)
-	f := r.f
-	db, _ := r.copy(t)
-	if code, stdout, stderr := r.code, r.Stdout, r.Stderr; code != ExitOK {
+	r := SharedSmallRun(t)
+	f := r.F
+	db, _ := r.Copy(t)
+	if code, stdout, stderr := r.Code, r.Stdout, r.Stderr; code != ExitOK {
 		t.Fatalf("run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	before := fileSum(t, db)
 	recorded := map[string][]string{}
-	conn := openReadOnly(t, db)
+	conn := OpenReadOnly(t, db)
 	rows, err := conn.Query(`SELECT kind, merchant_id || ' ' || entity_id FROM findings
 		WHERE run_id = '2026-11-20' AND state IN ('new', 'open', 'acknowledged')`)
 	if err != nil {
@@ -47,12 +47,12 @@ func TestSQLCheckRunsAKindAsTheRunDid(t *testing.T) {
 		if kind != "double_charge" { // one kind takes the latest run, the others name its date
 			args = append(args, "--date", "2026-11-20")
 		}
-		code, stdout, stderr := runCLI(t, nil, args...)
+		code, stdout, stderr := RunCLI(t, nil, args...)
 		if code != ExitOK {
 			t.Errorf("%s: exit %d: %s", kind, code, stderr)
 			continue
 		}
-		if !strings.Contains(stderr, "run 2026-11-20") || !strings.Contains(stderr, "window_start "+f.truth.WindowStart[:10]) {
+		if !strings.Contains(stderr, "run 2026-11-20") || !strings.Contains(stderr, "window_start "+f.Truth.WindowStart[:10]) {
 			t.Errorf("%s: stderr does not say which run and window it read: %q", kind, stderr)
 		}
 		recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
@@ -77,7 +77,7 @@ func TestSQLCheckRunsAKindAsTheRunDid(t *testing.T) {
 		}
 	}
 	// --var changes what the check reads: no pending session is 10 years old.
-	code, stdout, stderr := runCLI(t, nil, "sql", "--db", db, "--format", "csv", "--check", "bnpl_session_stale",
+	code, stdout, stderr := RunCLI(t, nil, "sql", "--db", db, "--format", "csv", "--check", "bnpl_session_stale",
 		"--var", "bnpl_session_age=87600 hours")
 	if code != ExitOK || strings.TrimSpace(stdout) != "merchant_id,entity_id,amount,currency,detail" {
 		t.Errorf("--check bnpl_session_stale with an age of 10 years: exit %d, %s\n%s", code, stderr, stdout)
@@ -96,7 +96,7 @@ func TestSQLCheckRunsAKindAsTheRunDid(t *testing.T) {
 		{[]string{"--check", "double_charge", "SELECT 1"}, "give no SQL"},
 		{[]string{"--date", "2026-11-20", "SELECT 1"}, "--date goes with --check"},
 	} {
-		code, _, stderr := runCLI(t, nil, append([]string{"sql", "--db", db}, c.args...)...)
+		code, _, stderr := RunCLI(t, nil, append([]string{"sql", "--db", db}, c.args...)...)
 		if code != ExitFailed || !strings.Contains(stderr, c.want) {
 			t.Errorf("sql %q: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, ExitFailed, c.want)
 		}

@@ -19,14 +19,14 @@ import (
 
 func TestSQLFormats(t *testing.T) {
 	_, db, _ := analystDB(t)
-	code, stdout, stderr := runCLI(t, nil, "sql", "--db", db, "--format", "csv",
+	code, stdout, stderr := RunCLI(t, nil, "sql", "--db", db, "--format", "csv",
 		"SELECT kind, amount, detail, seen_at FROM f ORDER BY kind DESC")
 	want := "kind,amount,detail,seen_at\nskipped_cycle,12.30,\"{\"\"a\"\":1}\",2026-11-20T10:00:00Z\n" +
 		"\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\",-0.05,,\n"
 	if code != ExitOK || stdout != want {
 		t.Errorf("csv: exit %d %s\n%s\nwant:\n%s", code, stderr, stdout, want)
 	}
-	code, stdout, stderr = runCLI(t, nil, "sql", "--db", db, "--format", "json", "SELECT kind, amount FROM f ORDER BY kind DESC")
+	code, stdout, stderr = RunCLI(t, nil, "sql", "--db", db, "--format", "json", "SELECT kind, amount FROM f ORDER BY kind DESC")
 	var rows []map[string]any
 	if err := json.Unmarshal([]byte(stdout), &rows); code != ExitOK || err != nil {
 		t.Fatalf("json: exit %d %s, %v\n%s", code, stderr, err, stdout)
@@ -34,7 +34,7 @@ func TestSQLFormats(t *testing.T) {
 	if len(rows) != 2 || rows[0]["kind"] != "skipped_cycle" || rows[0]["amount"] != 12.3 {
 		t.Errorf("json rows: %v", rows)
 	}
-	code, stdout, _ = runCLI(t, nil, "sql", "--db", db, "SELECT kind, amount FROM f ORDER BY kind DESC")
+	code, stdout, _ = RunCLI(t, nil, "sql", "--db", db, "SELECT kind, amount FROM f ORDER BY kind DESC")
 	if code != ExitOK || !regexp.MustCompile(`(?m)^skipped_cycle +12\.30$`).MatchString(stdout) {
 		t.Errorf("table output:\n%s", stdout)
 	}
@@ -62,7 +62,7 @@ func TestCSVNeverWritesAFormula(t *testing.T) {
 	query := "SELECT i, cell FROM (VALUES " + strings.Join(values, ", ") + ") AS v(i, cell) ORDER BY i"
 	csvRows := func(args ...string) [][]string {
 		t.Helper()
-		code, stdout, stderr := runCLI(t, nil, append([]string{"sql", "--db", db, "--format", "csv"}, args...)...)
+		code, stdout, stderr := RunCLI(t, nil, append([]string{"sql", "--db", db, "--format", "csv"}, args...)...)
 		if code != ExitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -97,7 +97,7 @@ func TestSQLOutputsOfControlCharacters(t *testing.T) {
 	_, db, _ := analystDB(t)
 	const query = `SELECT 'a' || chr(27) || ']0;owned' || chr(7) || chr(27) || '[2J' || chr(13) || 'b' || chr(155) || 'c' || chr(10) || 'd' AS "x` + "\x1b" + `[31m"`
 	const value = "a\x1b]0;owned\x07\x1b[2J\rb\u009bc\nd"
-	code, stdout, stderr := runCLI(t, nil, "sql", "--db", db, query)
+	code, stdout, stderr := RunCLI(t, nil, "sql", "--db", db, query)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -105,13 +105,13 @@ func TestSQLOutputsOfControlCharacters(t *testing.T) {
 	if !strings.Contains(stdout, `a\x1b]0;owned\x07\x1b[2J\x0db\u009bc\x0ad`) || !strings.Contains(stdout, `x\x1b[31m`) {
 		t.Errorf("table: the escapes are not shown:\n%s", stdout)
 	}
-	code, stdout, _ = runCLI(t, nil, "sql", "--db", db, "--format", "json", query)
+	code, stdout, _ = RunCLI(t, nil, "sql", "--db", db, "--format", "json", query)
 	assertNoControls(t, "json", stdout, true)
 	var rows []map[string]string
 	if err := json.Unmarshal([]byte(stdout), &rows); code != ExitOK || err != nil || len(rows) != 1 || rows[0]["x\x1b[31m"] != value {
 		t.Errorf("json: exit %d, %v, %q: the data must decode as it was", code, err, rows)
 	}
-	code, stdout, _ = runCLI(t, nil, "sql", "--db", db, "--format", "csv", query)
+	code, stdout, _ = RunCLI(t, nil, "sql", "--db", db, "--format", "csv", query)
 	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
 	if code != ExitOK || err != nil || len(recs) != 2 || recs[1][0] != value {
 		t.Errorf("csv: exit %d, %v, %q: CSV keeps the data as it is", code, err, recs)
@@ -151,7 +151,7 @@ func TestSQLReadsOnlyBoundedRegularFiles(t *testing.T) {
 		var stderr string
 		go func() {
 			defer close(done)
-			code, _, stderr = runCLI(t, nil, args...)
+			code, _, stderr = RunCLI(t, nil, args...)
 		}()
 		select {
 		case <-done:
@@ -169,7 +169,7 @@ func TestSQLReadsOnlyBoundedRegularFiles(t *testing.T) {
 	if err := os.Truncate(big, sqlguard.MaxQueryFile+1); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runCLI(t, nil, "sql", "--db", db, "--file", big); code != ExitFailed || !strings.Contains(stderr, "more than the 16 MiB") {
+	if code, _, stderr := RunCLI(t, nil, "sql", "--db", db, "--file", big); code != ExitFailed || !strings.Contains(stderr, "more than the 16 MiB") {
 		t.Errorf("a query file over the bound: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -46,9 +46,9 @@ func execDuckDB(t *testing.T, path, stmts string) {
 	}
 }
 
-// tree is every entry under dir with its type, mode and content digest:
-// "nothing written" means the tree after equals the tree before.
-func tree(t *testing.T, dir string) map[string]string {
+// Tree is every entry under dir with its type, mode and content digest:
+// "nothing written" means the Tree after equals the Tree before.
+func Tree(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -76,7 +76,7 @@ func tree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-func diffTrees(before, after map[string]string) []string {
+func DiffTrees(before, after map[string]string) []string {
 	var diffs []string
 	for p, v := range after {
 		if before[p] != v {
@@ -160,15 +160,15 @@ func TestSQLRefusesWhatWouldWriteOrReachOut(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tmp, home := sandboxed(t)
-			before := tree(t, dir)
-			code, stdout, stderr := runCLI(t, nil, "sql", "--db", db, c.sql)
+			before := Tree(t, dir)
+			code, stdout, stderr := RunCLI(t, nil, "sql", "--db", db, c.sql)
 			if code != ExitFailed || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, c.want)
 			}
 			if stdout != "" {
 				t.Errorf("stdout %q", stdout)
 			}
-			if d := diffTrees(before, tree(t, dir)); len(d) > 0 {
+			if d := DiffTrees(before, Tree(t, dir)); len(d) > 0 {
 				t.Errorf("the statement changed the disk:\n  %s", strings.Join(d, "\n  "))
 			}
 			for _, empty := range []string{tmp, home} {
@@ -190,7 +190,7 @@ func TestSQLRefusesWhatWouldWriteOrReachOut(t *testing.T) {
 func TestSQLSettingsTakeEffect(t *testing.T) {
 	_, db, _ := analystDB(t)
 	tmp, _ := sandboxed(t)
-	code, stdout, stderr := runCLI(t, nil, "sql", "--db", db, "--format", "json",
+	code, stdout, stderr := RunCLI(t, nil, "sql", "--db", db, "--format", "json",
 		`SELECT current_setting('access_mode') AS access_mode,
 		        current_setting('enable_external_access') AS external_access,
 		        current_setting('lock_configuration') AS locked,
@@ -230,7 +230,7 @@ func TestSQLSettingsTakeEffect(t *testing.T) {
 // TestSQLAnalystQueries: what analysts run still works under the lockdown.
 func TestSQLAnalystQueries(t *testing.T) {
 	dir, db, _ := analystDB(t)
-	before := tree(t, dir)
+	before := Tree(t, dir)
 	truth := filepath.Join(t.TempDir(), "truth.json")
 	if err := os.WriteFile(truth, []byte(`{"businessDate": "2026-11-20", "n": 2}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -264,21 +264,21 @@ func TestSQLAnalystQueries(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, nil, append([]string{"sql", "--db", db}, c.args...)...)
+			code, stdout, stderr := RunCLI(t, nil, append([]string{"sql", "--db", db}, c.args...)...)
 			if code != ExitOK || !strings.Contains(stdout, c.want) {
 				t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant %q", code, stdout, stderr, c.want)
 			}
 		})
 	}
-	if d := diffTrees(before, tree(t, dir)); len(d) > 0 {
+	if d := DiffTrees(before, Tree(t, dir)); len(d) > 0 {
 		t.Errorf("queries changed the disk:\n  %s", strings.Join(d, "\n  "))
 	}
 	for _, bad := range []string{"1x=2", "x", "a-b=1", "x=@" + filepath.Join(dir, "nosuch")} {
-		if code, _, stderr := runCLI(t, nil, "sql", "--db", db, "--var", bad, "SELECT 1"); code != ExitFailed || !strings.Contains(stderr, "--var") {
+		if code, _, stderr := RunCLI(t, nil, "sql", "--db", db, "--var", bad, "SELECT 1"); code != ExitFailed || !strings.Contains(stderr, "--var") {
 			t.Errorf("--var %s: exit %d, %q", bad, code, stderr)
 		}
 	}
-	if code, _, stderr := runCLI(t, nil, "sql", "--db", filepath.Join(dir, "a#b.duckdb"), "SELECT 1"); code != ExitFailed || !strings.Contains(stderr, "'#'") {
+	if code, _, stderr := RunCLI(t, nil, "sql", "--db", filepath.Join(dir, "a#b.duckdb"), "SELECT 1"); code != ExitFailed || !strings.Contains(stderr, "'#'") {
 		t.Errorf("a path with #: exit %d, %q", code, stderr)
 	}
 }
@@ -289,7 +289,7 @@ func TestSQLAnalystQueries(t *testing.T) {
 func TestSQLCheckRefusesTwoStatementsInOnePiece(t *testing.T) {
 	dir, db, _ := analystDB(t)
 	sandboxed(t)
-	before := tree(t, dir)
+	before := Tree(t, dir)
 	conn, err := sqlguard.Open(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +299,7 @@ func TestSQLCheckRefusesTwoStatementsInOnePiece(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "more than one statement") {
 		t.Errorf("got %v, want a refusal naming more than one statement", err)
 	}
-	if d := diffTrees(before, tree(t, dir)); len(d) > 0 {
+	if d := DiffTrees(before, Tree(t, dir)); len(d) > 0 {
 		t.Errorf("the check changed the disk:\n  %s", strings.Join(d, "\n  "))
 	}
 }

@@ -26,7 +26,7 @@ func schemaDB(t *testing.T) string {
 
 func TestSQLTables(t *testing.T) {
 	db := schemaDB(t)
-	code, stdout, stderr := runCLI(t, nil, "sql", "--db", db, "--tables")
+	code, stdout, stderr := RunCLI(t, nil, "sql", "--db", db, "--tables")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -35,7 +35,7 @@ func TestSQLTables(t *testing.T) {
 			t.Errorf("--tables: no %q in\n%s", want, stdout)
 		}
 	}
-	code, stdout, stderr = runCLI(t, nil, "sql", "--db", db, "--format", "json", "--tables", "findings")
+	code, stdout, stderr = RunCLI(t, nil, "sql", "--db", db, "--format", "json", "--tables", "findings")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -56,11 +56,11 @@ func TestSQLTables(t *testing.T) {
 	if c := byName["amount"]; c == nil || c["type"] != "DECIMAL(18,3)" {
 		t.Errorf("findings.amount: %v", c)
 	}
-	code, _, stderr = runCLI(t, nil, "sql", "--db", db, "--tables", "nosuch")
+	code, _, stderr = RunCLI(t, nil, "sql", "--db", db, "--tables", "nosuch")
 	if code != ExitFailed || !strings.Contains(stderr, `no table or view "nosuch"`) {
 		t.Errorf("unknown table: exit %d, %q", code, stderr)
 	}
-	code, stdout, _ = runCLI(t, nil, "sql", "--db", db, "--format", "csv", "--tables")
+	code, stdout, _ = RunCLI(t, nil, "sql", "--db", db, "--format", "csv", "--tables")
 	if code != ExitOK || !strings.HasPrefix(stdout, "name,type,description\n") {
 		t.Errorf("csv: exit %d\n%s", code, stdout)
 	}

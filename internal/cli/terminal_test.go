@@ -75,9 +75,9 @@ func TestProgressDisplayEscapesWhatIsLogged(t *testing.T) {
 // and still show what the platform said.
 func TestServerTextNeverReachesTheTerminalRaw(t *testing.T) {
 	t.Parallel() // its own sandbox, files and database
-	f := newFixture(t, sandbox.Config{})
-	bad := f.srv.Members()[1]
-	h := f.srv.Handler()
+	f := NewFixture(t, sandbox.Config{})
+	bad := f.Srv.Members()[1]
+	h := f.Srv.Handler()
 	body, _ := json.Marshal(map[string]string{"status": "FORBIDDEN", "reason": "NOT_AUTHORIZED\x1b[5m", "message": hostile})
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("v-c-merchant-id") != bad {
@@ -89,9 +89,9 @@ func TestServerTextNeverReachesTheTerminalRaw(t *testing.T) {
 		w.Write(body)
 	}))
 	defer proxy.Close()
-	f.url = proxy.URL
+	f.URL = proxy.URL
 	work := t.TempDir()
-	code, stdout, stderr := runCLI(t, sandboxEnv, f.runArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), "--progress", "always")...)
+	code, stdout, stderr := RunCLI(t, SandboxEnv, f.RunArgs(filepath.Join(work, "r.duckdb"), filepath.Join(work, "out"), "--progress", "always")...)
 	if code != ExitPartial {
 		t.Fatalf("run exited %d, want %d\n%s\n%s", code, ExitPartial, stdout, stderr)
 	}
