@@ -15,7 +15,7 @@ import (
 func TestHelpOnEveryCommand(t *testing.T) {
 	for _, cmd := range []string{"run", "schedule", "merge", "sandbox", "sql", "ack", "version"} {
 		for _, flag := range []string{"-h", "--help"} {
-			code, stdout, stderr := RunCLI(t, nil, cmd, flag)
+			code, stdout, stderr := runCLI(t, nil, cmd, flag)
 			out := stdout + stderr
 			if code != ExitOK {
 				t.Errorf("%s %s: exit %d\n%s", cmd, flag, code, out)
@@ -27,21 +27,21 @@ func TestHelpOnEveryCommand(t *testing.T) {
 			}
 		}
 	}
-	code, stdout, _ := RunCLI(t, nil, "help")
+	code, stdout, _ := runCLI(t, nil, "help")
 	if code != ExitOK || !strings.Contains(stdout, "reconcile schedule") || !strings.Contains(stdout, "Exit codes:") {
 		t.Errorf("help: exit %d\n%s", code, stdout)
 	}
 	for _, flag := range []string{"-metrics-file", "-split-by", "-progress", "-log-level", "-acknowledgements", "-alarms", "-notify", "-metrics-push"} {
-		if _, _, stderr := RunCLI(t, nil, "run", "-h"); !strings.Contains(stderr, flag) {
+		if _, _, stderr := runCLI(t, nil, "run", "-h"); !strings.Contains(stderr, flag) {
 			t.Errorf("run -h does not document %s", flag)
 		}
 	}
 	for _, flag := range []string{"-metrics-file", "-alarms", "-notify", "-metrics-push", "-allow-partial"} {
-		if _, _, stderr := RunCLI(t, nil, "merge", "-h"); !strings.Contains(stderr, flag) {
+		if _, _, stderr := runCLI(t, nil, "merge", "-h"); !strings.Contains(stderr, flag) {
 			t.Errorf("merge -h does not document %s", flag)
 		}
 	}
-	if _, _, stderr := RunCLI(t, nil, "schedule", "-h"); !strings.Contains(stderr, "-cron") || !strings.Contains(stderr, "second signal") ||
+	if _, _, stderr := runCLI(t, nil, "schedule", "-h"); !strings.Contains(stderr, "-cron") || !strings.Contains(stderr, "second signal") ||
 		!strings.Contains(stderr, "0 stopped by SIGTERM") {
 		t.Errorf("schedule -h does not document --cron and its signals:\n%s", stderr)
 	}
@@ -65,7 +65,7 @@ func TestBadOperatorFlags(t *testing.T) {
 		{[]string{"merge", "--from", "out/shard=*", "--metrics-push", "ftp://gateway"}, "--metrics-push"},
 		{[]string{"merge", "--from", "out/shard=*", "--alarms", "no-such-alarms.yaml"}, "no-such-alarms.yaml"},
 	} {
-		code, _, stderr := RunCLI(t, nil, tc.args...)
+		code, _, stderr := runCLI(t, nil, tc.args...)
 		if code != ExitFailed || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and a message naming %s", tc.args, code, stderr, tc.want)
 		}
@@ -104,7 +104,7 @@ func TestMistypedFlagsAreNamed(t *testing.T) {
 		"run --concurrency many": `invalid value "many" for flag -concurrency`,
 		"merge --form out":       "unknown flag --form (did you mean --from?)",
 	} {
-		code, stdout, stderr := RunCLI(t, nil, strings.Fields(args)...)
+		code, stdout, stderr := runCLI(t, nil, strings.Fields(args)...)
 		if code != ExitFailed || !strings.Contains(stderr, want) {
 			t.Errorf("reconcile %s: exit %d, stderr %q; want 1 and %q", args, code, stderr, want)
 		}
@@ -119,11 +119,11 @@ func TestMistypedFlagsAreNamed(t *testing.T) {
 	if err := os.WriteFile(config, []byte("concurency: 4\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := RunCLI(t, nil, "run", "--config", config); code != ExitFailed ||
+	if code, _, stderr := runCLI(t, nil, "run", "--config", config); code != ExitFailed ||
 		!strings.Contains(stderr, "unknown setting(s) concurency (did you mean concurrency?)") {
 		t.Errorf("a mistyped config key: exit %d, stderr %q", code, stderr)
 	}
-	code, _, stderr := RunCLI(t, nil, "help", "run")
+	code, _, stderr := runCLI(t, nil, "help", "run")
 	if code != ExitOK || !strings.Contains(stderr, "Usage: reconcile run") || !strings.Contains(stderr, "-memory-limit") {
 		t.Errorf("reconcile help run: exit %d, want run's help with its flags:\n%s", code, stderr)
 	}

@@ -25,7 +25,9 @@ var layers = map[string]int{
 	"internal/pipeline": 5, "internal/merge": 5, "internal/alarms": 5, "internal/notify": 5, "reports/reportstest": 5, "internal/shardset": 5,
 	"internal/metrics": 6, "internal/progress": 6, "internal/pipeline/pipelinetest": 6, "internal/notify/notifytest": 6,
 	"internal/finish": 7, "bench": 7,
-	"internal/cli":  8,
+	"internal/cli": 8, "internal/cli/clitest": 9,
+	"internal/e2e/groundtruth": 10, "internal/e2e/nights": 10, "internal/e2e/merge": 10, "internal/e2e/cards": 10,
+	"internal/e2e/faults": 10, "internal/e2e/process": 10, "internal/e2e/ack": 10, "internal/e2e/operator": 10,
 	"cmd/reconcile": 9,
 }
 
