@@ -30,6 +30,8 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
+// TestDate is the business day the fixtures and shared runs reconcile
+// (2026-11-20), the run ID of their first run.
 var TestDate = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 
 // Fixture is a sandbox on real loopback HTTP with its journals and ground truth on disk.
@@ -43,6 +45,9 @@ type Fixture struct {
 	Truth    *sandbox.GroundTruth
 }
 
+// NewFixture starts a sandbox of cfg (scale small, TestDate and seed 7
+// where cfg leaves them zero) on loopback HTTP for the test, and writes its
+// journals and ground truth under the test's temporary folder.
 func NewFixture(t *testing.T, cfg sandbox.Config, opts ...sandboxtest.Option) *Fixture {
 	t.Helper()
 	if cfg.Scale.Members == 0 { // a custom scale has no name, but members
@@ -102,10 +107,16 @@ func (f *Fixture) RunArgs(db, out string, extra ...string) []string {
 	return append(args, extra...)
 }
 
+// SandboxEnv is the environment a run against a Fixture needs: the
+// sandbox's shared secret.
 var SandboxEnv = map[string]string{"RECONCILE_SECRET": sandbox.DefaultSecret}
 
+// FindingKey is one finding as the ground truth and a run both say it:
+// kind, member, entity, amount and currency.
 type FindingKey struct{ Kind, MerchantID, EntityID, Amount, Currency string }
 
+// TruthSet is the ground truth's findings, less those of the members
+// skip names (nil: none).
 func TruthSet(gt *sandbox.GroundTruth, skip func(merchantID string) bool) map[FindingKey]bool {
 	out := map[FindingKey]bool{}
 	for kind, fs := range gt.Findings {
@@ -119,6 +130,8 @@ func TruthSet(gt *sandbox.GroundTruth, skip func(merchantID string) bool) map[Fi
 	return out
 }
 
+// OpenReadOnly opens a DuckDB file read-only for the test; it is closed
+// when the test ends.
 func OpenReadOnly(t *testing.T, path string) *sql.DB {
 	t.Helper()
 	c, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
@@ -130,6 +143,8 @@ func OpenReadOnly(t *testing.T, path string) *sql.DB {
 	return db
 }
 
+// DBFindings is the findings run runID reported in db: new, still open or
+// acknowledged (not the ones it resolved).
 func DBFindings(t *testing.T, db *sql.DB, runID string) map[FindingKey]bool {
 	t.Helper()
 	rows, err := db.Query(`SELECT kind, merchant_id, entity_id, coalesce(amount_text(amount, currency), ''), coalesce(currency, '')
@@ -171,6 +186,7 @@ func CompareFindings(t *testing.T, got, want map[FindingKey]bool) {
 	}
 }
 
+// RunRequests is the requests the run of TestDate recorded (runs.requests).
 func RunRequests(t *testing.T, path string) int64 {
 	t.Helper()
 	db := OpenReadOnly(t, path)
@@ -195,6 +211,8 @@ func MemberRequests(t *testing.T, path string) int64 {
 	return n
 }
 
+// TableKeys names, per table of a run's database, the columns that key a
+// row: what the tests that compare two databases join on.
 var TableKeys = map[string]string{
 	"groups":                "group_id",
 	"group_members":         "group_id, merchant_id",
@@ -228,6 +246,8 @@ var TableKeys = map[string]string{
 	"upgrades": "name",
 }
 
+// TableCounts is the rows of each table of TableKeys in the database at
+// path.
 func TableCounts(t *testing.T, path string) map[string]int {
 	t.Helper()
 	c, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
@@ -247,6 +267,7 @@ func TableCounts(t *testing.T, path string) map[string]int {
 	return out
 }
 
+// ReadJSON decodes the JSON file at path into v.
 func ReadJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -316,6 +337,7 @@ func isSHA256Hex(word []byte) bool {
 	return true
 }
 
+// LuhnValid says whether the digits d pass the Luhn check.
 func LuhnValid(d []byte) bool {
 	sum, double := 0, false
 	for i := len(d) - 1; i >= 0; i-- {
@@ -338,6 +360,8 @@ func LuhnValid(d []byte) bool {
 // pass the Luhn check one time in ten.
 func Printed(s string) string { return cardmask.MaskText(s) }
 
+// AssertNoPANs fails the test on any card number (LuhnRuns) in b, read
+// from where.
 func AssertNoPANs(t *testing.T, where string, b []byte) {
 	t.Helper()
 	if runs := LuhnRuns(b); len(runs) > 0 {
@@ -345,6 +369,7 @@ func AssertNoPANs(t *testing.T, where string, b []byte) {
 	}
 }
 
+// LuhnRunsInDir is every Luhn-valid run of digits in the files under dir.
 func LuhnRunsInDir(t *testing.T, dir string) []string {
 	t.Helper()
 	var runs []string
@@ -390,6 +415,8 @@ func AssertNoPANsInDB(t *testing.T, db *sql.DB) {
 	}
 }
 
+// AssertNoPANsInWorkbook reads every cell of every sheet of the workbook
+// at path for a card number.
 func AssertNoPANsInWorkbook(t *testing.T, path string) {
 	t.Helper()
 	zr, err := zip.OpenReader(path)
@@ -408,6 +435,8 @@ func AssertNoPANsInWorkbook(t *testing.T, path string) {
 	}
 }
 
+// AssertNoPANsInParquet reads every value of every Parquet file under
+// dir, through db, for a card number.
 func AssertNoPANsInParquet(t *testing.T, db *sql.DB, dir string) {
 	t.Helper()
 	for p, text := range ParquetTexts(t, db, dir) {
@@ -525,6 +554,8 @@ type KindTable struct {
 	Rows      [][]string
 }
 
+// FindingTable is a kind sheet's findings table: its header row and the
+// rows under it.
 func FindingTable(t *testing.T, wb *excelize.File, sheet string) KindTable {
 	t.Helper()
 	rows, err := wb.GetRows(sheet)

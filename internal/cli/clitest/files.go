@@ -17,6 +17,8 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
+// WriteText writes text to a file name in a new temporary folder of the
+// test, mode 600 (as a secret file must be), and returns its path.
 func WriteText(t *testing.T, name, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
@@ -56,6 +58,8 @@ func Tree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// DiffTrees lists what changed between two Trees: "written: path" and
+// "removed: path", sorted.
 func DiffTrees(before, after map[string]string) []string {
 	var diffs []string
 	for p, v := range after {
@@ -240,6 +244,8 @@ func ParquetTexts(t *testing.T, db *sql.DB, dir string) map[string]string {
 	return out
 }
 
+// First joins the first n of list for a message, "..." after them if
+// there are more.
 func First(list []string, n int) string {
 	if len(list) > n {
 		return strings.Join(list[:n], " | ") + " | ..."

@@ -44,6 +44,7 @@ func ReconcileBinary(t *testing.T) string {
 	return binPath
 }
 
+// StartRun starts reconcile with args as a process (RunCommand).
 func StartRun(t *testing.T, args []string) *exec.Cmd {
 	t.Helper()
 	cmd := RunCommand(t, args)

@@ -72,6 +72,8 @@ func ParseProm(t *testing.T, path string) []PromSample {
 	return out
 }
 
+// PromValue is the value of the sample name whose labels include the
+// label/value pairs given, and whether there is one.
 func PromValue(samples []PromSample, name string, labels ...string) (float64, bool) {
 	for _, s := range samples {
 		if s.Name != name {

@@ -21,6 +21,8 @@ type PushReceiver struct {
 	Pushes int
 }
 
+// StartPushReceiver starts a Pushgateway stand-in on loopback HTTP that
+// keeps the last push; it stops when the test ends.
 func StartPushReceiver(t *testing.T) *PushReceiver {
 	p := &PushReceiver{}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -34,7 +36,7 @@ func StartPushReceiver(t *testing.T) *PushReceiver {
 	return p
 }
 
-// Last is the Last push: its method, path and Content-Type, and how many
+// Last is the last push: its method, path and Content-Type, and how many
 // pushes came.
 func (p *PushReceiver) Last() (method, path, ctype string, pushes int) {
 	p.mu.Lock()

@@ -41,4 +41,5 @@ func RunShards(t *testing.T, f *Fixture, work, date string, n int, want func(i i
 	return filepath.Join(work, "shard=*")
 }
 
+// AllOK is RunShards' want for shards that must all exit 0.
 func AllOK(int) int { return cli.ExitOK }

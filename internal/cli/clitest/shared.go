@@ -238,7 +238,7 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Copy gives the test its own Copy of the run's database and output
+// Copy gives the test its own copy of the run's database and output
 // folder (files and links as they are), and returns their paths.
 func (r *SharedRun) Copy(t *testing.T) (db, out string) {
 	t.Helper()

@@ -1,4 +1,4 @@
 // Package ack holds end-to-end tests of acknowledgements (reconcile ack,
 // the acknowledgements file and the workbook's round trip) and of
-// reconcile sql --check. Tests only: it has no program code.
+// reconcile sql --check. It holds tests only.
 package ack
