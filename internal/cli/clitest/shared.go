@@ -21,16 +21,16 @@ import (
 // own for the same result. The small run (SharedSmallRun) is of the
 // default small sandbox (NewFixture with sandbox.Config{} and RunArgs with
 // nothing added); the medium run (SharedMediumRun) is of scale medium. A
-// test never reads or writes the run's own files: copy gives it its
+// test never reads or writes the run's own files: Copy gives it its
 // database and output folder as the run left them, in its own temporary
 // folder, so nothing a test does (a re-run, an acknowledgement, a view
 // opened in another configuration) is seen by another. The sandbox serves
 // that one run; tests may run again against it (RunArgs, or args with the
 // run's own flags), as after their own run.
 type SharedRun struct {
-	F              *Fixture // client and env are nil: the run needs neither
+	F              *Fixture // Client and Env are nil: the run needs neither
 	DB, Out        string   // the run's own files: copy them, never use them
-	Flags          []string // given after RunArgs' own (args)
+	Flags          []string // given after RunArgs' own (Args)
 	Rates, Limits  string   // the medium run's files (mediumRates, mediumLimits)
 	Code           int
 	Stdout, Stderr string
@@ -68,12 +68,12 @@ func makeSmallRun() (*SharedRun, error) {
 }
 
 // The shared medium run: one run of scale medium (TestDate, seed 7, journals
-// on disk) with the flags makeMediumRun gives it (SharedRun.flags), made
+// on disk) with the flags makeMediumRun gives it (SharedRun.Flags), made
 // once per test binary for the tests that read such a run: TestBillingMatchesGroundTruthMedium,
 // TestPaymentsAuditAtMediumScale and TestIncrementalRequests. Each would
 // otherwise pay ~10 CPU-s for its own. As with the small run, a test works
-// on its copy (copy) and may run again against the run's sandbox, with
-// the run's own flags (args).
+// on its copy (Copy) and may run again against the run's sandbox, with
+// the run's own flags (Args).
 var (
 	mediumRunOnce sync.Once
 	mediumRun     *SharedRun
@@ -169,7 +169,7 @@ func runShared(args []string) (int, string, string) {
 // run against and move on (TestShardsMergeToOneRun reads only its members
 // and ground truth, fixed when it was made).
 type SharedShards struct {
-	F     *Fixture // client and env are nil
+	F     *Fixture // Client and Env are nil
 	Work  string   // the shards' own files: copy them, never use them
 	Codes [4]int
 	Out   [4]string // each shard's stdout and stderr
